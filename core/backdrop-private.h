@@ -1,0 +1,97 @@
+/* Internals shared by core/ and gpu/: errors, the model, the backend table, the session. */
+#pragma once
+
+#include "backdrop.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define BD_MAX_DEPTH 8
+#define BD_ARRAY_LEN(a) (sizeof (a) / sizeof ((a)[0]))
+
+/* Records @status and a printf-style message into @error (which may be NULL); returns @status. */
+bd_status bd_error_set (bd_error *error, bd_status status, const char *format, ...)
+	__attribute__ ((format (printf, 3, 4)));
+
+/* Overflow-checked size arithmetic: false when the result does not fit. */
+static inline bool
+bd_size_mul (size_t a, size_t b, size_t *out)
+{
+	return !__builtin_mul_overflow (a, b, out);
+}
+
+static inline bool
+bd_size_mul3 (size_t a, size_t b, size_t c, size_t *out)
+{
+	size_t ab;
+	return bd_size_mul (a, b, &ab) && bd_size_mul (ab, c, out);
+}
+
+/* Memory aligned for vector loads, zero-filled; NULL on overflow or exhaustion. */
+void *bd_alloc_zeroed (size_t count, size_t size);
+void  bd_free_aligned (void *p);
+
+/* A weight or bias, always f32 in memory once loaded. */
+typedef struct {
+	const float *data;
+	uint32_t     dims[4];
+	uint32_t     ndim;
+} bd_weight;
+
+/* A 3x3 (or 2x2 transposed, or 1x1) convolution's weights in PyTorch layout. */
+typedef struct {
+	bd_weight weight;
+	bd_weight bias;
+} bd_conv_weights;
+
+struct bd_model {
+	char            name[64];
+	uint32_t        depth;
+	uint32_t        widths[BD_MAX_DEPTH];
+	uint32_t        input_size;
+	float           mean[3];
+	float           std[3];
+	bd_conv_weights enc[BD_MAX_DEPTH][2];
+	bd_conv_weights up[BD_MAX_DEPTH];      /* up[l]: level l+1 -> l */
+	bd_conv_weights dec[BD_MAX_DEPTH][2];
+	bd_conv_weights head;
+	/* Backing storage: the mapping, and f32 copies of f16 tensors. */
+	void           *mapping;
+	size_t          mapping_size;
+	float          *converted;
+};
+
+/* A backend runs the network on preprocessed tensors; pre/post-processing is shared. */
+typedef struct bd_backend_ops {
+	const char *name;
+	bd_status (*init)    (bd_session *session, bd_error *error);
+	/* @input: CHW normalised floats, h x w multiples of 2^(depth-1); @output: h x w. */
+	bd_status (*forward) (bd_session *session, const float *input, uint32_t height,
+	                      uint32_t width, float *output, const bd_run_options *options,
+	                      bd_error *error);
+	void      (*destroy) (bd_session *session);
+} bd_backend_ops;
+
+typedef struct bd_thread_pool bd_thread_pool;
+
+struct bd_session {
+	const bd_model       *model;
+	bd_session_options    options;
+	const bd_backend_ops *backend;
+	void                 *backend_data;
+	bd_thread_pool       *pool;
+	char                  description[128];
+};
+
+extern const bd_backend_ops bd_cpu_backend;
+/* NULL when built without CUDA. */
+const bd_backend_ops *bd_cuda_backend_get (void);
+
+/* Runs fn(ctx, i) for i in [0, count) on the pool's threads and the caller's. */
+typedef void (*bd_task_fn) (void *ctx, size_t index);
+bd_thread_pool *bd_thread_pool_new   (int threads);
+void            bd_thread_pool_free  (bd_thread_pool *pool);
+int             bd_thread_pool_size  (const bd_thread_pool *pool);
+void            bd_thread_pool_run   (bd_thread_pool *pool, size_t count, bd_task_fn fn, void *ctx);
+
+uint32_t bd_crc32 (uint32_t crc, const void *data, size_t size);

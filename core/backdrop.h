@@ -1,0 +1,151 @@
+/* libbackdrop: person segmentation for portrait photos.
+ *
+ * Open a model, make a session on a device, run it on 8-bit photos to get full-size 8-bit
+ * alpha masks, then composite. Every call returns a status; on failure the optional
+ * bd_error receives a message a person can read. The library never aborts, exits or prints.
+ */
+#ifndef BACKDROP_H
+#define BACKDROP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BD_VERSION_STRING "0.1.0"
+
+#if defined(__GNUC__)
+#define BD_API __attribute__ ((visibility ("default")))
+#else
+#define BD_API
+#endif
+
+typedef enum {
+	BD_OK = 0,
+	BD_ERR_INVALID_ARGUMENT,
+	BD_ERR_IO,          /* a file could not be read */
+	BD_ERR_FORMAT,      /* a model file is malformed */
+	BD_ERR_NO_MEMORY,
+	BD_ERR_TOO_LARGE,   /* a size that would overflow or exceed the limits */
+	BD_ERR_DEVICE,      /* the requested device is missing or failed */
+	BD_ERR_CANCELLED,
+} bd_status;
+
+typedef struct bd_error {
+	bd_status status;
+	char      message[512];
+} bd_error;
+
+typedef enum {
+	BD_DEVICE_AUTO = 0, /* CUDA when a usable GPU is there, else CPU */
+	BD_DEVICE_CPU,
+	BD_DEVICE_CUDA,     /* fails with BD_ERR_DEVICE when no usable GPU is there */
+} bd_device;
+
+typedef enum {
+	BD_PRECISION_FAST = 0, /* fp16 tensor cores on the GPU; fp32 on the CPU */
+	BD_PRECISION_EXACT,    /* fp32 everywhere */
+} bd_precision;
+
+typedef enum {
+	BD_PIXEL_RGB8 = 0,
+	BD_PIXEL_RGBA8,
+} bd_pixel_format;
+
+/* A view of 8-bit pixels; the caller owns them. */
+typedef struct bd_image {
+	const uint8_t  *pixels;
+	uint32_t        width;
+	uint32_t        height;
+	size_t          stride;   /* bytes from one row to the next */
+	bd_pixel_format format;
+} bd_image;
+
+/* Called now and then during long work with a fraction in [0, 1]; return non-zero to cancel. */
+typedef int (*bd_progress_fn) (float fraction, void *user_data);
+
+typedef struct bd_model   bd_model;
+typedef struct bd_session bd_session;
+
+/* Largest photo the library accepts, in pixels (about 120 megapixels). */
+#define BD_MAX_PIXELS ((uint64_t) 120 * 1000 * 1000)
+
+BD_API const char *bd_status_name    (bd_status status);
+BD_API const char *bd_device_name    (bd_device device);
+
+/* Models (docs/model-format.md). */
+BD_API bd_status   bd_model_open     (const char *path, bd_model **out_model, bd_error *error);
+BD_API void        bd_model_free     (bd_model *model);
+BD_API uint32_t    bd_model_depth    (const bd_model *model);
+BD_API uint32_t    bd_model_width    (const bd_model *model, uint32_t level);
+BD_API uint32_t    bd_model_input_size (const bd_model *model);
+BD_API const char *bd_model_name     (const bd_model *model);
+
+typedef struct bd_session_options {
+	bd_device    device;
+	bd_precision precision;
+	int          threads;       /* CPU threads; 0 = one per core */
+	uint32_t     input_size;    /* long side the photo is scaled to; 0 = the model's */
+} bd_session_options;
+
+BD_API void        bd_session_options_init (bd_session_options *options);
+
+BD_API bd_status   bd_session_new    (const bd_model *model, const bd_session_options *options,
+                               bd_session **out_session, bd_error *error);
+BD_API void        bd_session_free   (bd_session *session);
+BD_API bd_device   bd_session_device (const bd_session *session);
+/* What ran, for people: "CPU (2 threads, AVX-512)" or "NVIDIA H200". */
+BD_API const char *bd_session_device_description (const bd_session *session);
+
+typedef struct bd_run_options {
+	int            refine_edges;  /* non-zero: guided-filter upsampling (default 1) */
+	bd_progress_fn progress;      /* may be NULL */
+	void          *user_data;
+} bd_run_options;
+
+BD_API void        bd_run_options_init (bd_run_options *options);
+
+/* Full-resolution 8-bit alpha (255 = person) of @photo into @alpha
+ * (photo->width x photo->height bytes, rows @alpha_stride apart). */
+BD_API bd_status   bd_session_run    (bd_session *session, const bd_image *photo,
+                               const bd_run_options *options,
+                               uint8_t *alpha, size_t alpha_stride, bd_error *error);
+
+/* The network's probability map for a tensor already preprocessed (CHW floats, h and w
+ * multiples of 2^(depth-1)); for parity tests against the training framework. */
+BD_API bd_status   bd_session_forward (bd_session *session, const float *input_chw,
+                                uint32_t height, uint32_t width,
+                                float *probabilities, bd_error *error);
+
+/* Mask edits: pixels above @threshold (0..1; a negative value keeps the soft mask) become
+ * opaque, below transparent, then the edge is softened by a blur of @feather pixels. */
+BD_API bd_status   bd_mask_adjust    (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
+                               float threshold, float feather, bd_error *error);
+
+typedef enum {
+	BD_BACKGROUND_TRANSPARENT = 0,
+	BD_BACKGROUND_COLOR,
+	BD_BACKGROUND_BLUR,
+	BD_BACKGROUND_IMAGE,
+} bd_background_kind;
+
+typedef struct bd_background {
+	bd_background_kind kind;
+	uint8_t            color[4];   /* RGBA, for BD_BACKGROUND_COLOR */
+	float              blur_radius;/* pixels, for BD_BACKGROUND_BLUR */
+	const bd_image    *image;      /* scaled to cover, for BD_BACKGROUND_IMAGE */
+} bd_background;
+
+/* @photo with @alpha over @background into @out (RGBA8, photo's size, rows @out_stride apart).
+ * A transparent background keeps the mask as the output's alpha. */
+BD_API bd_status   bd_composite      (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
+                               const bd_background *background,
+                               uint8_t *out, size_t out_stride, bd_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BACKDROP_H */

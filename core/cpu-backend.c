@@ -1,0 +1,246 @@
+/* The CPU backend: a plan of blocked activation buffers made once per input size, and the
+ * U-Net forward pass over the ops in core/ops/. Concatenation costs no copy: the encoder's
+ * output and the up-convolution write the two plane ranges of one buffer. */
+#include "ops/ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PLANES(c) (((c) + BD_LANES - 1) / BD_LANES)
+
+typedef struct {
+	float   *base;
+	size_t   floats;
+	bd_cpu_view view;   /* all planes */
+	uint32_t planes;
+} cpu_buffer;
+
+typedef struct {
+	/* Weights, packed once per session. */
+	bd_cpu_conv enc[BD_MAX_DEPTH][2];
+	bd_cpu_conv up[BD_MAX_DEPTH][4];
+	bd_cpu_conv dec[BD_MAX_DEPTH][2];
+	/* Buffers for the current input size (see plan_make). */
+	uint32_t    height, width;
+	cpu_buffer  input;                 /* level 0, 3 channels */
+	cpu_buffer  pooled[BD_MAX_DEPTH];  /* level l's input, l >= 1 */
+	cpu_buffer  tmp[BD_MAX_DEPTH];     /* first conv of a block */
+	cpu_buffer  cat[BD_MAX_DEPTH];     /* skip | up, levels 0..depth-2 */
+	cpu_buffer  out[BD_MAX_DEPTH];     /* a block's output: decoder, or the bottleneck */
+} cpu_state;
+
+static void
+buffer_clear (cpu_buffer *b)
+{
+	bd_free_aligned (b->base);
+	memset (b, 0, sizeof *b);
+}
+
+static bd_status
+buffer_make (cpu_buffer *b, uint32_t channels, uint32_t height, uint32_t width, bd_error *error)
+{
+	uint32_t planes = PLANES (channels);
+	size_t row = ((size_t) width + 2) * BD_LANES, plane, floats;
+	if (!bd_size_mul (row, (size_t) height + 2, &plane) || !bd_size_mul (plane, planes, &floats))
+		return bd_error_set (error, BD_ERR_TOO_LARGE, "activation buffer too large");
+	/* Zeroed once: the border and spare lanes stay zero, since kernels write only inside. */
+	b->base = bd_alloc_zeroed (floats, sizeof (float));
+	if (!b->base)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory for a %ux%u activation buffer",
+		                     width, height);
+	b->floats = floats;
+	b->planes = planes;
+	b->view = (bd_cpu_view) {
+		.data = b->base + row + BD_LANES,
+		.height = height, .width = width,
+		.row_stride = row, .plane_stride = plane,
+	};
+	return BD_OK;
+}
+
+static bd_cpu_view
+planes_of (const cpu_buffer *b, uint32_t first)
+{
+	bd_cpu_view v = b->view;
+	v.data += (size_t) first * v.plane_stride;
+	return v;
+}
+
+static void
+plan_clear (cpu_state *s)
+{
+	buffer_clear (&s->input);
+	for (int l = 0; l < BD_MAX_DEPTH; l++) {
+		buffer_clear (&s->pooled[l]);
+		buffer_clear (&s->tmp[l]);
+		buffer_clear (&s->cat[l]);
+		buffer_clear (&s->out[l]);
+	}
+	s->height = s->width = 0;
+}
+
+static bd_status
+plan_make (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, bd_error *error)
+{
+	if (s->height == height && s->width == width)
+		return BD_OK;
+	plan_clear (s);
+	bd_status st = buffer_make (&s->input, 3, height, width, error);
+	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
+		uint32_t h = height >> l, w = width >> l, c = m->widths[l];
+		if (l > 0)
+			st = buffer_make (&s->pooled[l], m->widths[l - 1], h, w, error);
+		if (st == BD_OK)
+			st = buffer_make (&s->tmp[l], c, h, w, error);
+		if (st == BD_OK && l + 1 < m->depth)
+			st = buffer_make (&s->cat[l], 2 * PLANES (c) * BD_LANES, h, w, error);
+		if (st == BD_OK)
+			st = buffer_make (&s->out[l], c, h, w, error);
+	}
+	if (st != BD_OK) {
+		plan_clear (s);
+		return st;
+	}
+	s->height = height;
+	s->width = width;
+	return BD_OK;
+}
+
+static bd_status
+pack_conv3x3 (bd_cpu_conv *c, const bd_conv_weights *w, const uint32_t *in_map,
+              uint32_t in_storage, bd_error *error)
+{
+	uint32_t cout = w->weight.dims[0], cin = w->weight.dims[1];
+	return bd_cpu_conv_pack (c, w->weight.data, w->bias.data, cout, cin, 9,
+	                         (size_t) cin * 9, 9, 1, in_map, in_storage, error);
+}
+
+static void cpu_destroy (bd_session *session);
+
+static bd_status
+cpu_init (bd_session *session, bd_error *error)
+{
+	const bd_model *m = session->model;
+	cpu_state *s = calloc (1, sizeof *s);
+	if (!s)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	session->backend_data = s;
+
+	bd_status st = BD_OK;
+	uint32_t *map = NULL;
+	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
+		uint32_t cin = l == 0 ? 3 : m->widths[l - 1];
+		st = pack_conv3x3 (&s->enc[l][0], &m->enc[l][0], NULL, cin, error);
+		if (st == BD_OK)
+			st = pack_conv3x3 (&s->enc[l][1], &m->enc[l][1], NULL, m->widths[l], error);
+	}
+	for (uint32_t l = 0; l + 1 < m->depth && st == BD_OK; l++) {
+		uint32_t c = m->widths[l], cn = m->widths[l + 1];
+		/* Up-convolution weights are [cin, cout, 2, 2]: one 1x1 convolution per tap. */
+		for (int t = 0; t < 4 && st == BD_OK; t++)
+			st = bd_cpu_conv_pack (&s->up[l][t], m->up[l].weight.data + t, m->up[l].bias.data,
+			                       c, cn, 1, 4, (size_t) c * 4, 0, NULL, cn, error);
+		/* The decoder reads skip | up, the up half starting on a fresh plane. */
+		free (map);
+		map = malloc (2 * (size_t) c * sizeof *map);
+		if (!map) {
+			st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+			break;
+		}
+		for (uint32_t ci = 0; ci < 2 * c; ci++)
+			map[ci] = ci < c ? ci : PLANES (c) * BD_LANES + (ci - c);
+		if (st == BD_OK)
+			st = pack_conv3x3 (&s->dec[l][0], &m->dec[l][0], map, PLANES (c) * BD_LANES + c, error);
+		if (st == BD_OK)
+			st = pack_conv3x3 (&s->dec[l][1], &m->dec[l][1], NULL, c, error);
+	}
+	free (map);
+	if (st != BD_OK)
+		cpu_destroy (session);
+	return st;
+}
+
+static void
+cpu_destroy (bd_session *session)
+{
+	cpu_state *s = session->backend_data;
+	if (!s)
+		return;
+	for (int l = 0; l < BD_MAX_DEPTH; l++) {
+		bd_cpu_conv_clear (&s->enc[l][0]);
+		bd_cpu_conv_clear (&s->enc[l][1]);
+		bd_cpu_conv_clear (&s->dec[l][0]);
+		bd_cpu_conv_clear (&s->dec[l][1]);
+		for (int t = 0; t < 4; t++)
+			bd_cpu_conv_clear (&s->up[l][t]);
+	}
+	plan_clear (s);
+	free (s);
+	session->backend_data = NULL;
+}
+
+/* Reports progress after each layer; false when the caller asked to cancel. */
+static bool
+step (const bd_run_options *opts, int *done, int total)
+{
+	++*done;
+	return !(opts && opts->progress && opts->progress ((float) *done / (float) total, opts->user_data));
+}
+
+static bd_status
+cpu_forward (bd_session *session, const float *input, uint32_t height, uint32_t width,
+             float *output, const bd_run_options *opts, bd_error *error)
+{
+	const bd_model *m = session->model;
+	cpu_state *s = session->backend_data;
+	bd_thread_pool *pool = session->pool;
+	bd_status st = plan_make (s, m, height, width, error);
+	if (st != BD_OK)
+		return st;
+
+	/* The photo's three channels go to lanes 0..2 of the input plane. */
+	size_t hw = (size_t) height * width;
+	for (uint32_t y = 0; y < height; y++) {
+		float *row = s->input.view.data + (size_t) y * s->input.view.row_stride;
+		for (uint32_t x = 0; x < width; x++)
+			for (int c = 0; c < 3; c++)
+				row[(size_t) x * BD_LANES + c] = input[c * hw + (size_t) y * width + x];
+	}
+
+	uint32_t D = m->depth;
+	int done = 0, total = (int) (2 * D + 4 * (D - 1) + 1);
+	bd_cpu_view x = s->input.view;
+	for (uint32_t l = 0; l < D; l++) {
+		if (l > 0) {
+			bd_cpu_view skip = planes_of (&s->cat[l - 1], 0);
+			bd_maxpool2x2 (pool, s->pooled[l].planes, &skip, &s->pooled[l].view);
+			x = s->pooled[l].view;
+		}
+		bd_conv2d (pool, &s->enc[l][0], &x, &s->tmp[l].view, true);
+		bd_cpu_view dst = l + 1 < D ? planes_of (&s->cat[l], 0) : s->out[l].view;
+		bd_conv2d (pool, &s->enc[l][1], &s->tmp[l].view, &dst, true);
+		if (!step (opts, &done, total) || !step (opts, &done, total))
+			return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
+	}
+	for (uint32_t l = D - 1; l-- > 0;) {
+		bd_cpu_view up = planes_of (&s->cat[l], PLANES (m->widths[l]));
+		bd_conv_transpose2x2 (pool, s->up[l], &s->out[l + 1].view, &up);
+		bd_cpu_view cat = s->cat[l].view;
+		bd_conv2d (pool, &s->dec[l][0], &cat, &s->tmp[l].view, true);
+		bd_conv2d (pool, &s->dec[l][1], &s->tmp[l].view, &s->out[l].view, true);
+		for (int k = 0; k < 4; k++)
+			if (!step (opts, &done, total))
+				return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
+	}
+	bd_head_sigmoid (pool, m->head.weight.data, m->head.bias.data[0], m->widths[0],
+	                 &s->out[0].view, output);
+	step (opts, &done, total);
+	return BD_OK;
+}
+
+const bd_backend_ops bd_cpu_backend = {
+	.name = "cpu",
+	.init = cpu_init,
+	.forward = cpu_forward,
+	.destroy = cpu_destroy,
+};

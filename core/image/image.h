@@ -1,0 +1,33 @@
+/* Pre- and post-processing of photos and masks on the CPU, shared by every backend. */
+#pragma once
+
+#include "../backdrop-private.h"
+
+/* Bytes per pixel of an 8-bit image view. */
+static inline uint32_t
+bd_image_channels (const bd_image *image)
+{
+	return image->format == BD_PIXEL_RGBA8 ? 4 : 3;
+}
+
+/* Checks a view's pointer, size, stride and the pixel limit. */
+bd_status bd_image_check (const bd_image *image, const char *what, bd_error *error);
+
+/* Resamples the RGB of @src (area-averaging when shrinking, bilinear when enlarging) to
+ * @width x @height, as interleaved RGB floats in [0, 1] (@dst_f32) or bytes (@dst_u8, rows
+ * @dst_stride apart, 3 or 4 channels as @dst_channels says; a fourth is set to 255). */
+bd_status bd_resample_rgb (bd_thread_pool *pool, const bd_image *src, uint32_t width, uint32_t height,
+                           float *dst_f32, uint8_t *dst_u8, size_t dst_stride, uint32_t dst_channels,
+                           bd_error *error);
+
+/* The low-resolution probabilities @prob (lw x lh, covering the whole photo) brought to the
+ * photo's full size as 8-bit alpha. With @refine, a guided filter fitted at low resolution
+ * against @rgb_low (the photo resampled to lw x lh, RGB floats in [0, 1]) is applied at full
+ * resolution, so the mask follows the photo's own edges; else plain bilinear. */
+bd_status bd_upsample_alpha (bd_thread_pool *pool, const float *prob, const float *rgb_low,
+                             uint32_t lw, uint32_t lh, const bd_image *photo, bool refine,
+                             uint8_t *alpha, size_t alpha_stride, bd_error *error);
+
+/* In-place blur of 8-bit pixels: three box passes of @radius, about a Gaussian. */
+bd_status bd_box_blur_u8 (bd_thread_pool *pool, uint8_t *pixels, uint32_t width, uint32_t height,
+                          size_t stride, uint32_t channels, uint32_t radius, bd_error *error);

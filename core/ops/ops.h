@@ -1,0 +1,59 @@
+/* The CPU backend's operators, one per file.
+ *
+ * Activations are "blocked": channels in planes of 16, each plane [height + 2][width + 2][16]
+ * floats with a one-pixel zero border, so a 3x3 kernel needs no edge cases and every input
+ * value and output vector sits at a fixed offset from a row pointer. A concatenation is two
+ * plane ranges of one buffer; a channel count that is not a multiple of 16 leaves the last
+ * plane's spare lanes at zero. */
+#pragma once
+
+#include "../backdrop-private.h"
+
+#define BD_LANES 16
+
+/* A range of planes: data points at pixel (0, 0), lane 0 of the first. */
+typedef struct {
+	float   *data;
+	uint32_t height, width;
+	size_t   row_stride;    /* floats: (width + 2) * 16 for a whole buffer */
+	size_t   plane_stride;
+} bd_cpu_view;
+
+/* A convolution's weights re-packed once for the kernels: [out block][in channel][tap][16],
+ * output channels in blocks of 16 (the last zero-padded), input channels in storage order. */
+typedef struct {
+	float   *weights;
+	float   *bias;          /* cout_blocks * 16 */
+	uint32_t in_channels;   /* storage channels read: planes * 16, or fewer in the last plane */
+	uint32_t out_channels;
+	uint32_t taps;          /* 9 for 3x3, 1 for 1x1 */
+	uint32_t cout_blocks;
+} bd_cpu_conv;
+
+/* Packs w[co * s_co + ci * s_ci + tap * s_tap] and bias[co]. Input channel ci is read from
+ * storage channel in_map[ci] (NULL: ci itself) of @in_storage; unmapped channels get zero. */
+bd_status bd_cpu_conv_pack (bd_cpu_conv *conv, const float *w, const float *bias,
+                            uint32_t out_channels, uint32_t in_channels, uint32_t taps,
+                            size_t s_co, size_t s_ci, size_t s_tap,
+                            const uint32_t *in_map, uint32_t in_storage, bd_error *error);
+void      bd_cpu_conv_clear (bd_cpu_conv *conv);
+
+/* out = act(conv(in) + bias) for a 3x3 (padding 1) or 1x1 convolution, stride 1. */
+void bd_conv2d (bd_thread_pool *pool, const bd_cpu_conv *conv,
+                const bd_cpu_view *in, const bd_cpu_view *out, bool relu);
+
+/* 2x2 stride-2 transposed convolution (@taps: the 1x1 convolutions of (dy, dx) = (t / 2, t % 2));
+ * @out is twice @in's size. */
+void bd_conv_transpose2x2 (bd_thread_pool *pool, const bd_cpu_conv taps[4],
+                           const bd_cpu_view *in, const bd_cpu_view *out);
+
+/* 2x2 max-pool of @planes planes; @out is half @in's size. */
+void bd_maxpool2x2 (bd_thread_pool *pool, uint32_t planes, const bd_cpu_view *in, const bd_cpu_view *out);
+
+/* sigmoid(w . x + bias) over @channels channels into a dense height x width map. */
+void bd_head_sigmoid (bd_thread_pool *pool, const float *weight, float bias, uint32_t channels,
+                      const bd_cpu_view *in, float *out);
+
+/* Used by bd_conv2d and bd_conv_transpose2x2: @out_step is 1, or 2 to write every other pixel. */
+void bd_conv_run (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view *in,
+                  const bd_cpu_view *out, int out_step, bool relu);

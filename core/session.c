@@ -1,0 +1,215 @@
+/* Sessions: a model on a device. A session letterboxes the photo to the network's size,
+ * runs the backend's forward pass and brings the mask back to the photo's full size. */
+#include "image/image.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+bd_session_options_init (bd_session_options *options)
+{
+	memset (options, 0, sizeof *options);
+	options->device = BD_DEVICE_AUTO;
+	options->precision = BD_PRECISION_FAST;
+}
+
+void
+bd_run_options_init (bd_run_options *options)
+{
+	memset (options, 0, sizeof *options);
+	options->refine_edges = 1;
+}
+
+static const char *
+cpu_isa_name (void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	__builtin_cpu_init ();
+	if (__builtin_cpu_supports ("x86-64-v4"))
+		return "AVX-512";
+	if (__builtin_cpu_supports ("x86-64-v3"))
+		return "AVX2";
+#endif
+	return "portable";
+}
+
+bd_status
+bd_session_new (const bd_model *model, const bd_session_options *options,
+                bd_session **out_session, bd_error *error)
+{
+	if (!model || !out_session)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_new: no model or result pointer");
+	*out_session = NULL;
+	bd_session_options defaults;
+	if (!options) {
+		bd_session_options_init (&defaults);
+		options = &defaults;
+	}
+	if (options->device > BD_DEVICE_CUDA || options->precision > BD_PRECISION_EXACT || options->threads < 0)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_new: bad options");
+	uint32_t multiple = 1u << (model->depth - 1);
+	if (options->input_size && (options->input_size < multiple || options->input_size > 4096))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "input size %u is outside %u..4096",
+		                     options->input_size, multiple);
+
+	bd_session *s = calloc (1, sizeof *s);
+	if (!s)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	s->model = model;
+	s->options = *options;
+	s->pool = bd_thread_pool_new (options->threads);
+	if (!s->pool) {
+		free (s);
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "cannot start worker threads");
+	}
+
+	bd_status st = BD_ERR_DEVICE;
+	bd_error cuda_error = { 0 };
+	const bd_backend_ops *cuda = bd_cuda_backend_get ();
+	if (options->device != BD_DEVICE_CPU) {
+		if (cuda) {
+			s->backend = cuda;
+			st = cuda->init (s, &cuda_error);
+		} else {
+			bd_error_set (&cuda_error, BD_ERR_DEVICE, "this Backdrop was built without CUDA support");
+		}
+		if (st != BD_OK && options->device == BD_DEVICE_CUDA) {
+			/* Asked for the GPU: say why it is not there rather than fall back quietly. */
+			bd_error_set (error, cuda_error.status, "%s", cuda_error.message);
+			bd_session_free (s);
+			return cuda_error.status;
+		}
+	}
+	if (st != BD_OK) {
+		s->backend = &bd_cpu_backend;
+		st = bd_cpu_backend.init (s, error);
+		if (st != BD_OK) {
+			s->backend = NULL;
+			bd_session_free (s);
+			return st;
+		}
+		snprintf (s->description, sizeof s->description, "CPU (%d thread%s, %s)",
+		          bd_thread_pool_size (s->pool), bd_thread_pool_size (s->pool) == 1 ? "" : "s",
+		          cpu_isa_name ());
+	}
+	*out_session = s;
+	return BD_OK;
+}
+
+void
+bd_session_free (bd_session *session)
+{
+	if (!session)
+		return;
+	if (session->backend)
+		session->backend->destroy (session);
+	bd_thread_pool_free (session->pool);
+	free (session);
+}
+
+bd_device
+bd_session_device (const bd_session *session)
+{
+	return session && session->backend == &bd_cpu_backend ? BD_DEVICE_CPU : BD_DEVICE_CUDA;
+}
+
+const char *
+bd_session_device_description (const bd_session *session)
+{
+	return session ? session->description : "";
+}
+
+bd_status
+bd_session_forward (bd_session *session, const float *input_chw, uint32_t height,
+                    uint32_t width, float *probabilities, bd_error *error)
+{
+	if (!session || !input_chw || !probabilities)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_forward: missing argument");
+	uint32_t multiple = 1u << (session->model->depth - 1);
+	if (height == 0 || width == 0 || height % multiple || width % multiple || height > 8192 || width > 8192)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
+		                     "input %ux%u must be multiples of %u, at most 8192", width, height, multiple);
+	return session->backend->forward (session, input_chw, height, width, probabilities, NULL, error);
+}
+
+/* Letterbox: the photo scaled so its long side is the network's size, normalised, centred in
+ * a canvas padded with zeros to the network's multiple. */
+typedef struct {
+	uint32_t sw, sh;        /* the scaled photo */
+	uint32_t pw, ph;        /* the padded canvas */
+	uint32_t ox, oy;        /* the photo's place on the canvas */
+} letterbox;
+
+static letterbox
+letterbox_for (const bd_session *s, uint32_t width, uint32_t height)
+{
+	const bd_model *m = s->model;
+	uint32_t size = s->options.input_size ? s->options.input_size : m->input_size;
+	uint32_t multiple = 1u << (m->depth - 1);
+	uint32_t longest = width > height ? width : height;
+	letterbox lb;
+	lb.sw = (uint32_t) lround ((double) width * size / longest);
+	lb.sh = (uint32_t) lround ((double) height * size / longest);
+	lb.sw = lb.sw ? lb.sw : 1;
+	lb.sh = lb.sh ? lb.sh : 1;
+	lb.pw = (lb.sw + multiple - 1) / multiple * multiple;
+	lb.ph = (lb.sh + multiple - 1) / multiple * multiple;
+	lb.ox = (lb.pw - lb.sw) / 2;
+	lb.oy = (lb.ph - lb.sh) / 2;
+	return lb;
+}
+
+bd_status
+bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options *options,
+                uint8_t *alpha, size_t alpha_stride, bd_error *error)
+{
+	if (!session || !alpha)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_run: no session or output");
+	bd_status st = bd_image_check (photo, "photo", error);
+	if (st != BD_OK)
+		return st;
+	if (alpha_stride < photo->width)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_run: alpha stride too small");
+	bd_run_options defaults;
+	if (!options) {
+		bd_run_options_init (&defaults);
+		options = &defaults;
+	}
+
+	const bd_model *m = session->model;
+	letterbox lb = letterbox_for (session, photo->width, photo->height);
+	size_t canvas = (size_t) lb.pw * lb.ph, scaled = (size_t) lb.sw * lb.sh;
+	float *rgb = bd_alloc_zeroed (scaled, 3 * sizeof (float));
+	float *input = bd_alloc_zeroed (canvas, 3 * sizeof (float));
+	float *prob = bd_alloc_zeroed (canvas, sizeof (float));
+	float *crop = bd_alloc_zeroed (scaled, sizeof (float));
+	if (!rgb || !input || !prob || !crop) {
+		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+		goto out;
+	}
+	st = bd_resample_rgb (session->pool, photo, lb.sw, lb.sh, rgb, NULL, 0, 3, error);
+	if (st != BD_OK)
+		goto out;
+	for (uint32_t y = 0; y < lb.sh; y++)
+		for (uint32_t x = 0; x < lb.sw; x++)
+			for (int c = 0; c < 3; c++)
+				input[c * canvas + (size_t) (y + lb.oy) * lb.pw + x + lb.ox] =
+					(rgb[((size_t) y * lb.sw + x) * 3 + c] - m->mean[c]) / m->std[c];
+
+	st = session->backend->forward (session, input, lb.ph, lb.pw, prob, options, error);
+	if (st != BD_OK)
+		goto out;
+	for (uint32_t y = 0; y < lb.sh; y++)
+		memcpy (crop + (size_t) y * lb.sw, prob + (size_t) (y + lb.oy) * lb.pw + lb.ox,
+		        lb.sw * sizeof (float));
+	st = bd_upsample_alpha (session->pool, crop, rgb, lb.sw, lb.sh, photo, options->refine_edges != 0,
+	                        alpha, alpha_stride, error);
+out:
+	bd_free_aligned (rgb);
+	bd_free_aligned (input);
+	bd_free_aligned (prob);
+	bd_free_aligned (crop);
+	return st;
+}

@@ -1,0 +1,237 @@
+/* Each CPU operator against the naive reference on random data: odd sizes, channel counts
+ * that are not multiples of 16, more channels than one reduction chunk. Outputs are poisoned
+ * first, and the buffers' zero borders and spare lanes are checked to stay zero. */
+#include "ops/ops.h"
+#include "reference.h"
+#include "synthetic-model.h"
+
+#include <glib.h>
+#include <math.h>
+
+typedef struct {
+	float      *base;
+	size_t      floats;
+	bd_cpu_view view;
+	uint32_t    channels, planes;
+} blocked;
+
+static blocked
+blocked_new (uint32_t channels, uint32_t h, uint32_t w)
+{
+	blocked b = { 0 };
+	b.channels = channels;
+	b.planes = (channels + BD_LANES - 1) / BD_LANES;
+	size_t row = ((size_t) w + 2) * BD_LANES, plane = row * (h + 2);
+	b.floats = plane * b.planes;
+	b.base = bd_alloc_zeroed (b.floats, sizeof (float));
+	g_assert_nonnull (b.base);
+	b.view = (bd_cpu_view) { b.base + row + BD_LANES, h, w, row, plane };
+	return b;
+}
+
+static float *
+at (const blocked *b, uint32_t c, uint32_t y, uint32_t x)
+{
+	return b->view.data + (size_t) (c / BD_LANES) * b->view.plane_stride + (size_t) y * b->view.row_stride +
+	       (size_t) x * BD_LANES + c % BD_LANES;
+}
+
+static void
+blocked_from_dense (blocked *b, const float *dense)
+{
+	for (uint32_t c = 0; c < b->channels; c++)
+		for (uint32_t y = 0; y < b->view.height; y++)
+			for (uint32_t x = 0; x < b->view.width; x++)
+				*at (b, c, y, x) = dense[((size_t) c * b->view.height + y) * b->view.width + x];
+}
+
+/* NaN in every interior lane, real or spare: the op must overwrite all of them. */
+static void
+blocked_poison (blocked *b)
+{
+	for (uint32_t c = 0; c < b->planes * BD_LANES; c++)
+		for (uint32_t y = 0; y < b->view.height; y++)
+			for (uint32_t x = 0; x < b->view.width; x++)
+				*at (b, c, y, x) = NAN;
+}
+
+/* The dense channels out, and every spare lane and border float checked to be zero. */
+static float *
+blocked_to_dense (const blocked *b)
+{
+	uint32_t h = b->view.height, w = b->view.width;
+	float *d = g_new (float, (size_t) b->channels * h * w);
+	for (uint32_t c = 0; c < b->planes * BD_LANES; c++)
+		for (int64_t y = -1; y <= h; y++)
+			for (int64_t x = -1; x <= w; x++) {
+				float v = b->view.data[(size_t) (c / BD_LANES) * b->view.plane_stride +
+				                       (ptrdiff_t) y * (ptrdiff_t) b->view.row_stride +
+				                       (ptrdiff_t) x * BD_LANES + c % BD_LANES];
+				bool inside = y >= 0 && x >= 0 && y < h && x < w && c < b->channels;
+				if (inside)
+					d[((size_t) c * h + (size_t) y) * w + (size_t) x] = v;
+				else if (v != 0.0f)
+					g_error ("channel %u pixel (%lld, %lld) outside the output is %g, not 0",
+					         c, (long long) x, (long long) y, v);
+			}
+	return d;
+}
+
+static float *
+random_array (bd_rng *rng, size_t n, float scale)
+{
+	float *a = g_new (float, n);
+	for (size_t i = 0; i < n; i++)
+		a[i] = bd_rng_uniform (rng, -scale, scale);
+	return a;
+}
+
+static void
+check_close (const float *got, const float *want, size_t n, double tolerance, const char *what)
+{
+	double e = ref_relative_error (got, want, n);
+	if (!(e <= tolerance))
+		g_error ("%s: relative error %g exceeds %g", what, e, tolerance);
+	for (size_t i = 0; i < n; i++)
+		if (!(fabsf (got[i] - want[i]) <= 1e-4f * (1.0f + fabsf (want[i]))))
+			g_error ("%s: element %zu is %g, reference %g", what, i, got[i], want[i]);
+}
+
+typedef struct { uint32_t cin, cout, h, w, k; bool relu; } conv_case;
+
+static const conv_case conv_cases[] = {
+	{ 3, 16, 17, 23, 3, true },     /* the first layer */
+	{ 16, 16, 8, 8, 3, true },
+	{ 5, 7, 1, 1, 3, false },       /* one pixel, partial blocks */
+	{ 17, 33, 9, 31, 3, true },     /* three output blocks: a pair and a single */
+	{ 40, 24, 13, 5, 3, false },
+	{ 64, 64, 7, 45, 3, true },     /* a full tile of 28 plus remainders */
+	{ 150, 20, 6, 6, 3, true },     /* more input planes than one chunk */
+	{ 16, 32, 4, 4, 1, false },
+	{ 33, 5, 3, 29, 1, true },
+};
+
+static void
+test_conv2d (void)
+{
+	bd_thread_pool *pool = bd_thread_pool_new (2);
+	bd_rng rng = { g_test_rand_int () };
+	for (size_t i = 0; i < G_N_ELEMENTS (conv_cases); i++) {
+		const conv_case *c = &conv_cases[i];
+		size_t nin = (size_t) c->cin * c->h * c->w, nout = (size_t) c->cout * c->h * c->w;
+		float *in = random_array (&rng, nin, 1);
+		float *w = random_array (&rng, (size_t) c->cout * c->cin * c->k * c->k, 0.5f);
+		float *bias = random_array (&rng, c->cout, 0.5f);
+		float *want = g_new (float, nout);
+		ref_conv2d (in, c->cin, c->h, c->w, w, bias, c->cout, c->k, c->relu, want);
+
+		bd_cpu_conv conv;
+		g_assert_cmpint (bd_cpu_conv_pack (&conv, w, bias, c->cout, c->cin, c->k * c->k,
+		                                   (size_t) c->cin * c->k * c->k, c->k * c->k, 1,
+		                                   NULL, c->cin, NULL), ==, BD_OK);
+		blocked bin = blocked_new (c->cin, c->h, c->w), bout = blocked_new (c->cout, c->h, c->w);
+		blocked_from_dense (&bin, in);
+		blocked_poison (&bout);
+		bd_conv2d (pool, &conv, &bin.view, &bout.view, c->relu);
+		float *got = blocked_to_dense (&bout);
+		char *what = g_strdup_printf ("conv %ux%u %u->%u at %ux%u", c->k, c->k, c->cin, c->cout, c->w, c->h);
+		check_close (got, want, nout, 1e-5, what);
+		g_free (what);
+		bd_cpu_conv_clear (&conv);
+		bd_free_aligned (bin.base);
+		bd_free_aligned (bout.base);
+		g_free (in); g_free (w); g_free (bias); g_free (want); g_free (got);
+	}
+	bd_thread_pool_free (pool);
+}
+
+static void
+test_conv_transpose (void)
+{
+	bd_thread_pool *pool = bd_thread_pool_new (2);
+	bd_rng rng = { g_test_rand_int () };
+	const uint32_t cases[][4] = { { 32, 16, 5, 7 }, { 20, 9, 1, 1 }, { 256, 128, 4, 3 }, { 17, 40, 6, 29 } };
+	for (size_t i = 0; i < G_N_ELEMENTS (cases); i++) {
+		uint32_t cin = cases[i][0], cout = cases[i][1], h = cases[i][2], w = cases[i][3];
+		float *in = random_array (&rng, (size_t) cin * h * w, 1);
+		float *wt = random_array (&rng, (size_t) cin * cout * 4, 0.5f);
+		float *bias = random_array (&rng, cout, 0.5f);
+		float *want = g_new (float, (size_t) cout * 4 * h * w);
+		ref_conv_transpose2x2 (in, cin, h, w, wt, bias, cout, want);
+		bd_cpu_conv taps[4];
+		for (int t = 0; t < 4; t++)
+			g_assert_cmpint (bd_cpu_conv_pack (&taps[t], wt + t, bias, cout, cin, 1, 4, (size_t) cout * 4, 0,
+			                                   NULL, cin, NULL), ==, BD_OK);
+		blocked bin = blocked_new (cin, h, w), bout = blocked_new (cout, 2 * h, 2 * w);
+		blocked_from_dense (&bin, in);
+		blocked_poison (&bout);
+		bd_conv_transpose2x2 (pool, taps, &bin.view, &bout.view);
+		float *got = blocked_to_dense (&bout);
+		check_close (got, want, (size_t) cout * 4 * h * w, 1e-5, "transposed conv");
+		for (int t = 0; t < 4; t++)
+			bd_cpu_conv_clear (&taps[t]);
+		bd_free_aligned (bin.base);
+		bd_free_aligned (bout.base);
+		g_free (in); g_free (wt); g_free (bias); g_free (want); g_free (got);
+	}
+	bd_thread_pool_free (pool);
+}
+
+static void
+test_maxpool (void)
+{
+	bd_thread_pool *pool = bd_thread_pool_new (2);
+	bd_rng rng = { g_test_rand_int () };
+	const uint32_t cases[][3] = { { 16, 8, 8 }, { 3, 2, 2 }, { 37, 14, 22 } };
+	for (size_t i = 0; i < G_N_ELEMENTS (cases); i++) {
+		uint32_t c = cases[i][0], h = cases[i][1], w = cases[i][2];
+		float *in = random_array (&rng, (size_t) c * h * w, 1);
+		float *want = g_new (float, (size_t) c * h * w / 4);
+		ref_maxpool2x2 (in, c, h, w, want);
+		blocked bin = blocked_new (c, h, w), bout = blocked_new (c, h / 2, w / 2);
+		blocked_from_dense (&bin, in);
+		blocked_poison (&bout);
+		bd_maxpool2x2 (pool, bout.planes, &bin.view, &bout.view);
+		float *got = blocked_to_dense (&bout);
+		check_close (got, want, (size_t) c * h * w / 4, 0, "max-pool");
+		bd_free_aligned (bin.base);
+		bd_free_aligned (bout.base);
+		g_free (in); g_free (want); g_free (got);
+	}
+	bd_thread_pool_free (pool);
+}
+
+static void
+test_head (void)
+{
+	bd_thread_pool *pool = bd_thread_pool_new (2);
+	bd_rng rng = { g_test_rand_int () };
+	uint32_t c = 21, h = 7, w = 19;
+	float *in = random_array (&rng, (size_t) c * h * w, 1);
+	float *wt = random_array (&rng, c, 1);
+	float bias = 0.25f;
+	float *want = g_new (float, (size_t) h * w), *got = g_new (float, (size_t) h * w);
+	ref_conv2d (in, c, h, w, wt, &bias, 1, 1, 0, want);
+	for (size_t i = 0; i < (size_t) h * w; i++) {
+		want[i] = 1.0f / (1.0f + expf (-want[i]));
+		got[i] = NAN;
+	}
+	blocked bin = blocked_new (c, h, w);
+	blocked_from_dense (&bin, in);
+	bd_head_sigmoid (pool, wt, bias, c, &bin.view, got);
+	check_close (got, want, (size_t) h * w, 1e-6, "head");
+	bd_free_aligned (bin.base);
+	g_free (in); g_free (wt); g_free (want); g_free (got);
+	bd_thread_pool_free (pool);
+}
+
+int
+main (int argc, char **argv)
+{
+	g_test_init (&argc, &argv, NULL);
+	g_test_add_func ("/core/ops/conv2d", test_conv2d);
+	g_test_add_func ("/core/ops/conv-transpose2x2", test_conv_transpose);
+	g_test_add_func ("/core/ops/maxpool2x2", test_maxpool);
+	g_test_add_func ("/core/ops/head-sigmoid", test_head);
+	return g_test_run ();
+}
