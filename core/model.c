@@ -152,6 +152,9 @@ parse_header (bd_model *m, const uint8_t *b, size_t size, const char *path, bd_e
 		if (l < BD_MAX_DEPTH)
 			m->widths[l] = w;
 	}
+	for (size_t i = 192; i < HEADER_SIZE; i++)
+		if (b[i] != 0)
+			return bd_error_set (error, BD_ERR_FORMAT, "%s: reserved header bytes are not zero", path);
 	memcpy (m->name, b + 132, 60);
 	m->name[60] = '\0';
 	return BD_OK;

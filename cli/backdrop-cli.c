@@ -1,0 +1,444 @@
+/* backdrop-cli: remove or replace the background of photos from the shell. */
+#include "backdrop.h"
+#include "bd-image-io.h"
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+enum {
+	EXIT_OK = 0,
+	EXIT_SOME_FAILED = 1,
+	EXIT_USAGE = 2,
+	EXIT_SETUP = 3,
+};
+
+typedef enum { OUTPUT_CUTOUT, OUTPUT_MASK, OUTPUT_COMPOSITE } output_kind;
+
+typedef struct {
+	output_kind    kind;
+	bd_background  background;
+	GdkPixbuf     *background_pixbuf;
+	bd_image       background_image;
+	bd_session    *session;
+	bd_run_options run;
+	float          threshold, feather;
+	int            quality;
+	gboolean       quiet;
+} job;
+
+static char *opt_output_file, *opt_output_dir, *opt_format, *opt_output = "cutout", *opt_background;
+static char *opt_device = "auto", *opt_model, *opt_precision = "fast";
+static double opt_threshold = -1, opt_feather = 0;
+static int opt_quality = 92, opt_threads = 0;
+static gboolean opt_no_refine, opt_quiet, opt_version, opt_overwrite_inputs;
+static char **opt_inputs;
+
+static const GOptionEntry entries[] = {
+	{ "output-file", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output_file, N_("Write the result to FILE (one input only)"), N_("FILE") },
+	{ "output-dir", 'd', 0, G_OPTION_ARG_FILENAME, &opt_output_dir, N_("Write results into DIR, named after the inputs"), N_("DIR") },
+	{ "format", 'f', 0, G_OPTION_ARG_STRING, &opt_format, N_("File format with --output-dir: png (default), webp or jpg"), N_("FORMAT") },
+	{ "output", 0, 0, G_OPTION_ARG_STRING, &opt_output, N_("What to write: cutout (default), mask or composite"), N_("KIND") },
+	{ "background", 'b', 0, G_OPTION_ARG_STRING, &opt_background, N_("For composites: a colour (#rrggbb, white…), blur[:RADIUS] or an image file"), N_("BG") },
+	{ "device", 0, 0, G_OPTION_ARG_STRING, &opt_device, N_("auto (default), cpu or cuda"), N_("DEVICE") },
+	{ "precision", 0, 0, G_OPTION_ARG_STRING, &opt_precision, N_("fast (default) or exact"), N_("PRECISION") },
+	{ "model", 'm', 0, G_OPTION_ARG_FILENAME, &opt_model, N_("Model file (default: the shipped model)"), N_("FILE") },
+	{ "threshold", 't', 0, G_OPTION_ARG_DOUBLE, &opt_threshold, N_("Make the mask hard: opaque above T (0..1)"), N_("T") },
+	{ "feather", 0, 0, G_OPTION_ARG_DOUBLE, &opt_feather, N_("Soften the mask's edge by PIXELS"), N_("PIXELS") },
+	{ "no-refine", 0, 0, G_OPTION_ARG_NONE, &opt_no_refine, N_("Plain upsampling instead of edge-aware refinement"), NULL },
+	{ "quality", 0, 0, G_OPTION_ARG_INT, &opt_quality, N_("JPEG quality, 1..100 (default 92)"), N_("Q") },
+	{ "threads", 0, 0, G_OPTION_ARG_INT, &opt_threads, N_("CPU threads (default: one per core)"), N_("N") },
+	{ "overwrite-inputs", 0, 0, G_OPTION_ARG_NONE, &opt_overwrite_inputs, N_("Allow an output to replace an input file"), NULL },
+	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, N_("Print errors only"), NULL },
+	{ "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, N_("Print the version and exit"), NULL },
+	{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_inputs, NULL, N_("INPUT…") },
+	{ NULL }
+};
+
+static const char *description = N_(
+	"Writes a cut-out (PNG or WebP keep transparency; JPEG is flattened onto white),\n"
+	"the mask alone, or a composite over a new background. An INPUT may be a folder:\n"
+	"its images are processed. One failed photo does not stop the others.\n"
+	"\n"
+	"Examples:\n"
+	"  backdrop-cli portrait.jpg -o cutout.png\n"
+	"  backdrop-cli --output composite --background blur:30 portrait.jpg -o blurred.jpg\n"
+	"  backdrop-cli --output mask photos/ --output-dir masks/\n"
+	"\n"
+	"Exit status:\n"
+	"  0  every photo was processed\n"
+	"  1  some photos failed (the summary lists them)\n"
+	"  2  the command line is wrong\n"
+	"  3  nothing could start: the model or the device is unusable");
+
+static void
+say (const job *j, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+say (const job *j, const char *format, ...)
+{
+	if (j && j->quiet)
+		return;
+	va_list args;
+	va_start (args, format);
+	vfprintf (stderr, format, args);
+	va_end (args);
+}
+
+static gboolean
+parse_color (const char *s, guint8 rgba[4])
+{
+	static const struct { const char *name; guint32 rgb; } names[] = {
+		{ "white", 0xffffff }, { "black", 0x000000 }, { "gray", 0x808080 }, { "grey", 0x808080 },
+		{ "red", 0xff0000 }, { "green", 0x008000 }, { "blue", 0x0000ff }, { "yellow", 0xffff00 },
+	};
+	rgba[3] = 255;
+	for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+		if (!g_ascii_strcasecmp (s, names[i].name)) {
+			rgba[0] = names[i].rgb >> 16;
+			rgba[1] = (names[i].rgb >> 8) & 0xff;
+			rgba[2] = names[i].rgb & 0xff;
+			return TRUE;
+		}
+	gsize n = strlen (s);
+	if (s[0] != '#' || (n != 7 && n != 9))
+		return FALSE;
+	for (gsize i = 1; i < n; i++)
+		if (!g_ascii_isxdigit (s[i]))
+			return FALSE;
+	for (gsize i = 0; i < (n - 1) / 2; i++)
+		rgba[i] = (guint8) (g_ascii_xdigit_value (s[1 + 2 * i]) * 16 + g_ascii_xdigit_value (s[2 + 2 * i]));
+	return TRUE;
+}
+
+static gboolean
+parse_background (job *j, const char *spec, GError **error)
+{
+	if (!spec || !g_ascii_strcasecmp (spec, "transparent")) {
+		j->background.kind = spec ? BD_BACKGROUND_TRANSPARENT : BD_BACKGROUND_COLOR;
+		memset (j->background.color, 255, 4);
+		return TRUE;
+	}
+	if (!g_ascii_strncasecmp (spec, "blur", 4) && (spec[4] == '\0' || spec[4] == ':')) {
+		j->background.kind = BD_BACKGROUND_BLUR;
+		j->background.blur_radius = 25;
+		if (spec[4] == ':') {
+			char *end = NULL;
+			double r = g_ascii_strtod (spec + 5, &end);
+			if (!end || *end || !(r > 0 && r <= 1000)) {
+				g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				             _("The blur radius in “%s” must be a number of pixels from 1 to 1000"), spec);
+				return FALSE;
+			}
+			j->background.blur_radius = (float) r;
+		}
+		return TRUE;
+	}
+	if (parse_color (spec, j->background.color)) {
+		j->background.kind = BD_BACKGROUND_COLOR;
+		return TRUE;
+	}
+	if (!g_file_test (spec, G_FILE_TEST_EXISTS)) {
+		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		             _("The background “%s” is not a colour, “blur[:RADIUS]” or an existing image file"), spec);
+		return FALSE;
+	}
+	j->background_pixbuf = bd_image_load (spec, error);
+	if (!j->background_pixbuf)
+		return FALSE;
+	GdkPixbuf *p = j->background_pixbuf;
+	j->background_image = (bd_image) {
+		gdk_pixbuf_read_pixels (p), (uint32_t) gdk_pixbuf_get_width (p), (uint32_t) gdk_pixbuf_get_height (p),
+		(size_t) gdk_pixbuf_get_rowstride (p),
+		gdk_pixbuf_get_has_alpha (p) ? BD_PIXEL_RGBA8 : BD_PIXEL_RGB8,
+	};
+	j->background.kind = BD_BACKGROUND_IMAGE;
+	j->background.image = &j->background_image;
+	return TRUE;
+}
+
+/* The installed model, or the one beside the build tree when run uninstalled. */
+static char *
+default_model (void)
+{
+	const char *env = g_getenv ("BACKDROP_MODEL");
+	if (env && *env)
+		return g_strdup (env);
+	if (g_file_test (BD_MODEL_PATH, G_FILE_TEST_IS_REGULAR))
+		return g_strdup (BD_MODEL_PATH);
+	g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+	if (self) {
+		g_autofree char *dir = g_path_get_dirname (self);
+		char *beside = g_build_filename (dir, "..", "data", BD_MODEL_NAME, NULL);
+		if (g_file_test (beside, G_FILE_TEST_IS_REGULAR))
+			return beside;
+		g_free (beside);
+	}
+	return g_strdup (BD_MODEL_PATH);
+}
+
+static gboolean
+is_image_name (const char *name)
+{
+	static const char *const exts[] = { ".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp", ".gif" };
+	for (gsize i = 0; i < G_N_ELEMENTS (exts); i++)
+		if (g_str_has_suffix (name, exts[i]) ||
+		    (strlen (name) > strlen (exts[i]) && !g_ascii_strcasecmp (name + strlen (name) - strlen (exts[i]), exts[i])))
+			return TRUE;
+	return FALSE;
+}
+
+static int
+compare_strings (gconstpointer a, gconstpointer b)
+{
+	return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* Inputs as given, folders replaced by the images inside them, in name order. */
+static GPtrArray *
+expand_inputs (char **inputs, GError **error)
+{
+	GPtrArray *files = g_ptr_array_new_with_free_func (g_free);
+	for (char **in = inputs; *in; in++) {
+		if (!g_file_test (*in, G_FILE_TEST_IS_DIR)) {
+			g_ptr_array_add (files, g_strdup (*in));
+			continue;
+		}
+		g_autoptr (GDir) dir = g_dir_open (*in, 0, error);
+		if (!dir) {
+			g_ptr_array_unref (files);
+			return NULL;
+		}
+		GPtrArray *found = g_ptr_array_new ();
+		for (const char *name; (name = g_dir_read_name (dir));)
+			if (is_image_name (name))
+				g_ptr_array_add (found, g_build_filename (*in, name, NULL));
+		g_ptr_array_sort (found, compare_strings);
+		for (guint i = 0; i < found->len; i++)
+			g_ptr_array_add (files, found->pdata[i]);
+		g_ptr_array_free (found, TRUE);
+	}
+	return files;
+}
+
+static gboolean
+same_file (const char *a, const char *b)
+{
+	GStatBuf sa, sb;
+	return g_stat (a, &sa) == 0 && g_stat (b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static gboolean
+process (job *j, const char *input, const char *output, GError **error)
+{
+	g_autoptr (GdkPixbuf) photo = bd_image_load (input, error);
+	if (!photo)
+		return FALSE;
+	int w = gdk_pixbuf_get_width (photo), h = gdk_pixbuf_get_height (photo);
+	bd_image image = {
+		gdk_pixbuf_read_pixels (photo), (uint32_t) w, (uint32_t) h, (size_t) gdk_pixbuf_get_rowstride (photo),
+		gdk_pixbuf_get_has_alpha (photo) ? BD_PIXEL_RGBA8 : BD_PIXEL_RGB8,
+	};
+	g_autofree guint8 *alpha = g_try_malloc ((gsize) w * h);
+	g_autoptr (GdkPixbuf) result = gdk_pixbuf_new (GDK_COLORSPACE_RGB, TRUE, 8, w, h);
+	if (!alpha || !result) {
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_TOO_LARGE, _("Out of memory for a %d×%d photo"), w, h);
+		return FALSE;
+	}
+	bd_error err = { 0 };
+	if (bd_session_run (j->session, &image, &j->run, alpha, (size_t) w, &err) != BD_OK ||
+	    ((j->threshold >= 0 || j->feather > 0) &&
+	     bd_mask_adjust (alpha, (uint32_t) w, (uint32_t) h, (size_t) w, j->threshold, j->feather, &err) != BD_OK)) {
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, "%s", err.message);
+		return FALSE;
+	}
+	guint8 *out = gdk_pixbuf_get_pixels (result);
+	gsize stride = (gsize) gdk_pixbuf_get_rowstride (result);
+	if (j->kind == OUTPUT_MASK) {
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++) {
+				guint8 *p = out + y * stride + (gsize) x * 4;
+				p[0] = p[1] = p[2] = alpha[(gsize) y * w + x];
+				p[3] = 255;
+			}
+	} else {
+		bd_background transparent = { .kind = BD_BACKGROUND_TRANSPARENT };
+		const bd_background *bg = j->kind == OUTPUT_CUTOUT ? &transparent : &j->background;
+		if (bd_composite (&image, alpha, (size_t) w, bg, out, stride, &err) != BD_OK) {
+			g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, "%s", err.message);
+			return FALSE;
+		}
+	}
+	return bd_image_save (result, output, j->quality, error);
+}
+
+static char *
+output_name (const char *input, const char *dir, const char *ext, GHashTable *used)
+{
+	g_autofree char *base = g_path_get_basename (input);
+	char *dot = strrchr (base, '.');
+	if (dot && dot != base)
+		*dot = '\0';
+	char *path = g_strdup_printf ("%s/%s.%s", dir, base, ext);
+	/* Two inputs with one name (from two folders) must not overwrite each other. */
+	for (int n = 2; g_hash_table_contains (used, path); n++) {
+		g_free (path);
+		path = g_strdup_printf ("%s/%s-%d.%s", dir, base, n, ext);
+	}
+	g_hash_table_add (used, g_strdup (path));
+	return path;
+}
+
+int
+main (int argc, char **argv)
+{
+	setlocale (LC_ALL, "");
+	bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+	bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+	textdomain (GETTEXT_PACKAGE);
+
+	g_autoptr (GOptionContext) ctx = g_option_context_new (_("INPUT… (-o OUTPUT | --output-dir DIR)"));
+	g_option_context_set_summary (ctx, _("Remove or replace the background of portrait photos."));
+	g_option_context_set_description (ctx, _(description));
+	g_option_context_add_main_entries (ctx, entries, GETTEXT_PACKAGE);
+	g_autoptr (GError) error = NULL;
+	if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
+		fprintf (stderr, "backdrop-cli: %s\n%s\n", error->message, _("Try “backdrop-cli --help”."));
+		return EXIT_USAGE;
+	}
+	if (opt_version) {
+		printf ("backdrop-cli %s\n", BD_VERSION_STRING);
+		return EXIT_OK;
+	}
+
+	job j = { .quiet = opt_quiet, .quality = opt_quality };
+	const char *usage_error = NULL;
+	if (!opt_inputs || !opt_inputs[0])
+		usage_error = _("No input photo given.");
+	else if (!opt_output_file == !opt_output_dir)
+		usage_error = _("Give exactly one of -o FILE or --output-dir DIR.");
+	else if (!g_strcmp0 (opt_output, "cutout"))
+		j.kind = OUTPUT_CUTOUT;
+	else if (!g_strcmp0 (opt_output, "mask"))
+		j.kind = OUTPUT_MASK;
+	else if (!g_strcmp0 (opt_output, "composite"))
+		j.kind = OUTPUT_COMPOSITE;
+	else
+		usage_error = _("--output must be cutout, mask or composite.");
+
+	bd_session_options sopts;
+	bd_session_options_init (&sopts);
+	sopts.threads = opt_threads;
+	if (!usage_error) {
+		if (!g_strcmp0 (opt_device, "auto")) sopts.device = BD_DEVICE_AUTO;
+		else if (!g_strcmp0 (opt_device, "cpu")) sopts.device = BD_DEVICE_CPU;
+		else if (!g_strcmp0 (opt_device, "cuda") || !g_strcmp0 (opt_device, "gpu")) sopts.device = BD_DEVICE_CUDA;
+		else usage_error = _("--device must be auto, cpu or cuda.");
+	}
+	if (!usage_error) {
+		if (!g_strcmp0 (opt_precision, "fast")) sopts.precision = BD_PRECISION_FAST;
+		else if (!g_strcmp0 (opt_precision, "exact")) sopts.precision = BD_PRECISION_EXACT;
+		else usage_error = _("--precision must be fast or exact.");
+	}
+	const char *ext = "png";
+	if (!usage_error && opt_format) {
+		if (!g_ascii_strcasecmp (opt_format, "png") || !g_ascii_strcasecmp (opt_format, "webp"))
+			ext = opt_format;
+		else if (!g_ascii_strcasecmp (opt_format, "jpg") || !g_ascii_strcasecmp (opt_format, "jpeg"))
+			ext = "jpg";
+		else
+			usage_error = _("--format must be png, webp or jpg.");
+	}
+	if (!usage_error && opt_output_file && !bd_image_format_supported (opt_output_file))
+		usage_error = _("The output file's name must end in .png, .webp, .jpg or .jpeg.");
+	if (!usage_error && (opt_quality < 1 || opt_quality > 100))
+		usage_error = _("--quality must be from 1 to 100.");
+	if (!usage_error && (opt_threshold > 1 || opt_feather < 0 || opt_feather > 500 || opt_threads < 0))
+		usage_error = _("--threshold must be at most 1, --feather within 0..500, --threads not negative.");
+	if (!usage_error && j.kind != OUTPUT_COMPOSITE && opt_background)
+		usage_error = _("--background goes with --output composite.");
+	if (usage_error) {
+		fprintf (stderr, "backdrop-cli: %s\n%s\n", usage_error, _("Try “backdrop-cli --help”."));
+		return EXIT_USAGE;
+	}
+	if (j.kind == OUTPUT_COMPOSITE && !parse_background (&j, opt_background, &error)) {
+		fprintf (stderr, "backdrop-cli: %s\n", error->message);
+		return EXIT_USAGE;
+	}
+	j.threshold = (float) opt_threshold;
+	j.feather = (float) opt_feather;
+	bd_run_options_init (&j.run);
+	j.run.refine_edges = !opt_no_refine;
+
+	g_autoptr (GPtrArray) inputs = expand_inputs (opt_inputs, &error);
+	if (!inputs) {
+		fprintf (stderr, "backdrop-cli: %s\n", error->message);
+		return EXIT_USAGE;
+	}
+	if (inputs->len == 0) {
+		fprintf (stderr, "backdrop-cli: %s\n", _("The folders given hold no images."));
+		return EXIT_USAGE;
+	}
+	if (opt_output_file && inputs->len > 1) {
+		fprintf (stderr, "backdrop-cli: %s\n", _("-o takes one input; use --output-dir for several."));
+		return EXIT_USAGE;
+	}
+	if (opt_output_dir && !g_file_test (opt_output_dir, G_FILE_TEST_IS_DIR) &&
+	    g_mkdir_with_parents (opt_output_dir, 0755) != 0) {
+		fprintf (stderr, "backdrop-cli: %s %s: %s\n", _("Cannot create the output folder"), opt_output_dir, g_strerror (errno));
+		return EXIT_SETUP;
+	}
+
+	g_autofree char *model_path = opt_model ? g_strdup (opt_model) : default_model ();
+	bd_error err = { 0 };
+	bd_model *model = NULL;
+	if (bd_model_open (model_path, &model, &err) != BD_OK ||
+	    bd_session_new (model, &sopts, &j.session, &err) != BD_OK) {
+		fprintf (stderr, "backdrop-cli: %s\n", err.message);
+		bd_model_free (model);
+		return EXIT_SETUP;
+	}
+	/* Always said, even with --quiet: which device ran is part of the result. */
+	fprintf (stderr, "backdrop-cli: %s %s\n", _("using"), bd_session_device_description (j.session));
+
+	g_autoptr (GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr (GPtrArray) failed = g_ptr_array_new_with_free_func (g_free);
+	gint64 start = g_get_monotonic_time ();
+	for (guint i = 0; i < inputs->len; i++) {
+		const char *input = inputs->pdata[i];
+		g_autofree char *output = opt_output_file ? g_strdup (opt_output_file)
+		                                          : output_name (input, opt_output_dir, ext, used);
+		g_autoptr (GError) e = NULL;
+		gint64 t0 = g_get_monotonic_time ();
+		gboolean ok;
+		if (!opt_overwrite_inputs && same_file (input, output)) {
+			g_set_error (&e, BD_IO_ERROR, BD_IO_ERROR_WRITE,
+			             _("%s would overwrite its input (use --overwrite-inputs to allow it)"), output);
+			ok = FALSE;
+		} else {
+			ok = process (&j, input, output, &e);
+		}
+		if (ok) {
+			say (&j, "[%u/%u] %s → %s (%.0f ms)\n", i + 1, inputs->len, input, output,
+			     (g_get_monotonic_time () - t0) / 1000.0);
+		} else {
+			fprintf (stderr, "[%u/%u] %s: %s\n", i + 1, inputs->len, input, e->message);
+			g_ptr_array_add (failed, g_strdup (input));
+		}
+	}
+	double seconds = (g_get_monotonic_time () - start) / 1e6;
+	if (failed->len == 0) {
+		say (&j, "backdrop-cli: %u %s in %.1f s\n", inputs->len,
+		     inputs->len == 1 ? _("photo done") : _("photos done"), seconds);
+	} else {
+		fprintf (stderr, "backdrop-cli: %u of %u %s:\n", failed->len, inputs->len, _("photos failed"));
+		for (guint i = 0; i < failed->len; i++)
+			fprintf (stderr, "  %s\n", (const char *) failed->pdata[i]);
+	}
+	bd_session_free (j.session);
+	bd_model_free (model);
+	g_clear_object (&j.background_pixbuf);
+	return failed->len ? EXIT_SOME_FAILED : EXIT_OK;
+}

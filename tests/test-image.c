@@ -1,0 +1,255 @@
+/* Pre/post-processing and whole sessions: resampling, edge-aware mask upsampling,
+ * compositing, mask edits, progress and cancel, and bad images. */
+#include "image/image.h"
+#include "synthetic-model.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+static bd_thread_pool *pool;
+
+static void
+test_resample (void)
+{
+	/* A 4x4 image of 2x2 blocks shrinks to the blocks' means, exactly. */
+	uint8_t px[4 * 4 * 3];
+	for (int y = 0; y < 4; y++)
+		for (int x = 0; x < 4; x++)
+			for (int c = 0; c < 3; c++)
+				px[(y * 4 + x) * 3 + c] = (uint8_t) (((y / 2) * 2 + x / 2) * 60 + c + (x % 2) * 10);
+	bd_image img = { px, 4, 4, 12, BD_PIXEL_RGB8 };
+	float out[2 * 2 * 3];
+	g_assert_cmpint (bd_resample_rgb (pool, &img, 2, 2, out, NULL, 0, 3, NULL), ==, BD_OK);
+	for (int b = 0; b < 4; b++)
+		for (int c = 0; c < 3; c++)
+			g_assert_cmpfloat_with_epsilon (out[b * 3 + c] * 255.0f, b * 60 + c + 5, 1e-3);
+	/* Enlarging a constant image keeps it constant; into RGBA bytes, alpha opaque. */
+	uint8_t flat[3 * 3 * 4];
+	memset (flat, 77, sizeof flat);
+	bd_image f = { flat, 3, 3, 12, BD_PIXEL_RGBA8 };
+	uint8_t big[7 * 5 * 4];
+	memset (big, 0, sizeof big);
+	g_assert_cmpint (bd_resample_rgb (pool, &f, 7, 5, NULL, big, 28, 4, NULL), ==, BD_OK);
+	for (int i = 0; i < 7 * 5; i++) {
+		g_assert_cmpuint (big[4 * i], ==, 77);
+		g_assert_cmpuint (big[4 * i + 3], ==, 255);
+	}
+}
+
+/* A photo dark on the left, bright on the right, and a blurry low-resolution mask of the
+ * same edge: the refined mask must switch at the photo's edge, far more sharply. */
+static void
+test_upsample_follows_edges (void)
+{
+	enum { W = 200, H = 100, LW = 50, LH = 25 };
+	static uint8_t px[W * H * 3];
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+			memset (px + (y * W + x) * 3, x < W / 2 ? 20 : 230, 3);
+	bd_image photo = { px, W, H, W * 3, BD_PIXEL_RGB8 };
+	static float rgb[LW * LH * 3], prob[LW * LH];
+	g_assert_cmpint (bd_resample_rgb (pool, &photo, LW, LH, rgb, NULL, 0, 3, NULL), ==, BD_OK);
+	for (int y = 0; y < LH; y++)
+		for (int x = 0; x < LW; x++)
+			prob[y * LW + x] = 1.0f / (1.0f + expf (-((float) x + 0.5f - LW / 2.0f) / 2.0f));
+	static uint8_t plain[W * H], refined[W * H];
+	memset (plain, 7, sizeof plain);
+	memset (refined, 7, sizeof refined);
+	g_assert_cmpint (bd_upsample_alpha (pool, prob, rgb, LW, LH, &photo, false, plain, W, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_upsample_alpha (pool, prob, rgb, LW, LH, &photo, true, refined, W, NULL), ==, BD_OK);
+	int row = H / 2 * W;
+	int jump_plain = plain[row + 101] - plain[row + 98], jump_refined = refined[row + 101] - refined[row + 98];
+	g_test_message ("3-pixel jump across the edge: plain %d, refined %d", jump_plain, jump_refined);
+	g_assert_cmpint (jump_refined, >, 2 * jump_plain);
+	g_assert_cmpint (jump_refined, >, 40);
+	/* Far from the edge both agree with the mask. */
+	g_assert_cmpint (abs (refined[row + 5] - plain[row + 5]), <=, 3);
+	g_assert_cmpint (abs (refined[row + 195] - plain[row + 195]), <=, 3);
+	g_assert_cmpuint (plain[row + 5], <, 10);
+	g_assert_cmpuint (plain[row + 195], >, 245);
+}
+
+static void
+test_composite (void)
+{
+	enum { W = 40, H = 10 };
+	static uint8_t px[W * H * 4], alpha[W * H], out[W * H * 4];
+	for (int i = 0; i < W * H; i++) {
+		px[4 * i] = 200; px[4 * i + 1] = 100; px[4 * i + 2] = 50; px[4 * i + 3] = 255;
+		alpha[i] = (uint8_t) (i % W < 10 ? 0 : i % W < 20 ? 128 : 255);
+	}
+	px[3] = 0;   /* one pixel already transparent in the photo itself */
+	bd_image photo = { px, W, H, W * 4, BD_PIXEL_RGBA8 };
+
+	bd_background bg = { .kind = BD_BACKGROUND_TRANSPARENT };
+	memset (out, 1, sizeof out);
+	g_assert_cmpint (bd_composite (&photo, alpha, W, &bg, out, W * 4, NULL), ==, BD_OK);
+	g_assert_cmpuint (out[4 * 25 + 3], ==, 255);
+	g_assert_cmpuint (out[4 * 15 + 3], ==, 128);
+	g_assert_cmpuint (out[4 * 25], ==, 200);
+	g_assert_cmpuint (out[4 * (W + 25) + 3], ==, 255);
+
+	bg = (bd_background) { .kind = BD_BACKGROUND_COLOR, .color = { 0, 0, 255, 255 } };
+	g_assert_cmpint (bd_composite (&photo, alpha, W, &bg, out, W * 4, NULL), ==, BD_OK);
+	const uint8_t *p0 = out + 4 * 5, *p1 = out + 4 * 15, *p2 = out + 4 * 25;
+	g_assert_cmpuint (p0[0], ==, 0);   g_assert_cmpuint (p0[2], ==, 255); g_assert_cmpuint (p0[3], ==, 255);
+	g_assert_cmpuint (p1[0], ==, 100); g_assert_cmpuint (p1[2], ==, 152);
+	g_assert_cmpuint (p2[0], ==, 200); g_assert_cmpuint (p2[2], ==, 50);
+
+	/* Another image, scaled to cover: a 10x40 picture, green in its middle rows. */
+	static uint8_t other[10 * 40 * 3];
+	for (int y = 0; y < 40; y++)
+		for (int x = 0; x < 10; x++) {
+			uint8_t *o = other + (y * 10 + x) * 3;
+			o[0] = 0; o[1] = y >= 15 && y < 25 ? 255 : 0; o[2] = y < 15 ? 255 : 0;
+		}
+	bd_image oimg = { other, 10, 40, 30, BD_PIXEL_RGB8 };
+	bg = (bd_background) { .kind = BD_BACKGROUND_IMAGE, .image = &oimg };
+	g_assert_cmpint (bd_composite (&photo, alpha, W, &bg, out, W * 4, NULL), ==, BD_OK);
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < 10; x++) {
+			const uint8_t *o = out + 4 * (y * W + x);
+			g_assert_cmpuint (o[1], >, 200);   /* the middle of the other image fills the frame */
+			g_assert_cmpuint (o[2], <, 40);
+		}
+
+	/* Blur: the background is the photo, smoothed; a flat photo stays flat. */
+	bg = (bd_background) { .kind = BD_BACKGROUND_BLUR, .blur_radius = 30 };
+	g_assert_cmpint (bd_composite (&photo, alpha, W, &bg, out, W * 4, NULL), ==, BD_OK);
+	g_assert_cmpint (abs (out[4 * (W * 5 + 5)] - 200), <=, 2);
+
+	bd_error err = { 0 };
+	bg.blur_radius = -1;
+	g_assert_cmpint (bd_composite (&photo, alpha, W, &bg, out, W * 4, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_composite (&photo, alpha, W, &bg, out, W * 3, &err), ==, BD_ERR_INVALID_ARGUMENT);
+}
+
+static void
+test_mask_adjust (void)
+{
+	enum { W = 32, H = 8 };
+	uint8_t a[W * H];
+	for (int i = 0; i < W * H; i++)
+		a[i] = (uint8_t) ((i % W) * 8);
+	g_assert_cmpint (bd_mask_adjust (a, W, H, W, 0.5f, 0, NULL), ==, BD_OK);
+	for (int i = 0; i < W * H; i++)
+		g_assert_cmpuint (a[i], ==, (i % W) * 8 >= 128 ? 255 : 0);
+	g_assert_cmpint (bd_mask_adjust (a, W, H, W, -1, 6, NULL), ==, BD_OK);
+	g_assert_cmpuint (a[W * 4 + 2], ==, 0);
+	g_assert_cmpuint (a[W * 4 + 30], ==, 255);
+	g_assert_cmpuint (a[W * 4 + 15], >, 20);
+	g_assert_cmpuint (a[W * 4 + 15], <, 235);
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_mask_adjust (a, W, H, W, 2, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_adjust (a, 0, H, W, 0, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
+}
+
+typedef struct {
+	float last;
+	int   calls;
+	int   cancel_after;
+} progress_log;
+
+static int
+on_progress (float fraction, void *data)
+{
+	progress_log *log = data;
+	g_assert_cmpfloat (fraction, >=, log->last);
+	g_assert_cmpfloat (fraction, <=, 1.0f);
+	log->last = fraction;
+	log->calls++;
+	return log->cancel_after && log->calls >= log->cancel_after;
+}
+
+static void
+test_session_run (void)
+{
+	bd_synthetic_spec spec;
+	bd_synthetic_spec_init (&spec, 3, 8, 64, 9);
+	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-image.bdm", NULL);
+	g_assert_true (bd_synthetic_model_write (&spec, path));
+	bd_model *m = NULL;
+	bd_session *s = NULL;
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_model_open (path, &m, &err), ==, BD_OK);
+	g_unlink (path);
+	g_assert_cmpint (bd_session_new (m, NULL, &s, &err), ==, BD_OK);
+	g_assert_cmpint (bd_session_device (s), ==, BD_DEVICE_CPU);
+	g_assert_true (g_str_has_prefix (bd_session_device_description (s), "CPU ("));
+
+	/* An odd-sized RGBA photo with padded rows. */
+	enum { W = 333, H = 517, STRIDE = W * 4 + 12 };
+	g_autofree uint8_t *px = g_malloc (STRIDE * H);
+	bd_rng rng = { 3 };
+	for (size_t i = 0; i < (size_t) STRIDE * H; i++)
+		px[i] = (uint8_t) bd_rng_uniform (&rng, 0, 256);
+	bd_image photo = { px, W, H, STRIDE, BD_PIXEL_RGBA8 };
+	g_autofree uint8_t *a1 = g_malloc (W * H), *a2 = g_malloc (W * H);
+	memset (a1, 0xAB, W * H);
+	progress_log log = { 0 };
+	bd_run_options run;
+	bd_run_options_init (&run);
+	run.progress = on_progress;
+	run.user_data = &log;
+	g_assert_cmpint (bd_session_run (s, &photo, &run, a1, W, &err), ==, BD_OK);
+	g_assert_cmpfloat (log.last, ==, 1.0f);
+	g_assert_cmpint (bd_session_run (s, &photo, NULL, a2, W, &err), ==, BD_OK);
+	g_assert_cmpmem (a1, W * H, a2, W * H);
+	int distinct = 0;
+	for (int i = 1; i < W * H; i++)
+		distinct += a1[i] != a1[0];
+	g_assert_cmpint (distinct, >, 0);
+
+	log = (progress_log) { .cancel_after = 2 };
+	g_assert_cmpint (bd_session_run (s, &photo, &run, a1, W, &err), ==, BD_ERR_CANCELLED);
+
+	/* Bad photos: a clear status, and the mask left alone. */
+	bd_image bad = photo;
+	bad.width = 0;
+	g_assert_cmpint (bd_session_run (s, &bad, NULL, a1, W, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_nonnull (strstr (err.message, "empty"));
+	bad = photo;
+	bad.width = 30000;
+	bad.height = 30000;
+	g_assert_cmpint (bd_session_run (s, &bad, NULL, a1, W, &err), ==, BD_ERR_TOO_LARGE);
+	g_assert_nonnull (strstr (err.message, "30000x30000"));
+	bad = photo;
+	bad.stride = W;
+	g_assert_cmpint (bd_session_run (s, &bad, NULL, a1, W, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_session_run (s, &photo, NULL, NULL, W, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_session_run (s, NULL, NULL, a1, W, &err), ==, BD_ERR_INVALID_ARGUMENT);
+
+	/* A CUDA session fails loudly here when no GPU or no CUDA build is present. */
+	bd_session_options o;
+	bd_session_options_init (&o);
+	o.device = BD_DEVICE_CUDA;
+	bd_session *gpu = NULL;
+	bd_status st = bd_session_new (m, &o, &gpu, &err);
+	if (st == BD_OK) {
+		g_test_message ("a GPU is present: %s", bd_session_device_description (gpu));
+		bd_session_free (gpu);
+	} else {
+		g_assert_cmpint (st, ==, BD_ERR_DEVICE);
+		g_assert_null (gpu);
+		g_assert_cmpuint (strlen (err.message), >, 10);
+	}
+	bd_session_free (s);
+	bd_model_free (m);
+}
+
+int
+main (int argc, char **argv)
+{
+	g_test_init (&argc, &argv, NULL);
+	pool = bd_thread_pool_new (2);
+	g_test_add_func ("/core/image/resample", test_resample);
+	g_test_add_func ("/core/image/upsample-follows-edges", test_upsample_follows_edges);
+	g_test_add_func ("/core/image/composite", test_composite);
+	g_test_add_func ("/core/image/mask-adjust", test_mask_adjust);
+	g_test_add_func ("/core/image/session-run", test_session_run);
+	int ret = g_test_run ();
+	bd_thread_pool_free (pool);
+	return ret;
+}

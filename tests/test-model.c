@@ -1,0 +1,221 @@
+/* The model loader against good files and against every kind of bad one: missing, empty,
+ * truncated, bit-flipped, wrong magic or version, absurd or overflowing sizes. A bad file
+ * must give BD_ERR_FORMAT (or BD_ERR_IO) and a message, never a crash (run under ASan/UBSan). */
+#include "backdrop-private.h"
+#include "reference.h"
+#include "synthetic-model.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *tmpdir;
+
+static char *
+write_bytes (const char *name, const uint8_t *bytes, size_t size)
+{
+	char *path = g_build_filename (tmpdir, name, NULL);
+	g_autoptr (GError) error = NULL;
+	g_assert_true (g_file_set_contents (path, (const char *) bytes, (gssize) size, &error));
+	return path;
+}
+
+static uint8_t *
+good_model (size_t *size, bool f16)
+{
+	bd_synthetic_spec spec;
+	bd_synthetic_spec_init (&spec, 3, 8, 64, 11);
+	spec.f16 = f16;
+	uint8_t *b = bd_synthetic_model_bytes (&spec, size);
+	g_assert_nonnull (b);
+	return b;
+}
+
+/* Loads @bytes and expects the status @want with a non-empty message. */
+static void
+expect_status (const uint8_t *bytes, size_t size, bd_status want, const char *what)
+{
+	g_autofree char *path = write_bytes ("m.bdm", bytes, size);
+	bd_model *m = NULL;
+	bd_error err = { 0 };
+	bd_status st = bd_model_open (path, &m, &err);
+	if (st != want)
+		g_error ("%s: status %s (%s), expected %s", what, bd_status_name (st), err.message, bd_status_name (want));
+	if (want != BD_OK) {
+		g_assert_null (m);
+		g_assert_cmpuint (strlen (err.message), >, 10);
+	}
+	bd_model_free (m);
+}
+
+static void
+put32 (uint8_t *p, uint32_t v)
+{
+	memcpy (p, &v, 4);   /* the test machines are little-endian, like the format */
+}
+
+static void
+put64 (uint8_t *p, uint64_t v)
+{
+	memcpy (p, &v, 8);
+}
+
+static void
+test_good (void)
+{
+	size_t size;
+	g_autofree uint8_t *b = good_model (&size, false);
+	g_autofree char *path = write_bytes ("good.bdm", b, size);
+	bd_model *m = NULL;
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_model_open (path, &m, &err), ==, BD_OK);
+	g_assert_cmpuint (bd_model_depth (m), ==, 3);
+	g_assert_cmpuint (bd_model_width (m, 2), ==, 32);
+	g_assert_cmpuint (bd_model_width (m, 3), ==, 0);
+	g_assert_cmpuint (bd_model_input_size (m), ==, 64);
+	g_assert_cmpstr (bd_model_name (m), ==, "synthetic depth 3 width 8");
+	bd_model_free (m);
+}
+
+/* f16 weights are widened at load: the network must agree with the f32 file closely. */
+static void
+test_f16 (void)
+{
+	size_t s32, s16;
+	g_autofree uint8_t *b32 = good_model (&s32, false), *b16 = good_model (&s16, true);
+	g_assert_cmpuint (s16, <, s32);
+	g_autofree char *p32 = write_bytes ("f32.bdm", b32, s32), *p16 = write_bytes ("f16.bdm", b16, s16);
+	bd_model *m32 = NULL, *m16 = NULL;
+	bd_session *a = NULL, *b = NULL;
+	bd_session_options o;
+	bd_session_options_init (&o);
+	o.device = BD_DEVICE_CPU;
+	g_assert_cmpint (bd_model_open (p32, &m32, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_model_open (p16, &m16, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_session_new (m32, &o, &a, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_session_new (m16, &o, &b, NULL), ==, BD_OK);
+	uint32_t h = 16, w = 24;
+	float in[3 * 16 * 24], out32[16 * 24], out16[16 * 24];
+	bd_rng rng = { 5 };
+	for (size_t i = 0; i < G_N_ELEMENTS (in); i++)
+		in[i] = bd_rng_uniform (&rng, -2, 2);
+	g_assert_cmpint (bd_session_forward (a, in, h, w, out32, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_session_forward (b, in, h, w, out16, NULL), ==, BD_OK);
+	g_assert_cmpfloat (ref_relative_error (out16, out32, h * w), <, 1e-2);
+	bd_session_free (a);
+	bd_session_free (b);
+	bd_model_free (m32);
+	bd_model_free (m16);
+}
+
+static void
+test_missing_and_special (void)
+{
+	bd_model *m = NULL;
+	bd_error err = { 0 };
+	g_autofree char *missing = g_build_filename (tmpdir, "no-such.bdm", NULL);
+	g_assert_cmpint (bd_model_open (missing, &m, &err), ==, BD_ERR_IO);
+	g_assert_nonnull (strstr (err.message, "no-such.bdm"));
+	g_assert_cmpint (bd_model_open (tmpdir, &m, &err), ==, BD_ERR_IO);
+	g_assert_cmpint (bd_model_open (NULL, &m, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	expect_status ((const uint8_t *) "", 0, BD_ERR_FORMAT, "empty file");
+	const char text[] = "this is a text file, not a model at all, and it is long enough to have a header"
+	                    "...................................................................................."
+	                    "....................................................................................";
+	expect_status ((const uint8_t *) text, sizeof text, BD_ERR_FORMAT, "text file");
+}
+
+static void
+test_truncated (void)
+{
+	size_t size;
+	g_autofree uint8_t *b = good_model (&size, false);
+	const size_t cuts[] = { 1, 8, 100, 255, 256, 300, 1000, size / 2, size - 64, size - 1 };
+	for (size_t i = 0; i < G_N_ELEMENTS (cuts); i++) {
+		g_autofree char *what = g_strdup_printf ("truncated to %zu bytes", cuts[i]);
+		expect_status (b, cuts[i], BD_ERR_FORMAT, what);
+	}
+	/* Trailing bytes are as wrong as missing ones. */
+	g_autofree uint8_t *longer = g_malloc0 (size + 10);
+	memcpy (longer, b, size);
+	expect_status (longer, size + 10, BD_ERR_FORMAT, "trailing bytes");
+}
+
+static void
+test_bit_flips (void)
+{
+	size_t size;
+	g_autofree uint8_t *b = good_model (&size, false);
+	g_autofree uint8_t *c = g_malloc (size);
+	GRand *rand = g_rand_new_with_seed (g_test_rand_int ());
+	for (int i = 0; i < 300; i++) {
+		size_t pos;
+		/* The name (132..191) is free text and mean/std (40..63) any finite numbers: a flip
+		 * there may load. Everything else is checked or covered by the checksum. */
+		do
+			pos = (size_t) g_rand_int_range (rand, 0, (gint32) size);
+		while ((pos >= 132 && pos < 192) || (pos >= 40 && pos < 64));
+		memcpy (c, b, size);
+		c[pos] ^= (uint8_t) (1u << g_rand_int_range (rand, 0, 8));
+		g_autofree char *what = g_strdup_printf ("bit flip at byte %zu", pos);
+		expect_status (c, size, BD_ERR_FORMAT, what);
+	}
+	g_rand_free (rand);
+}
+
+static void
+test_header_fields (void)
+{
+	size_t size;
+	g_autofree uint8_t *b = good_model (&size, false);
+	g_autofree uint8_t *c = g_malloc (size);
+#define CASE(what, edit, fix) do { memcpy (c, b, size); edit; if (fix) bd_synthetic_model_fix_checksum (c, size); \
+		expect_status (c, size, BD_ERR_FORMAT, what); } while (0)
+	CASE ("wrong magic", memcpy (c, "GGUF\0\0\0\0", 8), false);
+	CASE ("version 2", put32 (c + BD_SYN_OFFSET_VERSION, 2), false);
+	CASE ("depth 0", put32 (c + BD_SYN_OFFSET_DEPTH, 0), false);
+	CASE ("depth 9", put32 (c + BD_SYN_OFFSET_DEPTH, 9), false);
+	CASE ("width 100000", put32 (c + BD_SYN_OFFSET_WIDTHS + 4, 100000), false);
+	CASE ("width 4096 with tensors of width 16", put32 (c + BD_SYN_OFFSET_WIDTHS + 4, 4096), false);
+	CASE ("tensor count 2^31", put32 (c + BD_SYN_OFFSET_COUNT, 0x80000000u), false);
+	CASE ("data offset 2^64-64", put64 (c + BD_SYN_OFFSET_DATA, UINT64_MAX - 63), false);
+	CASE ("file size 2^64-1", put64 (c + BD_SYN_OFFSET_FILE_SIZE, UINT64_MAX), false);
+	CASE ("negative std", { float v = -1; memcpy (c + 52, &v, 4); }, false);
+	/* Tensor entries with a valid checksum, so the loader's own checks are what refuse them. */
+	uint8_t *e = NULL;
+#define ENTRY (c + BD_SYN_HEADER_SIZE + BD_SYN_ENTRY_SIZE)
+	CASE ("tensor offset overflowing", put64 (ENTRY + 80, UINT64_MAX - 63), true);
+	CASE ("tensor size overflowing", put64 (ENTRY + 88, UINT64_MAX), true);
+	CASE ("tensor past the end", put64 (ENTRY + 80, size), true);
+	CASE ("tensor dims product overflow", { put32 (ENTRY + 64, 0xffffffffu); put32 (ENTRY + 68, 0xffffffffu); }, true);
+	CASE ("unaligned tensor", put64 (ENTRY + 80, 4), true);
+	CASE ("unknown dtype", put32 (ENTRY + 56, 7), true);
+	CASE ("unknown tensor name", memcpy (ENTRY, "enc9.conv7.weight", 18), true);
+	CASE ("duplicated tensor", memcpy (ENTRY, c + BD_SYN_HEADER_SIZE, 56), true);
+	CASE ("NaN weight", { uint64_t off; memcpy (&off, c + BD_SYN_OFFSET_DATA, 8);
+	                      float nan = NAN; memcpy (c + off, &nan, 4); }, true);
+	(void) e;
+#undef ENTRY
+#undef CASE
+}
+
+int
+main (int argc, char **argv)
+{
+	g_test_init (&argc, &argv, NULL);
+	tmpdir = g_dir_make_tmp ("backdrop-test-model-XXXXXX", NULL);
+	g_test_add_func ("/core/model/good", test_good);
+	g_test_add_func ("/core/model/f16", test_f16);
+	g_test_add_func ("/core/model/missing-and-special", test_missing_and_special);
+	g_test_add_func ("/core/model/truncated", test_truncated);
+	g_test_add_func ("/core/model/bit-flips", test_bit_flips);
+	g_test_add_func ("/core/model/header-fields", test_header_fields);
+	int ret = g_test_run ();
+	g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
+	if (system (cmd) != 0)
+		g_warning ("could not remove %s", tmpdir);
+	g_free (tmpdir);
+	return ret;
+}

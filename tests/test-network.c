@@ -1,0 +1,144 @@
+/* The whole U-Net: the CPU engine against the naive reference on random models of many
+ * shapes, and against PyTorch's own output for the shipped model (tests/golden, written by
+ * training/export.py). */
+#include "backdrop-private.h"
+#include "reference.h"
+#include "synthetic-model.h"
+
+#include <glib.h>
+#include <math.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+typedef struct { uint32_t depth, widths[4], h, w; } net_case;
+
+static const net_case net_cases[] = {
+	{ 1, { 4 }, 5, 7 },                    /* no pooling at all */
+	{ 2, { 8, 16 }, 6, 10 },
+	{ 3, { 5, 12, 20 }, 12, 20 },          /* widths that are not multiples of 16 */
+	{ 3, { 16, 32, 64 }, 16, 36 },
+	{ 4, { 24, 17, 40, 33 }, 24, 16 },     /* widths that shrink and grow */
+};
+
+static void
+run_case (const net_case *c, uint64_t seed)
+{
+	bd_synthetic_spec spec = { .depth = c->depth, .input_size = 64, .seed = seed };
+	memcpy (spec.widths, c->widths, sizeof c->widths);
+	size_t size;
+	g_autofree uint8_t *bytes = bd_synthetic_model_bytes (&spec, &size);
+	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-network.bdm", NULL);
+	g_assert_true (g_file_set_contents (path, (const char *) bytes, (gssize) size, NULL));
+
+	bd_model *m = NULL;
+	bd_session *s = NULL;
+	bd_error err = { 0 };
+	bd_session_options o;
+	bd_session_options_init (&o);
+	o.device = BD_DEVICE_CPU;
+	g_assert_cmpint (bd_model_open (path, &m, &err), ==, BD_OK);
+	g_assert_cmpint (bd_session_new (m, &o, &s, &err), ==, BD_OK);
+
+	size_t n = (size_t) c->h * c->w;
+	g_autofree float *in = g_new (float, 3 * n), *got = g_new (float, n), *want = g_new (float, n);
+	bd_rng rng = { seed + 1 };
+	for (size_t i = 0; i < 3 * n; i++)
+		in[i] = bd_rng_uniform (&rng, -2, 2);
+	for (size_t i = 0; i < n; i++)
+		got[i] = NAN;
+	g_assert_cmpint (ref_unet_forward (bytes, in, c->h, c->w, want), ==, 0);
+	/* Twice: the second run reuses the session's plan and buffers. */
+	for (int run = 0; run < 2; run++) {
+		g_assert_cmpint (bd_session_forward (s, in, c->h, c->w, got, &err), ==, BD_OK);
+		double e = ref_relative_error (got, want, n);
+		if (!(e < 1e-5))
+			g_error ("depth %u widths %u.. at %ux%u: relative error %g", c->depth, c->widths[0], c->w, c->h, e);
+	}
+	bd_session_free (s);
+	bd_model_free (m);
+	g_unlink (path);
+}
+
+static void
+test_random_unets (void)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS (net_cases); i++)
+		run_case (&net_cases[i], g_test_rand_int ());
+}
+
+static void
+test_bad_sizes (void)
+{
+	bd_synthetic_spec spec;
+	bd_synthetic_spec_init (&spec, 3, 4, 64, 3);
+	size_t size;
+	g_autofree uint8_t *bytes = bd_synthetic_model_bytes (&spec, &size);
+	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-network2.bdm", NULL);
+	g_assert_true (g_file_set_contents (path, (const char *) bytes, (gssize) size, NULL));
+	bd_model *m = NULL;
+	bd_session *s = NULL;
+	g_assert_cmpint (bd_model_open (path, &m, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_session_new (m, NULL, &s, NULL), ==, BD_OK);
+	float in[3 * 8 * 8], out[8 * 8];
+	memset (in, 0, sizeof in);
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_session_forward (s, in, 6, 8, out, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_nonnull (strstr (err.message, "multiples of 4"));
+	g_assert_cmpint (bd_session_forward (s, in, 0, 8, out, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_session_forward (s, NULL, 8, 8, out, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	bd_session_free (s);
+	bd_model_free (m);
+	g_unlink (path);
+}
+
+/* BDGOLD1: c, h, w, then the input (CHW) and PyTorch's probabilities (docs/model-format.md). */
+static void
+test_golden (void)
+{
+	const char *root = g_getenv ("BACKDROP_SOURCE_ROOT");
+	g_autofree char *model = g_build_filename (root ? root : ".", "data", "backdrop-portrait.bdm", NULL);
+	g_autofree char *golden = g_build_filename (root ? root : ".", "tests", "golden", "portrait.bdg", NULL);
+	if (!g_file_test (model, G_FILE_TEST_EXISTS) || !g_file_test (golden, G_FILE_TEST_EXISTS)) {
+		g_test_skip ("no shipped model or golden output (training/export.py makes them)");
+		return;
+	}
+	g_autofree char *data = NULL;
+	gsize len = 0;
+	g_assert_true (g_file_get_contents (golden, &data, &len, NULL));
+	g_assert_cmpuint (len, >=, 20);
+	g_assert_cmpmem (data, 8, "BDGOLD1\0", 8);
+	uint32_t dims[3];
+	memcpy (dims, data + 8, sizeof dims);
+	g_assert_cmpuint (dims[0], ==, 3);
+	size_t n = (size_t) dims[1] * dims[2];
+	g_assert_cmpuint (len, ==, 20 + 4 * 4 * n);
+	const float *in = (const float *) (data + 20), *want = in + 3 * n;
+
+	bd_model *m = NULL;
+	bd_session *s = NULL;
+	bd_error err = { 0 };
+	bd_session_options o;
+	bd_session_options_init (&o);
+	o.device = BD_DEVICE_CPU;
+	g_assert_cmpint (bd_model_open (model, &m, &err), ==, BD_OK);
+	g_assert_cmpint (bd_session_new (m, &o, &s, &err), ==, BD_OK);
+	g_autofree float *got = g_new (float, n);
+	g_assert_cmpint (bd_session_forward (s, in, dims[1], dims[2], got, &err), ==, BD_OK);
+	double worst = 0;
+	for (size_t i = 0; i < n; i++)
+		worst = fmax (worst, fabs ((double) got[i] - want[i]));
+	g_test_message ("largest difference from PyTorch: %g", worst);
+	g_assert_cmpfloat (worst, <, 1e-3);
+	bd_session_free (s);
+	bd_model_free (m);
+}
+
+int
+main (int argc, char **argv)
+{
+	g_test_init (&argc, &argv, NULL);
+	g_test_add_func ("/core/network/random-unets", test_random_unets);
+	g_test_add_func ("/core/network/bad-sizes", test_bad_sizes);
+	g_test_add_func ("/core/network/golden", test_golden);
+	return g_test_run ();
+}
