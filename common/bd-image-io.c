@@ -28,8 +28,8 @@ typedef struct {
 	gboolean too_large;
 } header_info;
 
-/* Called once the header is read, before pixels are decoded: a photo over the limit is
- * decoded at 1x1 instead, so a decompression bomb costs no memory, then refused. */
+/* Called once the header is read: a photo over the limit is refused. Loaders that can scale
+ * decode it at 1x1 meanwhile; files are checked before decoding anyway (check_file_size). */
 static void
 on_size_prepared (GdkPixbufLoader *loader, int width, int height, gpointer data)
 {
@@ -89,6 +89,23 @@ decode (const guint8 *data, gsize size, const char *name, GError **error)
 	return gdk_pixbuf_apply_embedded_orientation (pixbuf);
 }
 
+/* For files, the header alone is read first, so a 30000x30000 bomb is refused before any
+ * decoder allocates its pixels. */
+static gboolean
+check_file_size (const char *path, const char *name, GError **error)
+{
+	int width = 0, height = 0;
+	if (!gdk_pixbuf_get_file_info (path, &width, &height))
+		return TRUE;   /* the decoder says what is wrong */
+	if (width > 0 && height > 0 && (guint64) width * (guint64) height > BD_MAX_PIXELS) {
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_TOO_LARGE,
+		             _("%s is %d×%d pixels; Backdrop handles photos up to %d megapixels"),
+		             name, width, height, (int) (BD_MAX_PIXELS / 1000000));
+		return FALSE;
+	}
+	return TRUE;
+}
+
 GdkPixbuf *
 bd_image_load (const char *path, GError **error)
 {
@@ -103,6 +120,8 @@ bd_image_load (const char *path, GError **error)
 		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_UNSUPPORTED, _("%s is not a file"), name);
 		return NULL;
 	}
+	if (!check_file_size (path, name, error))
+		return NULL;
 	g_autoptr (GMappedFile) file = g_mapped_file_new (path, FALSE, error);
 	if (!file)
 		return NULL;

@@ -1,0 +1,671 @@
+/* The app in a real window (under Xvfb, CPU backend): open a photo the way a drop does, wait
+ * for the mask, paint a remove stroke, undo and redo it, export a PNG and read it back, copy
+ * to the clipboard, run a batch with one bad file, check the narrow layout, take a screenshot.
+ *
+ * Needs: a display; BACKDROP_TEST_PHOTOS, a folder of photos (skipped when absent); a model,
+ * BACKDROP_MODEL or BACKDROP_TEST_SHIPPED_MODEL (skipped when absent). */
+#include "config.h"
+
+#include <string.h>
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+
+#include "bd-application.h"
+#include "bd-batch-item.h"
+#include "bd-batch-page.h"
+#include "bd-editor.h"
+#include "bd-window.h"
+#include "bd-window-shot.h"
+
+#define TIMEOUT_S 300
+
+static BdApplication *app;
+static BdWindow      *window;
+static char          *tmp_dir;      /* removed at the end */
+static char          *work_dir;     /* tmp_dir/work: exports */
+static GPtrArray     *photos;       /* paths, sorted */
+static char          *skip_reason;  /* why the tests that need a photo and a model skip */
+
+/* Helpers */
+
+typedef gboolean (*Condition) (gpointer data);
+
+static gboolean
+wake_up (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/* Runs the main loop until @condition holds; FALSE after TIMEOUT_S. */
+static gboolean
+wait_for (Condition condition,
+          gpointer  data)
+{
+  gint64 end = g_get_monotonic_time () + TIMEOUT_S * G_USEC_PER_SEC;
+  guint tick = g_timeout_add (20, wake_up, NULL);
+  gboolean ok;
+
+  while (!(ok = condition (data)) && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, TRUE);
+
+  g_source_remove (tick);
+  return ok;
+}
+
+static gboolean
+elapsed (gpointer data)
+{
+  return g_get_monotonic_time () >= *(gint64 *) data;
+}
+
+static void
+spin (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  wait_for (elapsed, &end);
+}
+
+static BdDocument *
+document (void)
+{
+  return bd_editor_get_document (bd_window_get_editor (window));
+}
+
+static gboolean
+result_settled (gpointer data)
+{
+  BdDocument *doc = document ();
+  BdDocumentState state = bd_document_get_state (doc);
+
+  if (state == BD_DOCUMENT_STATE_FAILED)
+    return TRUE;
+
+  return state == BD_DOCUMENT_STATE_READY && bd_document_get_result (doc) != NULL &&
+         !bd_document_get_busy (doc) &&
+         bd_document_get_result_serial (doc) >= GPOINTER_TO_SIZE (data);
+}
+
+/* The current result at full size as straight RGBA. */
+static guint8 *
+download_result (int *width,
+                 int *height)
+{
+  GdkTexture *texture = bd_document_get_result (document ());
+  g_autoptr(GdkTextureDownloader) downloader = gdk_texture_downloader_new (texture);
+  gsize stride;
+  GBytes *bytes;
+
+  gdk_texture_downloader_set_format (downloader, GDK_MEMORY_R8G8B8A8);
+  bytes = gdk_texture_downloader_download_bytes (downloader, &stride);
+  *width = gdk_texture_get_width (texture);
+  *height = gdk_texture_get_height (texture);
+  g_assert_cmpuint (stride, ==, (gsize) *width * 4);
+
+  return g_bytes_unref_to_data (bytes, &stride);
+}
+
+static gboolean
+skip_without_photo_and_model (void)
+{
+  if (skip_reason != NULL)
+    {
+      g_test_skip (skip_reason);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Opens photos[0] through the window's drop handler, once. */
+static gboolean
+ensure_opened (void)
+{
+  g_auto(GValue) value = G_VALUE_INIT;
+  g_autoptr(GFile) file = NULL;
+  GSList *list;
+
+  if (skip_without_photo_and_model ())
+    return FALSE;
+
+  if (bd_document_get_state (document ()) == BD_DOCUMENT_STATE_READY &&
+      g_str_equal (bd_window_get_page (window), "editor"))
+    return TRUE;
+
+  file = g_file_new_for_path (g_ptr_array_index (photos, 0));
+  list = g_slist_prepend (NULL, file);
+  g_value_init (&value, GDK_TYPE_FILE_LIST);
+  g_value_take_boxed (&value, gdk_file_list_new_from_list (list));
+  g_slist_free (list);
+
+  g_assert_true (bd_window_open_value (window, &value));
+  g_assert_cmpstr (bd_window_get_page (window), ==, "editor");
+
+  g_assert_true (wait_for (result_settled, GSIZE_TO_POINTER (0)));
+  if (bd_document_get_state (document ()) == BD_DOCUMENT_STATE_FAILED)
+    g_error ("Removal failed: %s", bd_document_get_error_message (document ()));
+
+  return TRUE;
+}
+
+/* Tests */
+
+static void
+test_open_drop (void)
+{
+  GBytes *mask;
+  const guint8 *alpha;
+  gsize size, person = 0;
+  int width, height;
+  g_autofree guint8 *rgba = NULL;
+  gsize transparent = 0, opaque = 0;
+
+  if (!ensure_opened ())
+    return;
+
+  mask = bd_document_get_mask (document ());
+  g_assert_nonnull (mask);
+  alpha = g_bytes_get_data (mask, &size);
+  g_assert_cmpuint (size, ==, (gsize) bd_document_get_width (document ()) * bd_document_get_height (document ()));
+
+  for (gsize i = 0; i < size; i++)
+    person += alpha[i] >= 128;
+
+  /* A person, not all of the photo and not none of it. */
+  g_test_message ("person covers %.1f %% of the photo", 100.0 * person / size);
+  g_assert_cmpfloat ((double) person / size, >, 0.02);
+  g_assert_cmpfloat ((double) person / size, <, 0.98);
+
+  /* The result on screen carries the mask as its alpha. */
+  rgba = download_result (&width, &height);
+  for (gsize i = 0; i < (gsize) width * height; i++)
+    {
+      transparent += rgba[i * 4 + 3] == 0;
+      opaque += rgba[i * 4 + 3] == 255;
+    }
+  g_assert_cmpuint (transparent, >, 0);
+  g_assert_cmpuint (opaque, >, 0);
+
+  g_assert_nonnull (bd_document_get_device_description (document ()));
+  g_test_message ("removed on %s in %.3f s", bd_document_get_device_description (document ()),
+                  bd_document_get_seconds (document ()));
+}
+
+static void
+test_brush_undo_redo (void)
+{
+  BdDocument *doc;
+  BdEditor *editor;
+  const guint8 *mask;
+  g_autofree guint8 *before = NULL;
+  g_autofree guint8 *painted = NULL;
+  g_autofree guint8 *undone = NULL;
+  g_autofree guint8 *redone = NULL;
+  int width, height, w2, h2;
+  double cx = 0, cy = 0, n = 0, radius;
+  graphene_point_t points[2];
+  guint64 serial;
+  gsize changed = 0;
+
+  if (!ensure_opened ())
+    return;
+
+  doc = document ();
+  editor = bd_window_get_editor (window);
+  before = download_result (&width, &height);
+
+  /* A short horizontal stroke through the middle of the person. */
+  mask = g_bytes_get_data (bd_document_get_mask (doc), NULL);
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++)
+      if (mask[(gsize) y * width + x] >= 128)
+        {
+          cx += x;
+          cy += y;
+          n++;
+        }
+  g_assert_cmpfloat (n, >, 0);
+  cx /= n;
+  cy /= n;
+  radius = MAX (4.0, width / 16.0);
+  points[0] = GRAPHENE_POINT_INIT (cx - radius, cy);
+  points[1] = GRAPHENE_POINT_INIT (cx + radius, cy);
+
+  serial = bd_document_paint_stroke (doc, BD_MARK_REMOVE, radius, points, G_N_ELEMENTS (points));
+  g_assert_cmpuint (serial, >, 0);
+  g_assert_true (bd_document_get_can_undo (doc));
+  g_assert_true (wait_for (result_settled, GSIZE_TO_POINTER (serial)));
+
+  painted = download_result (&w2, &h2);
+  g_assert_cmpint (w2, ==, width);
+  g_assert_cmpint (h2, ==, height);
+  for (gsize i = 0; i < (gsize) width * height; i++)
+    changed += painted[i * 4 + 3] != before[i * 4 + 3];
+  g_test_message ("the stroke changed %" G_GSIZE_FORMAT " pixels", changed);
+  g_assert_cmpuint (changed, >, 0);
+
+  /* Everything under the stroke's middle is gone. */
+  for (int y = (int) (cy - radius / 2); y < (int) (cy + radius / 2); y++)
+    for (int x = (int) (cx - radius / 2); x < (int) (cx + radius / 2); x++)
+      if (x >= 0 && y >= 0 && x < width && y < height)
+        g_assert_cmpuint (painted[((gsize) y * width + x) * 4 + 3], ==, 0);
+
+  /* Ctrl+Z's action brings every pixel back, without running the network again. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.undo", NULL));
+  g_assert_true (wait_for (result_settled, GSIZE_TO_POINTER (serial + 1)));
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
+  undone = download_result (&w2, &h2);
+  g_assert_cmpmem (undone, (gsize) width * height * 4, before, (gsize) width * height * 4);
+  g_assert_true (bd_document_get_can_redo (doc));
+
+  /* And Ctrl+Shift+Z's puts the stroke back. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.redo", NULL));
+  g_assert_true (wait_for (result_settled, GSIZE_TO_POINTER (serial + 2)));
+  redone = download_result (&w2, &h2);
+  g_assert_cmpmem (redone, (gsize) width * height * 4, painted, (gsize) width * height * 4);
+
+  /* Leave the photo as it came for the tests that follow. */
+  bd_document_undo (doc);
+  g_assert_true (wait_for (result_settled, GSIZE_TO_POINTER (serial + 3)));
+}
+
+static void
+test_adjust_and_background (void)
+{
+  BdDocument *doc;
+  g_autofree guint8 *soft = NULL;
+  g_autofree guint8 *hard = NULL;
+  g_autofree guint8 *colored = NULL;
+  int width, height;
+  gsize partial_soft = 0, partial_hard = 0;
+  GdkRGBA red = { 1, 0, 0, 1 };
+
+  if (!ensure_opened ())
+    return;
+
+  doc = document ();
+  soft = download_result (&width, &height);
+
+  /* A threshold leaves only opaque and transparent pixels (feather 0). */
+  bd_document_set_threshold (doc, 0.5);
+  g_assert_true (wait_for (result_settled, NULL));
+  hard = download_result (&width, &height);
+  for (gsize i = 0; i < (gsize) width * height; i++)
+    {
+      partial_soft += soft[i * 4 + 3] > 0 && soft[i * 4 + 3] < 255;
+      partial_hard += hard[i * 4 + 3] > 0 && hard[i * 4 + 3] < 255;
+    }
+  g_test_message ("partly transparent pixels: %" G_GSIZE_FORMAT " soft, %" G_GSIZE_FORMAT " thresholded",
+                  partial_soft, partial_hard);
+  g_assert_cmpuint (partial_hard, ==, 0);
+
+  /* A colour background makes every pixel opaque. */
+  bd_document_set_background_color (doc, &red);
+  bd_document_set_background_kind (doc, 1 /* BD_BACKGROUND_COLOR */);
+  g_assert_true (wait_for (result_settled, NULL));
+  colored = download_result (&width, &height);
+  for (gsize i = 0; i < (gsize) width * height; i++)
+    g_assert_cmpuint (colored[i * 4 + 3], ==, 255);
+
+  /* Undo all three edits: transparent, soft again. */
+  for (int i = 0; i < 3 && bd_document_get_can_undo (doc); i++)
+    bd_document_undo (doc);
+  g_assert_true (wait_for (result_settled, NULL));
+  g_assert_cmpuint (bd_document_get_background_kind (doc), ==, 0);
+  g_assert_cmpfloat (bd_document_get_threshold (doc), ==, 0.0);
+  g_free (hard);
+  hard = download_result (&width, &height);
+  g_assert_cmpmem (hard, (gsize) width * height * 4, soft, (gsize) width * height * 4);
+}
+
+static gboolean
+file_exists (gpointer data)
+{
+  return g_file_test (data, G_FILE_TEST_EXISTS);
+}
+
+static void
+test_export (void)
+{
+  g_autofree char *path = g_build_filename (work_dir, "export.png", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GdkPixbuf) saved = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree guint8 *rgba = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const guint8 *pixels;
+  int width, height, stride;
+
+  if (!ensure_opened ())
+    return;
+
+  bd_editor_save_to_file (bd_window_get_editor (window), file);
+  g_assert_true (wait_for (file_exists, path));
+  spin (100);
+
+  saved = gdk_pixbuf_new_from_file (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (gdk_pixbuf_get_has_alpha (saved));
+
+  rgba = download_result (&width, &height);
+  g_assert_cmpint (gdk_pixbuf_get_width (saved), ==, width);
+  g_assert_cmpint (gdk_pixbuf_get_height (saved), ==, height);
+
+  /* The file's alpha is the result's, pixel for pixel. */
+  pixels = gdk_pixbuf_read_pixels (saved);
+  stride = gdk_pixbuf_get_rowstride (saved);
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++)
+      g_assert_cmpuint (pixels[(gsize) y * stride + x * 4 + 3], ==, rgba[((gsize) y * width + x) * 4 + 3]);
+
+  /* Nothing but the file itself is left behind (the temporary file was renamed). */
+  dir = g_dir_open (work_dir, 0, NULL);
+  for (const char *name; (name = g_dir_read_name (dir)) != NULL;)
+    g_assert_true (g_str_equal (name, "export.png") || g_str_has_prefix (name, "batch"));
+}
+
+static gboolean
+clipboard_has_texture (gpointer data)
+{
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (window));
+
+  return gdk_clipboard_get_content (clipboard) != NULL &&
+         gdk_content_formats_contain_gtype (gdk_clipboard_get_formats (clipboard), GDK_TYPE_TEXTURE);
+}
+
+typedef struct
+{
+  gboolean    done;
+  GdkTexture *texture;
+} ClipboardRead;
+
+static void
+on_clipboard_texture (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  ClipboardRead *read = user_data;
+
+  read->texture = gdk_clipboard_read_texture_finish (GDK_CLIPBOARD (object), result, NULL);
+  read->done = TRUE;
+}
+
+static gboolean
+read_done (gpointer data)
+{
+  return ((ClipboardRead *) data)->done;
+}
+
+static void
+test_copy (void)
+{
+  GdkClipboard *clipboard;
+  ClipboardRead read = { FALSE, NULL };
+
+  if (!ensure_opened ())
+    return;
+
+  clipboard = gtk_widget_get_clipboard (GTK_WIDGET (window));
+  gdk_clipboard_set_content (clipboard, NULL);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (bd_window_get_editor (window)), "editor.copy", NULL));
+  g_assert_true (wait_for (clipboard_has_texture, NULL));
+
+  gdk_clipboard_read_texture_async (clipboard, NULL, on_clipboard_texture, &read);
+  g_assert_true (wait_for (read_done, &read));
+  g_assert_nonnull (read.texture);
+  g_assert_cmpint (gdk_texture_get_width (read.texture), ==, bd_document_get_width (document ()));
+  g_assert_cmpint (gdk_texture_get_height (read.texture), ==, bd_document_get_height (document ()));
+  g_object_unref (read.texture);
+}
+
+static gboolean
+batch_idle (gpointer data)
+{
+  return !bd_batch_page_get_busy (data);
+}
+
+static void
+test_batch (void)
+{
+  BdBatchPage *page;
+  g_autofree char *bad = g_build_filename (work_dir, "batch-bad.png", NULL);
+  g_autofree char *out = g_build_filename (work_dir, "batch-out", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (out);
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+  GListModel *items;
+  guint done = 0, failed = 0, exported = 0;
+
+  if (skip_without_photo_and_model ())
+    return;
+  if (photos->len < 2)
+    {
+      g_test_skip ("The batch needs two photos");
+      return;
+    }
+
+  /* Two photos with a broken file between them. */
+  g_assert_true (g_file_set_contents (bad, "not a photo", -1, NULL));
+  g_assert_cmpint (g_mkdir (out, 0700), ==, 0);
+  g_ptr_array_add (files, g_file_new_for_path (g_ptr_array_index (photos, 0)));
+  g_ptr_array_add (files, g_file_new_for_path (bad));
+  g_ptr_array_add (files, g_file_new_for_path (g_ptr_array_index (photos, 1)));
+
+  bd_window_open_files (window, (GFile **) files->pdata, files->len);
+  g_assert_cmpstr (bd_window_get_page (window), ==, "batch");
+
+  page = bd_window_get_batch_page (window);
+  g_assert_true (wait_for (batch_idle, page));
+
+  items = bd_batch_page_get_items (page);
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (items, i);
+
+      done += bd_batch_item_get_state (item) == BD_BATCH_ITEM_DONE;
+      failed += bd_batch_item_get_state (item) == BD_BATCH_ITEM_FAILED;
+      if (bd_batch_item_get_state (item) == BD_BATCH_ITEM_FAILED)
+        g_test_message ("the bad file says: %s", bd_batch_item_get_message (item));
+    }
+  g_assert_cmpuint (done, ==, 2);
+  g_assert_cmpuint (failed, ==, 1);
+
+  bd_batch_page_export_to_folder (page, folder);
+  g_assert_true (wait_for (batch_idle, page));
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (items, i);
+
+      if (bd_batch_item_get_state (item) == BD_BATCH_ITEM_EXPORTED)
+        {
+          g_autofree char *path = g_build_filename (out, bd_batch_item_get_message (item), NULL);
+          g_autoptr(GdkPixbuf) pixbuf = gdk_pixbuf_new_from_file (path, NULL);
+
+          g_assert_nonnull (pixbuf);
+          g_assert_true (gdk_pixbuf_get_has_alpha (pixbuf));
+          exported++;
+        }
+    }
+  g_assert_cmpuint (exported, ==, 2);
+
+  /* Clicking a finished row opens it in the editor with its mask: no second removal. */
+  {
+    g_autoptr(BdBatchItem) item = g_list_model_get_item (items, 2);
+
+    g_signal_emit_by_name (page, "item-activated", item);
+    g_assert_cmpstr (bd_window_get_page (window), ==, "editor");
+    g_assert_true (wait_for (result_settled, NULL));
+    g_assert_cmpint (bd_document_get_state (document ()), ==, BD_DOCUMENT_STATE_READY);
+    g_assert_true (bd_document_get_mask (document ()) == bd_batch_item_get_mask (item));
+  }
+}
+
+/* Within a few pixels: without a compositor the window's resize borders come off its size. */
+static gboolean
+window_width_near (gpointer data)
+{
+  return ABS (gtk_widget_get_width (GTK_WIDGET (window)) - GPOINTER_TO_INT (data)) <= 16;
+}
+
+static void
+test_narrow_and_screenshot (void)
+{
+  BdEditor *editor = bd_window_get_editor (window);
+  g_autofree char *path = g_test_build_filename (G_TEST_BUILT, "test-gui-window.png", NULL);
+  g_autoptr(GError) error = NULL;
+
+  if (!ensure_opened ())
+    return;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  g_assert_true (wait_for (window_width_near, GINT_TO_POINTER (1000)));
+  spin (300);
+  g_assert_null (adw_breakpoint_bin_get_current_breakpoint (ADW_BREAKPOINT_BIN (editor)));
+
+  g_assert_true (bd_window_shot_save (GTK_WINDOW (window), path, FALSE, &error));
+  g_assert_no_error (error);
+  g_test_message ("screenshot: %s", path);
+
+  /* A phone-sized window folds the sidebar away. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 700);
+  g_assert_true (wait_for (window_width_near, GINT_TO_POINTER (360)));
+  spin (300);
+  g_assert_nonnull (adw_breakpoint_bin_get_current_breakpoint (ADW_BREAKPOINT_BIN (editor)));
+}
+
+/* Setup */
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+
+  if (dir != NULL)
+    for (const char *name; (name = g_dir_read_name (dir)) != NULL;)
+      {
+        g_autofree char *child = g_build_filename (path, name, NULL);
+
+        remove_tree (child);
+      }
+
+  g_remove (path);
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static void
+find_photos (void)
+{
+  const char *folder = g_getenv ("BACKDROP_TEST_PHOTOS");
+  g_autoptr(GDir) dir = NULL;
+
+  photos = g_ptr_array_new_with_free_func (g_free);
+  if (folder == NULL || (dir = g_dir_open (folder, 0, NULL)) == NULL)
+    return;
+
+  for (const char *name; (name = g_dir_read_name (dir)) != NULL;)
+    if (g_str_has_suffix (name, ".webp") || g_str_has_suffix (name, ".jpg") ||
+        g_str_has_suffix (name, ".png"))
+      g_ptr_array_add (photos, g_build_filename (folder, name, NULL));
+
+  g_ptr_array_sort (photos, compare_strings);
+}
+
+static const char *
+find_model (void)
+{
+  const char *candidates[] = { g_getenv ("BACKDROP_MODEL"), g_getenv ("BACKDROP_TEST_SHIPPED_MODEL") };
+
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    if (candidates[i] != NULL && g_file_test (candidates[i], G_FILE_TEST_IS_REGULAR))
+      return candidates[i];
+
+  return NULL;
+}
+
+static void
+test_no_display (void)
+{
+  g_test_skip ("No display: run under xvfb-run");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  const char *model;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+
+  /* Private folders, so the test neither reads nor leaves anything in the user's. */
+  tmp_dir = g_dir_make_tmp ("backdrop-test-gui-XXXXXX", NULL);
+  work_dir = g_build_filename (tmp_dir, "work", NULL);
+  g_mkdir (work_dir, 0700);
+  {
+    g_autofree char *cache = g_build_filename (tmp_dir, "cache", NULL);
+    g_autofree char *config = g_build_filename (tmp_dir, "config", NULL);
+
+    g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+    g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  }
+  if (g_getenv ("GSETTINGS_BACKEND") == NULL)
+    g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+
+  find_photos ();
+  model = find_model ();
+  if (photos->len == 0)
+    skip_reason = g_strdup_printf ("No photos in %s (BACKDROP_TEST_PHOTOS)",
+                                   g_getenv ("BACKDROP_TEST_PHOTOS") ? g_getenv ("BACKDROP_TEST_PHOTOS") : "(unset)");
+  else if (model == NULL)
+    skip_reason = g_strdup_printf ("No model at %s (BACKDROP_MODEL)",
+                                   g_getenv ("BACKDROP_TEST_SHIPPED_MODEL") ? g_getenv ("BACKDROP_TEST_SHIPPED_MODEL") : "(unset)");
+  else
+    g_setenv ("BACKDROP_MODEL", model, TRUE);
+
+  if (!gtk_init_check ())
+    {
+      g_test_add_func ("/gui/no-display", test_no_display);
+      return g_test_run ();
+    }
+
+  app = bd_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+
+  /* The CPU backend: the test machine may have no GPU, and the result must not depend on it. */
+  g_settings_set_string (bd_application_get_settings (app), "device", "cpu");
+
+  window = bd_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+
+  g_test_add_func ("/gui/open-drop", test_open_drop);
+  g_test_add_func ("/gui/brush-undo-redo", test_brush_undo_redo);
+  g_test_add_func ("/gui/adjust-and-background", test_adjust_and_background);
+  g_test_add_func ("/gui/export", test_export);
+  g_test_add_func ("/gui/copy", test_copy);
+  g_test_add_func ("/gui/batch", test_batch);
+  g_test_add_func ("/gui/narrow-and-screenshot", test_narrow_and_screenshot);
+
+  status = g_test_run ();
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_object (&app);
+  if (g_getenv ("BACKDROP_TEST_KEEP") == NULL)
+    remove_tree (tmp_dir);
+  g_free (tmp_dir);
+  g_free (work_dir);
+  g_free (skip_reason);
+  g_ptr_array_unref (photos);
+
+  return status;
+}
