@@ -40,8 +40,35 @@ conv_tile (const bd_conv_row_job *job, uint32_t x, const int P, const int NB, co
 		const float *row = job->in + b * job->in_plane + (size_t) x * VL - (K / 2) * (job->in_row + VL);
 		uint32_t lanes = b + 1 == job->planes ? job->lanes_last : VL;
 		for (uint32_t l = 0; l < lanes; l++, row++) {
-			/* A run-time tap loop: unrolled, the compiler would keep the broadcasts of
-			 * neighbouring taps alive together and run out of registers. */
+			if (K == 3) {
+				/* One row of taps at a time: each broadcast input value feeds the three
+				 * outputs it touches (kx = 0, 1, 2), a third of the loads per multiply-add.
+				 * The row loop stays rolled so the compiler keeps few broadcasts alive. */
+#pragma GCC unroll 1
+				for (int ky = 0; ky < 3; ky++, wp += 3 * VL) {
+					vf w0[3], w1[3];
+#pragma GCC unroll 3
+					for (int kx = 0; kx < 3; kx++) {
+						w0[kx] = vload (wp + kx * VL);
+						w1[kx] = NB > 1 ? vload (wp + job->wblock + kx * VL) : w0[kx];
+					}
+					const float *src = row + ky * job->in_row;
+#pragma GCC unroll 30
+					for (int j = 0; j < P + 2; j++) {
+						vf v = vsplat (src[j * VL]);
+#pragma GCC unroll 3
+						for (int kx = 0; kx < 3; kx++) {
+							int p = j - kx;
+							if (p < 0 || p >= P)
+								continue;
+							acc[p][0] += v * w0[kx];
+							if (NB > 1)
+								acc[p][1] += v * w1[kx];
+						}
+					}
+				}
+				continue;
+			}
 #pragma GCC unroll 1
 			for (int t = 0; t < K * K; t++) {
 				vf w0 = vload (wp);
@@ -87,21 +114,28 @@ conv_row (const bd_conv_row_job *job, uint32_t width, const int P, const int NB,
 #if defined(__AVX512F__)
 #define P2 14
 #define P1 28
+#define P2_3X3 12
+#define P1_3X3 26
 #elif defined(__AVX2__)
 #define P2 3
 #define P1 6
+#define P2_3X3 2
+#define P1_3X3 5
 #else
 #define P2 1
 #define P1 3
+#define P2_3X3 1
+#define P1_3X3 2
 #endif
 
 static inline __attribute__ ((always_inline)) void
 conv_row_sized (const bd_conv_row_job *job, uint32_t width, int nb, const int K, const int STEP)
 {
+	/* 3x3 tiles hold three (or six) weight vectors besides the accumulators. */
 	if (nb == 2)
-		conv_row (job, width, P2, 2, K, STEP);
+		conv_row (job, width, K == 3 ? P2_3X3 : P2, 2, K, STEP);
 	else
-		conv_row (job, width, P1, 1, K, STEP);
+		conv_row (job, width, K == 3 ? P1_3X3 : P1, 1, K, STEP);
 }
 
 void

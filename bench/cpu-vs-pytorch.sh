@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The CPU engine against PyTorch on identical U-Net shapes, in one run on one machine:
+# depth 5, base widths 16, 32 and 64, at 512x512 and at a 512x341 portrait, batch 1.
+#
+#   bench/cpu-vs-pytorch.sh [BUILD_DIR] [RUNS] [THREADS]
+#
+# BUILD_DIR holds bench/bench-forward (default: build). PyTorch comes from the Python that
+# has it (PYTHON, default /usr/bin/python3; Debian: apt-get install python3-torch). Each
+# shape runs ours, then PyTorch's, alternating, so both see the same machine state.
+set -euo pipefail
+build=${1:-build}
+runs=${2:-10}
+threads=${3:-$(nproc)}
+python=${PYTHON:-/usr/bin/python3}
+bench="$build/bench/bench-forward"
+[[ -x $bench ]] || { echo "cpu-vs-pytorch: build first: $bench is missing" >&2; exit 1; }
+have_torch=1
+"$python" -c 'import torch' 2>/dev/null || { have_torch=0; echo "cpu-vs-pytorch: no PyTorch in $python; ours alone" >&2; }
+
+median() { sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p'; }
+printf '%-24s %12s %12s %8s\n' "shape" "backdrop ms" "pytorch ms" "ratio"
+for shape in "16 512 512" "32 512 512" "64 512 512" "16 512 341" "32 512 341"; do
+    read -r width size height <<<"$shape"
+    ours=$("$bench" --width "$width" --size "$size" --height "$height" --runs "$runs" --threads "$threads" | median)
+    theirs=-
+    if ((have_torch)); then
+        theirs=$("$python" "$(dirname "$0")/torch_unet.py" --width "$width" --size "$size" --height "$height" \
+                 --runs "$runs" --threads "$threads" | median)
+    fi
+    ratio=$([[ $theirs != - ]] && awk -v a="$theirs" -v b="$ours" 'BEGIN { printf "%.2fx", a / b }' || echo -)
+    printf '%-24s %12s %12s %8s\n' "w$width ${size}x$height" "$ours" "$theirs" "$ratio"
+done
