@@ -1,0 +1,214 @@
+/* Convolution as implicit GEMM on NHWC activations (conv2d.cuh).
+ *
+ * fast: fp16 operands on the tensor cores (WMMA 16x16x16), fp32 accumulation; a block
+ * computes 128 pixels x 64 output channels with 8 warps of 32x32, staging 16-channel slices
+ * of one tap through shared memory, the next slice's global loads issued before the current
+ * one's multiply-adds. exact: the same tiling in fp32 on the CUDA cores, 4x4 outputs a thread.
+ * Epilogue: bias, ReLU, and the store into the output's channel slice. */
+#include "conv2d.cuh"
+
+#include <mma.h>
+
+using namespace nvcuda;
+
+namespace {
+
+constexpr int BM = 128, BN = 64, BK = 16, THREADS = 256;
+
+struct tap_offset {
+	int dy, dx;
+};
+
+__device__ inline tap_offset
+tap_of (int tap, int taps)
+{
+	return taps == 9 ? tap_offset{ tap / 3 - 1, tap % 3 - 1 } : tap_offset{ 0, 0 };
+}
+
+/* Output element index of pixel m (flattened y * width + x) at channel 0. */
+__device__ inline size_t
+out_index (const bd_gpu_conv2d_params &p, int m)
+{
+	int y = m / (int) p.in.width, x = m % (int) p.in.width;
+	size_t w = (size_t) p.in.width * p.out_step;
+	return ((size_t) y * p.out_step * w + (size_t) x * p.out_step) * p.out.pixel_stride;
+}
+
+/* Eight input halves (one 16-byte load) of pixel m at tap `tap`, channels c..c+7, or zeros
+ * outside the image. */
+__device__ inline uint4
+load_a8 (const bd_gpu_conv2d_params &p, int m, int tap, int c)
+{
+	int M = (int) (p.in.height * p.in.width);
+	if (m >= M)
+		return make_uint4 (0, 0, 0, 0);
+	tap_offset o = tap_of (tap, (int) p.taps);
+	int y = m / (int) p.in.width + o.dy, x = m % (int) p.in.width + o.dx;
+	if (y < 0 || x < 0 || y >= (int) p.in.height || x >= (int) p.in.width)
+		return make_uint4 (0, 0, 0, 0);
+	const __half *src = (const __half *) p.in.data + ((size_t) y * p.in.width + x) * p.in.pixel_stride + c;
+	return *(const uint4 *) src;
+}
+
+__device__ inline uint4
+load_b8 (const bd_gpu_conv2d_params &p, int k, int n)
+{
+	if (n >= (int) p.out.channels)
+		return make_uint4 (0, 0, 0, 0);
+	return *(const uint4 *) ((const __half *) p.weights + (size_t) k * p.out.channels + n);
+}
+
+__global__ void __launch_bounds__ (THREADS)
+conv2d_wmma_kernel (const bd_gpu_conv2d_params p)
+{
+	__shared__ __align__ (32) __half As[BM][BK + 8];
+	__shared__ __align__ (32) __half Bs[BK][BN + 8];
+	__shared__ __align__ (32) float Cs[BM][BN + 4];
+
+	const int t = threadIdx.x, warp = t / 32;
+	const int wm = warp % 4, wn = warp / 4;
+	const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
+	const int cin = (int) p.in.channels, steps = (int) p.taps * (cin / BK);
+
+	wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][2];
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			wmma::fill_fragment (acc[i][j], 0.0f);
+
+	/* Each thread moves one 8-half vector of A (row t/2, half t%2) and, for t < 128, one of B. */
+	const int a_row = t / 2, a_col = (t % 2) * 8;
+	const int b_row = (t % 128) / 8, b_col = (t % 8) * 8;
+	uint4 a_next = load_a8 (p, m0 + a_row, 0, a_col);
+	uint4 b_next = t < 128 ? load_b8 (p, b_row, n0 + b_col) : make_uint4 (0, 0, 0, 0);
+
+	for (int s = 0; s < steps; s++) {
+		*(uint4 *) &As[a_row][a_col] = a_next;
+		if (t < 128)
+			*(uint4 *) &Bs[b_row][b_col] = b_next;
+		__syncthreads ();
+		if (s + 1 < steps) {
+			int tap = (s + 1) / (cin / BK), c0 = ((s + 1) % (cin / BK)) * BK;
+			a_next = load_a8 (p, m0 + a_row, tap, c0 + a_col);
+			if (t < 128)
+				b_next = load_b8 (p, tap * cin + c0 + b_row, n0 + b_col);
+		}
+		wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa[2];
+		wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb[2];
+		for (int i = 0; i < 2; i++)
+			wmma::load_matrix_sync (fa[i], &As[wm * 32 + i * 16][0], BK + 8);
+		for (int j = 0; j < 2; j++)
+			wmma::load_matrix_sync (fb[j], &Bs[0][wn * 32 + j * 16], BN + 8);
+		for (int i = 0; i < 2; i++)
+			for (int j = 0; j < 2; j++)
+				wmma::mma_sync (acc[i][j], fa[i], fb[j], acc[i][j]);
+		__syncthreads ();
+	}
+
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			wmma::store_matrix_sync (&Cs[wm * 32 + i * 16][wn * 32 + j * 16], acc[i][j], BN + 4,
+			                         wmma::mem_row_major);
+	__syncthreads ();
+
+	/* Eight channels a thread: one 16-byte store per output vector. */
+	const int M = (int) (p.in.height * p.in.width);
+	for (int v = t; v < BM * BN / 8; v += THREADS) {
+		int row = v / (BN / 8), col = (v % (BN / 8)) * 8;
+		int m = m0 + row, n = n0 + col;
+		if (m >= M || n >= (int) p.out.channels)
+			continue;
+		__align__ (16) __half h[8];
+		for (int k = 0; k < 8; k++) {
+			float r = Cs[row][col + k] + p.bias[n + k];
+			h[k] = __float2half (p.relu && r < 0.0f ? 0.0f : r);
+		}
+		*(uint4 *) ((__half *) p.out.data + out_index (p, m) + n) = *(const uint4 *) h;
+	}
+}
+
+/* fp32: 64 x 64 outputs a block, 4 x 4 a thread. */
+constexpr int FM = 64, FN = 64, FK = 16;
+
+__global__ void __launch_bounds__ (THREADS)
+conv2d_fp32_kernel (const bd_gpu_conv2d_params p)
+{
+	__shared__ float As[FK][FM + 4];
+	__shared__ float Bs[FK][FN + 4];
+	const int t = threadIdx.x, tx = t % 16, ty = t / 16;
+	const int m0 = blockIdx.x * FM, n0 = blockIdx.y * FN;
+	const int cin = (int) p.in.channels, M = (int) (p.in.height * p.in.width);
+	float acc[4][4] = {};
+
+	for (int tap = 0; tap < (int) p.taps; tap++) {
+		tap_offset o = tap_of (tap, (int) p.taps);
+		for (int c0 = 0; c0 < cin; c0 += FK) {
+			/* A: 64 pixels x 16 channels, 4 consecutive channels a thread. */
+			{
+				int row = t / 4, c = (t % 4) * 4, m = m0 + row;
+				float4 v = make_float4 (0, 0, 0, 0);
+				if (m < M) {
+					int y = m / (int) p.in.width + o.dy, x = m % (int) p.in.width + o.dx;
+					if (y >= 0 && x >= 0 && y < (int) p.in.height && x < (int) p.in.width)
+						v = *(const float4 *) ((const float *) p.in.data +
+						                       ((size_t) y * p.in.width + x) * p.in.pixel_stride + c0 + c);
+				}
+				As[c][row] = v.x; As[c + 1][row] = v.y; As[c + 2][row] = v.z; As[c + 3][row] = v.w;
+			}
+			/* B: 16 channels x 64 outputs. */
+			{
+				int k = t / 16, n = (t % 16) * 4;
+				float4 v = make_float4 (0, 0, 0, 0);
+				if (n0 + n < (int) p.out.channels)
+					v = *(const float4 *) ((const float *) p.weights +
+					                       ((size_t) tap * cin + c0 + k) * p.out.channels + n0 + n);
+				*(float4 *) &Bs[k][n] = v;
+			}
+			__syncthreads ();
+			for (int k = 0; k < FK; k++) {
+				float a[4], b[4];
+				for (int i = 0; i < 4; i++)
+					a[i] = As[k][ty * 4 + i];
+				for (int j = 0; j < 4; j++)
+					b[j] = Bs[k][tx * 4 + j];
+				for (int i = 0; i < 4; i++)
+					for (int j = 0; j < 4; j++)
+						acc[i][j] = fmaf (a[i], b[j], acc[i][j]);
+			}
+			__syncthreads ();
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		int m = m0 + ty * 4 + i, n = n0 + tx * 4;
+		if (m >= M || n >= (int) p.out.channels)
+			continue;
+		float4 r;
+		float *rv = &r.x;
+		for (int j = 0; j < 4; j++) {
+			float v = acc[i][j] + p.bias[n + j];
+			rv[j] = p.relu && v < 0.0f ? 0.0f : v;
+		}
+		*(float4 *) ((float *) p.out.data + out_index (p, m) + n) = r;
+	}
+}
+
+} // namespace
+
+bd_status
+bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream_t stream, bd_error *error)
+{
+	if (p->in.channels % 16 || p->out.channels % 16 || (p->taps != 9 && p->taps != 1) ||
+	    (p->out_step != 1 && p->out_step != 2) || p->in.pixel_stride % 16 || p->out.pixel_stride % 16)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_gpu_conv2d: bad shape");
+	size_t M = (size_t) p->in.height * p->in.width;
+	if (M == 0 || p->out.channels == 0)
+		return BD_OK;
+	if (precision == BD_PRECISION_FAST) {
+		dim3 grid (bd_div_up (M, BM), bd_div_up (p->out.channels, BN));
+		conv2d_wmma_kernel<<<grid, THREADS, 0, stream>>> (*p);
+	} else {
+		dim3 grid (bd_div_up (M, FM), bd_div_up (p->out.channels, FN));
+		conv2d_fp32_kernel<<<grid, THREADS, 0, stream>>> (*p);
+	}
+	BD_CUDA_CHECK_LAUNCH ();
+	return BD_OK;
+}

@@ -1,0 +1,19 @@
+#pragma once
+
+#include "cuda-common.cuh"
+
+/* A 3x3 (padding 1) or 1x1 convolution, stride 1, + bias + optional ReLU, as an implicit
+ * GEMM: M = pixels, N = output channels, K = taps x input channels. With out_step 2 it
+ * writes every other pixel of a twice-as-large output (the transposed convolution's taps). */
+struct bd_gpu_conv2d_params {
+	bd_gpu_view  in;            /* height x width, channels a multiple of 16 */
+	bd_gpu_view  out;           /* (height, width) x out_step; channels = output channels */
+	uint32_t     out_step;      /* 1, or 2 for a transposed convolution's tap */
+	uint32_t     taps;          /* 9 (3x3) or 1 */
+	const void  *weights;       /* [taps][in channels][out channels], half or float */
+	const float *bias;          /* [out channels] */
+	bool         relu;
+};
+
+bd_status bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision,
+                         cudaStream_t stream, bd_error *error);

@@ -1,0 +1,379 @@
+/* The CUDA backend: the device, weights packed once per session, a memory plan per input
+ * size whose forward pass is captured into a CUDA graph, and one stream per session. */
+#include "conv2d.cuh"
+#include "head.cuh"
+#include "maxpool2x2.cuh"
+#include "to-nhwc.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+namespace {
+
+/* Plain structs, zero-initialised with calloc: the backend needs no C++ runtime. */
+struct gpu_conv {
+	void    *weights;   /* [taps][cin storage][cout storage], half or float */
+	float   *bias;
+	uint32_t taps, cout;
+};
+
+struct gpu_buffer {
+	void       *data;
+	bd_gpu_view view;
+};
+
+struct gpu_plan {
+	uint32_t        height, width;
+	float          *input;     /* CHW floats as uploaded */
+	float          *prob;
+	gpu_buffer      image, pooled[BD_MAX_DEPTH], tmp[BD_MAX_DEPTH], cat[BD_MAX_DEPTH], out[BD_MAX_DEPTH];
+	cudaGraphExec_t graph;
+};
+
+struct gpu_state {
+	cudaStream_t stream;
+	bd_precision precision;
+	gpu_conv     enc[BD_MAX_DEPTH][2], up[BD_MAX_DEPTH][4], dec[BD_MAX_DEPTH][2];
+	float       *head_weight;
+	float        head_bias;
+	gpu_plan     plan;
+};
+
+/* Packs w[co * s_co + ci * s_ci + tap * s_tap] into [tap][cin storage][cout storage] in the
+ * session's precision, uploads it and the bias (both zero-padded to 16 output channels). */
+bd_status
+upload_conv (gpu_conv *c, const float *w, const float *bias, uint32_t cout, uint32_t cin, uint32_t taps,
+             size_t s_co, size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t cin_storage,
+             bd_precision precision, bd_error *error)
+{
+	uint32_t cout_s = bd_pad16 (cout);
+	size_t n = (size_t) taps * cin_storage * cout_s, el = bd_precision_size (precision);
+	float *f = (float *) calloc (n, sizeof (float));
+	void *packed = calloc (n, el);
+	float *b = (float *) calloc (cout_s, sizeof (float));
+	if (!f || !packed || !b) {
+		free (f);
+		free (packed);
+		free (b);
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
+	}
+	for (uint32_t co = 0; co < cout; co++) {
+		b[co] = bias[co];
+		for (uint32_t ci = 0; ci < cin; ci++)
+			for (uint32_t t = 0; t < taps; t++)
+				f[((size_t) t * cin_storage + (in_map ? in_map[ci] : ci)) * cout_s + co] =
+					w[co * s_co + ci * s_ci + t * s_tap];
+	}
+	if (precision == BD_PRECISION_FAST)
+		for (size_t i = 0; i < n; i++)
+			((__half *) packed)[i] = __float2half (f[i]);
+	else
+		memcpy (packed, f, n * sizeof (float));
+	c->taps = taps;
+	c->cout = cout_s;
+	cudaError_t e = cudaMalloc (&c->weights, n * el);
+	if (e == cudaSuccess)
+		e = cudaMemcpy (c->weights, packed, n * el, cudaMemcpyHostToDevice);
+	if (e == cudaSuccess)
+		e = cudaMalloc (&c->bias, cout_s * sizeof (float));
+	if (e == cudaSuccess)
+		e = cudaMemcpy (c->bias, b, cout_s * sizeof (float), cudaMemcpyHostToDevice);
+	free (f);
+	free (packed);
+	free (b);
+	BD_CUDA_CHECK (e);
+	return BD_OK;
+}
+
+bd_status
+upload_conv3x3 (gpu_state *s, gpu_conv *c, const bd_conv_weights *w, const uint32_t *in_map,
+                uint32_t cin_storage, bd_error *error)
+{
+	uint32_t cout = w->weight.dims[0], cin = w->weight.dims[1];
+	return upload_conv (c, w->weight.data, w->bias.data, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map,
+	                    cin_storage, s->precision, error);
+}
+
+void
+conv_free (gpu_conv *c)
+{
+	cudaFree (c->weights);
+	cudaFree (c->bias);
+	memset (c, 0, sizeof *c);
+}
+
+void
+buffer_free (gpu_buffer *b)
+{
+	cudaFree (b->data);
+	memset (b, 0, sizeof *b);
+}
+
+bd_status
+buffer_make (gpu_buffer *b, uint32_t channels, uint32_t h, uint32_t w, bd_precision precision, bd_error *error)
+{
+	size_t bytes;
+	if (!bd_size_mul3 ((size_t) h * w, channels, bd_precision_size (precision), &bytes))
+		return bd_error_set (error, BD_ERR_TOO_LARGE, "activation buffer too large");
+	BD_CUDA_CHECK (cudaMalloc (&b->data, bytes ? bytes : 1));
+	BD_CUDA_CHECK (cudaMemset (b->data, 0, bytes));
+	b->view = bd_gpu_view{ b->data, h, w, channels, channels };
+	return BD_OK;
+}
+
+bd_gpu_view
+channel_slice (const gpu_buffer &b, uint32_t first, uint32_t count, bd_precision precision)
+{
+	bd_gpu_view v = b.view;
+	v.data = (char *) b.data + first * bd_precision_size (precision);
+	v.channels = count;
+	return v;
+}
+
+void
+plan_free (gpu_plan *p)
+{
+	if (p->graph)
+		cudaGraphExecDestroy (p->graph);
+	cudaFree (p->input);
+	cudaFree (p->prob);
+	buffer_free (&p->image);
+	for (int l = 0; l < BD_MAX_DEPTH; l++) {
+		buffer_free (&p->pooled[l]);
+		buffer_free (&p->tmp[l]);
+		buffer_free (&p->cat[l]);
+		buffer_free (&p->out[l]);
+	}
+	memset (p, 0, sizeof *p);
+}
+
+bd_status
+plan_make (gpu_state *s, const bd_model *m, uint32_t h, uint32_t w, bd_error *error)
+{
+	gpu_plan *p = &s->plan;
+	if (p->height == h && p->width == w)
+		return BD_OK;
+	plan_free (p);
+	bd_precision pr = s->precision;
+	size_t n = (size_t) h * w;
+	BD_CUDA_CHECK (cudaMalloc (&p->input, 3 * n * sizeof (float)));
+	BD_CUDA_CHECK (cudaMalloc (&p->prob, n * sizeof (float)));
+	bd_status st = buffer_make (&p->image, 16, h, w, pr, error);
+	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
+		uint32_t lh = h >> l, lw = w >> l, c = bd_pad16 (m->widths[l]);
+		if (l > 0)
+			st = buffer_make (&p->pooled[l], bd_pad16 (m->widths[l - 1]), lh, lw, pr, error);
+		if (st == BD_OK)
+			st = buffer_make (&p->tmp[l], c, lh, lw, pr, error);
+		if (st == BD_OK && l + 1 < m->depth)
+			st = buffer_make (&p->cat[l], 2 * c, lh, lw, pr, error);
+		if (st == BD_OK)
+			st = buffer_make (&p->out[l], c, lh, lw, pr, error);
+	}
+	if (st != BD_OK) {
+		plan_free (p);
+		return st;
+	}
+	p->height = h;
+	p->width = w;
+	return BD_OK;
+}
+
+bd_status
+conv (gpu_state *s, const gpu_conv *c, const bd_gpu_view &in, const bd_gpu_view &out, bool relu,
+      uint32_t step, bd_error *error)
+{
+	bd_gpu_conv2d_params p{ in, out, step, c->taps, c->weights, c->bias, relu };
+	p.out.channels = c->cout;
+	return bd_gpu_conv2d (&p, s->precision, s->stream, error);
+}
+
+/* Every kernel of one forward pass, on the session's stream (captured into the graph). */
+bd_status
+enqueue_forward (gpu_state *s, const bd_model *m, bd_error *error)
+{
+	gpu_plan *p = &s->plan;
+	bd_precision pr = s->precision;
+	bd_status st = bd_gpu_to_nhwc (p->input, &p->image.view, pr, s->stream, error);
+	uint32_t D = m->depth;
+	bd_gpu_view x = p->image.view;
+	for (uint32_t l = 0; l < D && st == BD_OK; l++) {
+		uint32_t c = bd_pad16 (m->widths[l]);
+		if (l > 0) {
+			bd_gpu_view skip = channel_slice (p->cat[l - 1], 0, bd_pad16 (m->widths[l - 1]), pr);
+			st = bd_gpu_maxpool2x2 (&skip, &p->pooled[l].view, pr, s->stream, error);
+			x = p->pooled[l].view;
+		}
+		if (st == BD_OK)
+			st = conv (s, &s->enc[l][0], x, p->tmp[l].view, true, 1, error);
+		bd_gpu_view dst = l + 1 < D ? channel_slice (p->cat[l], 0, c, pr) : p->out[l].view;
+		if (st == BD_OK)
+			st = conv (s, &s->enc[l][1], p->tmp[l].view, dst, true, 1, error);
+	}
+	for (uint32_t l = D - 1; l-- > 0 && st == BD_OK;) {
+		uint32_t c = bd_pad16 (m->widths[l]);
+		for (int t = 0; t < 4 && st == BD_OK; t++) {
+			/* Tap (dy, dx) writes pixels (2y + dy, 2x + dx) of the up half. */
+			bd_gpu_view up = channel_slice (p->cat[l], c, c, pr);
+			up.data = (char *) up.data +
+			          ((size_t) (t / 2) * up.width + (t % 2)) * up.pixel_stride * bd_precision_size (pr);
+			bd_gpu_view in = p->out[l + 1].view;
+			up.height = in.height;
+			up.width = in.width;
+			/* out_index() steps rows by width * step, the full output's width. */
+			st = conv (s, &s->up[l][t], in, up, false, 2, error);
+		}
+		if (st == BD_OK)
+			st = conv (s, &s->dec[l][0], p->cat[l].view, p->tmp[l].view, true, 1, error);
+		if (st == BD_OK)
+			st = conv (s, &s->dec[l][1], p->tmp[l].view, p->out[l].view, true, 1, error);
+	}
+	if (st == BD_OK)
+		st = bd_gpu_head_sigmoid (&p->out[0].view, m->widths[0], s->head_weight, s->head_bias, p->prob, pr,
+		                          s->stream, error);
+	return st;
+}
+
+void cuda_destroy (bd_session *session);
+
+bd_status
+cuda_init (bd_session *session, bd_error *error)
+{
+	int count = 0;
+	cudaError_t e = cudaGetDeviceCount (&count);
+	if (e != cudaSuccess || count == 0)
+		return bd_error_set (error, BD_ERR_DEVICE, "no usable NVIDIA GPU: %s",
+		                     e != cudaSuccess ? cudaGetErrorString (e) : "no CUDA device found");
+	cudaDeviceProp prop;
+	BD_CUDA_CHECK (cudaGetDeviceProperties (&prop, 0));
+	if (prop.major * 10 + prop.minor < 75)
+		return bd_error_set (error, BD_ERR_DEVICE, "the GPU %s (compute capability %d.%d) is older than "
+		                     "Backdrop supports (7.5)", prop.name, prop.major, prop.minor);
+
+	gpu_state *s = (gpu_state *) calloc (1, sizeof (gpu_state));
+	if (!s)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	session->backend_data = s;
+	s->precision = session->options.precision;
+	bd_status st = BD_OK;
+	if (cudaSetDevice (0) != cudaSuccess || cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking) != cudaSuccess)
+		st = bd_error_set (error, BD_ERR_DEVICE, "cannot use the GPU %s", prop.name);
+
+	const bd_model *m = session->model;
+	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
+		uint32_t cin_s = l == 0 ? 16 : bd_pad16 (m->widths[l - 1]);
+		st = upload_conv3x3 (s, &s->enc[l][0], &m->enc[l][0], nullptr, cin_s, error);
+		if (st == BD_OK)
+			st = upload_conv3x3 (s, &s->enc[l][1], &m->enc[l][1], nullptr, bd_pad16 (m->widths[l]), error);
+	}
+	for (uint32_t l = 0; l + 1 < m->depth && st == BD_OK; l++) {
+		uint32_t c = m->widths[l], cn = m->widths[l + 1];
+		/* ConvTranspose2d weights are [cin][cout][2][2]: tap t is a 1x1 [cout][cin]. */
+		for (int t = 0; t < 4 && st == BD_OK; t++)
+			st = upload_conv (&s->up[l][t], m->up[l].weight.data + t, m->up[l].bias.data, c, cn, 1, 4,
+			                  (size_t) c * 4, 0, nullptr, bd_pad16 (cn), s->precision, error);
+		/* The decoder reads skip | up, the up half starting at channel pad16(c). */
+		uint32_t *map = (uint32_t *) malloc (2 * (size_t) c * sizeof *map);
+		if (!map)
+			st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+		for (uint32_t ci = 0; map && ci < 2 * c; ci++)
+			map[ci] = ci < c ? ci : bd_pad16 (c) + (ci - c);
+		if (st == BD_OK)
+			st = upload_conv3x3 (s, &s->dec[l][0], &m->dec[l][0], map, 2 * bd_pad16 (c), error);
+		free (map);
+		if (st == BD_OK)
+			st = upload_conv3x3 (s, &s->dec[l][1], &m->dec[l][1], nullptr, bd_pad16 (c), error);
+	}
+	if (st == BD_OK) {
+		s->head_bias = m->head.bias.data[0];
+		if (cudaMalloc (&s->head_weight, m->widths[0] * sizeof (float)) != cudaSuccess ||
+		    cudaMemcpy (s->head_weight, m->head.weight.data, m->widths[0] * sizeof (float),
+		                cudaMemcpyHostToDevice) != cudaSuccess)
+			st = bd_error_set (error, BD_ERR_DEVICE, "cannot upload the model to the GPU");
+	}
+	if (st != BD_OK) {
+		cuda_destroy (session);
+		return st;
+	}
+	snprintf (session->description, sizeof session->description, "%.80s (CUDA, %s)", prop.name,
+	          s->precision == BD_PRECISION_FAST ? "fp16 tensor cores" : "fp32");
+	return BD_OK;
+}
+
+void
+cuda_destroy (bd_session *session)
+{
+	gpu_state *s = (gpu_state *) session->backend_data;
+	if (!s)
+		return;
+	for (int l = 0; l < BD_MAX_DEPTH; l++) {
+		conv_free (&s->enc[l][0]);
+		conv_free (&s->enc[l][1]);
+		conv_free (&s->dec[l][0]);
+		conv_free (&s->dec[l][1]);
+		for (int t = 0; t < 4; t++)
+			conv_free (&s->up[l][t]);
+	}
+	cudaFree (s->head_weight);
+	plan_free (&s->plan);
+	if (s->stream)
+		cudaStreamDestroy (s->stream);
+	free (s);
+	session->backend_data = nullptr;
+}
+
+bd_status
+cuda_forward (bd_session *session, const float *input, uint32_t height, uint32_t width, float *output,
+              const bd_run_options *opts, bd_error *error)
+{
+	gpu_state *s = (gpu_state *) session->backend_data;
+	const bd_model *m = session->model;
+	if (opts && opts->progress && opts->progress (0.0f, opts->user_data))
+		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
+	bd_status st = plan_make (s, m, height, width, error);
+	if (st != BD_OK)
+		return st;
+	gpu_plan *p = &s->plan;
+	size_t n = (size_t) height * width;
+	BD_CUDA_CHECK (cudaMemcpyAsync (p->input, input, 3 * n * sizeof (float), cudaMemcpyHostToDevice, s->stream));
+	if (!p->graph) {
+		/* The first pass of a size runs eagerly, so errors point at a kernel; it is then
+		 * captured, and later passes replay the graph: one launch instead of dozens. */
+		st = enqueue_forward (s, m, error);
+		if (st != BD_OK)
+			return st;
+		cudaGraph_t graph;
+		BD_CUDA_CHECK (cudaStreamBeginCapture (s->stream, cudaStreamCaptureModeThreadLocal));
+		st = enqueue_forward (s, m, error);
+		cudaError_t end = cudaStreamEndCapture (s->stream, &graph);
+		if (st != BD_OK)
+			return st;
+		BD_CUDA_CHECK (end);
+		cudaError_t inst = cudaGraphInstantiate (&p->graph, graph, 0);
+		cudaGraphDestroy (graph);
+		BD_CUDA_CHECK (inst);
+	} else {
+		BD_CUDA_CHECK (cudaGraphLaunch (p->graph, s->stream));
+	}
+	BD_CUDA_CHECK (cudaMemcpyAsync (output, p->prob, n * sizeof (float), cudaMemcpyDeviceToHost, s->stream));
+	BD_CUDA_CHECK (cudaStreamSynchronize (s->stream));
+	if (opts && opts->progress)
+		opts->progress (1.0f, opts->user_data);
+	return BD_OK;
+}
+
+const bd_backend_ops cuda_ops = {
+	"cuda",
+	cuda_init,
+	cuda_forward,
+	cuda_destroy,
+};
+
+} // namespace
+
+extern "C" const bd_backend_ops *
+bd_cuda_backend_get (void)
+{
+	return &cuda_ops;
+}
