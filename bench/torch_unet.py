@@ -3,6 +3,10 @@
 every 3x3 convolution has a bias, as in our model files), for side-by-side figures.
 
     torch_unet.py --width 16 --depth 5 --size 512 [--height H] [--runs 10] [--threads 2]
+    torch_unet.py --device cuda --mode fp32|tf32|fp16cl|compile [--batch 4] ...
+
+On CUDA the time is the median of CUDA-event-timed runs after warm-up; fp16cl is fp16 in
+channels-last memory; compile is fp16 channels-last through torch.compile(mode='reduce-overhead').
 """
 import argparse
 import statistics
@@ -48,20 +52,42 @@ def main():
     p.add_argument("--height", type=int, default=0)
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--mode", default="fp32", choices=["fp32", "tf32", "fp16cl", "compile"])
+    p.add_argument("--batch", type=int, default=1)
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
-    net = UNet([a.width << i for i in range(a.depth)]).eval()
-    x = torch.randn(1, 3, a.height or a.size, a.size)
+    net = UNet([a.width << i for i in range(a.depth)]).eval().to(a.device)
+    x = torch.randn(a.batch, 3, a.height or a.size, a.size, device=a.device)
+    if a.device == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = a.mode == "tf32"
+        torch.backends.cudnn.allow_tf32 = a.mode == "tf32"
+        torch.backends.cudnn.benchmark = True
+        if a.mode in ("fp16cl", "compile"):
+            net = net.half().to(memory_format=torch.channels_last)
+            x = x.half().to(memory_format=torch.channels_last)
+        if a.mode == "compile":
+            net = torch.compile(net, mode="reduce-overhead")
     times = []
     with torch.no_grad():
-        net(x)   # warm-up
-        for _ in range(a.runs):
-            t0 = time.perf_counter()
+        for _ in range(3 if a.device == "cuda" else 1):   # warm-up (and compilation)
             net(x)
-            times.append((time.perf_counter() - t0) * 1e3)
+        for _ in range(a.runs):
+            if a.device == "cuda":
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                net(x)
+                end.record()
+                end.synchronize()
+                times.append(start.elapsed_time(end))
+            else:
+                t0 = time.perf_counter()
+                net(x)
+                times.append((time.perf_counter() - t0) * 1e3)
     print(f"pytorch {torch.__version__} depth={a.depth} width={a.width} size={a.size}x{a.height or a.size} "
-          f"threads={a.threads} median_ms={statistics.median(times):.2f} min_ms={min(times):.2f}")
+          f"batch={a.batch} device={a.device} mode={a.mode} threads={a.threads} "
+          f"median_ms={statistics.median(times):.3f} min_ms={min(times):.3f}")
 
 
 if __name__ == "__main__":

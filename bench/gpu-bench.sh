@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU: build the library (core + CUDA), check CUDA against the
+# CPU (tests/gpu-parity.py), run compute-sanitizer, and time the seed U-Net (depth 5,
+# widths 64..1024) against PyTorch. Logs go to OUT (default ./gpu-out); a table is printed last.
+#
+#   bench/gpu-bench.sh [OUT] [MODEL.bdm...]
+set -uo pipefail
+out=${1:-gpu-out}
+shift || true
+mkdir -p "$out"
+build=build-gpu
+export PYTHONUNBUFFERED=1
+
+{ meson setup "$build" -Dgui=disabled -Dgimp=disabled -Dcuda=enabled --buildtype=release >/dev/null &&
+  ninja -C "$build" libbackdrop.so bench/bench-forward bench/make-synthetic-model; } >"$out/build.log" 2>&1 ||
+    { tail -40 "$out/build.log"; exit 1; }
+
+python3 tests/gpu-parity.py "$build" "$@" >"$out/parity.log" 2>&1
+parity=$?
+
+small="$build/bench/bench-forward --device cuda --width 8 --size 64 --runs 2"
+compute-sanitizer --tool memcheck --error-exitcode 9 $small >"$out/memcheck.log" 2>&1; memcheck=$?
+compute-sanitizer --tool racecheck --error-exitcode 9 $small >"$out/racecheck.log" 2>&1; racecheck=$?
+
+run() { "$@" 2>&1 | tee -a "$out/bench.log" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p'; }
+{
+    printf '%-36s %10s\n' "seed U-Net (w64, depth 5), batch 1" "median ms"
+    for size in 512 1024; do
+        printf '%-36s %10s\n' "backdrop fast ${size}" "$(run "$build/bench/bench-forward" --device cuda --width 64 --size $size --runs 50)"
+        printf '%-36s %10s\n' "backdrop exact ${size}" "$(run "$build/bench/bench-forward" --device cuda --exact --width 64 --size $size --runs 20)"
+        for mode in fp32 tf32 fp16cl compile; do
+            printf '%-36s %10s\n' "pytorch $mode ${size}" "$(run python3 bench/torch_unet.py --device cuda --mode $mode --width 64 --size $size --runs 50)"
+        done
+    done
+    for w in 16 32; do
+        printf '%-36s %10s\n' "backdrop fast w$w 512" "$(run "$build/bench/bench-forward" --device cuda --width $w --size 512 --runs 50)"
+        printf '%-36s %10s\n' "pytorch compile w$w 512" "$(run python3 bench/torch_unet.py --device cuda --mode compile --width $w --size 512 --runs 50)"
+    done
+} >"$out/table.txt"
+tail -n 3 "$out/parity.log"
+echo "memcheck exit $memcheck, racecheck exit $racecheck (0 = clean)"
+grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/memcheck.log" "$out/racecheck.log"
+cat "$out/table.txt"
