@@ -17,6 +17,7 @@ export PYTHONUNBUFFERED=1
 
 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity.log" 2>&1
 parity=$?
+BACKDROP_GPU_SIMPLE_CONV=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-simple.log" 2>&1
 
 small="$build/bench/bench-forward --device cuda --width 8 --size 64 --runs 2"
 compute-sanitizer --tool memcheck --error-exitcode 9 $small >"$out/memcheck.log" 2>&1; memcheck=$?
@@ -32,12 +33,13 @@ run() { "$@" 2>&1 | tee -a "$out/bench.log" | sed -n 's/.*median_ms=\([0-9.]*\).
             printf '%-36s %10s\n' "pytorch $mode ${size}" "$(run python3 bench/torch_unet.py --device cuda --mode $mode --width 64 --size $size --runs 50)"
         done
     done
+    printf '%-36s %10s\n' "backdrop fast (simple conv) 512" "$(BACKDROP_GPU_SIMPLE_CONV=1 run "$build/bench/bench-forward" --device cuda --width 64 --size 512 --runs 50)"
     for w in 16 32; do
         printf '%-36s %10s\n' "backdrop fast w$w 512" "$(run "$build/bench/bench-forward" --device cuda --width $w --size 512 --runs 50)"
         printf '%-36s %10s\n' "pytorch compile w$w 512" "$(run python3 bench/torch_unet.py --device cuda --mode compile --width $w --size 512 --runs 50)"
     done
 } >"$out/table.txt"
-tail -n 3 "$out/parity.log"
+tail -n 3 "$out/parity.log"; echo "simple conv kernel: $(tail -n 1 "$out/parity-simple.log")"
 echo "memcheck exit $memcheck, racecheck exit $racecheck (0 = clean)"
 grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/memcheck.log" "$out/racecheck.log"
 cat "$out/table.txt"

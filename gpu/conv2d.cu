@@ -8,6 +8,7 @@
 #include "conv2d.cuh"
 
 #include <mma.h>
+#include <stdlib.h>
 
 using namespace nvcuda;
 
@@ -126,6 +127,126 @@ conv2d_wmma_kernel (const bd_gpu_conv2d_params p)
 	}
 }
 
+/* The pipelined tensor-core kernel: 128 pixels x BN channels a block, BK input channels a
+ * step, the next step's tiles copied by cp.async while the current one is multiplied. Each
+ * of the 8 warps owns 32 pixels x BN/2 channels. */
+__device__ inline void
+cp_async16 (void *smem, const void *gmem, bool valid)
+{
+	unsigned dst = (unsigned) __cvta_generic_to_shared (smem);
+	int bytes = valid ? 16 : 0;   /* 0: fill the 16 bytes with zeros, read nothing */
+	asm volatile ("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(bytes));
+}
+
+__device__ inline void cp_async_commit () { asm volatile ("cp.async.commit_group;\n" ::); }
+__device__ inline void cp_async_wait_one () { asm volatile ("cp.async.wait_group 1;\n" ::); }
+__device__ inline void cp_async_wait_all () { asm volatile ("cp.async.wait_group 0;\n" ::); }
+
+template <int TBN, int TBK>
+__global__ void __launch_bounds__ (THREADS)
+conv2d_tc_kernel (const bd_gpu_conv2d_params p)
+{
+	constexpr int A_CHUNKS = BM * TBK / 8 / THREADS, B_CHUNKS = TBK * TBN / 8 / THREADS;
+	constexpr int FN = TBN / 2 / 16;
+	__shared__ __align__ (128) __half As[2][BM][TBK + 8];
+	__shared__ __align__ (128) __half Bs[2][TBK][TBN + 8];
+	__shared__ __align__ (32) float stage[8][16][16 + 4];
+
+	const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+	const int wm = warp % 4, wn = warp / 4;
+	const int m0 = blockIdx.x * BM, n0 = blockIdx.y * TBN;
+	const int cin = (int) p.in.channels, slices = cin / TBK, steps = (int) p.taps * slices;
+	const int M = (int) (p.in.height * p.in.width), W = (int) p.in.width, H = (int) p.in.height;
+
+	/* The pixels this thread copies never change across steps: locate them once. */
+	int a_row[A_CHUNKS], a_col[A_CHUNKS], a_y[A_CHUNKS], a_x[A_CHUNKS];
+	for (int i = 0; i < A_CHUNKS; i++) {
+		int c = t + i * THREADS;
+		a_row[i] = c / (TBK / 8);
+		a_col[i] = (c % (TBK / 8)) * 8;
+		int m = m0 + a_row[i];
+		a_y[i] = m < M ? m / W : -100000;
+		a_x[i] = m < M ? m % W : 0;
+	}
+
+	auto load = [&] (int s, int buf) {
+		int tap = s / slices, c0 = (s % slices) * TBK;
+		tap_offset o = tap_of (tap, (int) p.taps);
+		for (int i = 0; i < A_CHUNKS; i++) {
+			int y = a_y[i] + o.dy, x = a_x[i] + o.dx;
+			bool ok = y >= 0 && x >= 0 && y < H && x < W;
+			const __half *src = (const __half *) p.in.data +
+			                    (ok ? ((size_t) y * W + x) * p.in.pixel_stride + c0 + a_col[i] : 0);
+			cp_async16 (&As[buf][a_row[i]][a_col[i]], src, ok);
+		}
+		for (int i = 0; i < B_CHUNKS; i++) {
+			int c = t + i * THREADS, row = c / (TBN / 8), col = (c % (TBN / 8)) * 8;
+			bool ok = n0 + col < (int) p.out.channels;
+			const __half *src = (const __half *) p.weights +
+			                    (ok ? (size_t) (tap * cin + c0 + row) * p.out.channels + n0 + col : 0);
+			cp_async16 (&Bs[buf][row][col], src, ok);
+		}
+		cp_async_commit ();
+	};
+
+	wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][FN];
+#pragma unroll
+	for (int i = 0; i < 2; i++)
+#pragma unroll
+		for (int j = 0; j < FN; j++)
+			wmma::fill_fragment (acc[i][j], 0.0f);
+
+	load (0, 0);
+	for (int s = 0; s < steps; s++) {
+		if (s + 1 < steps) {
+			load (s + 1, (s + 1) % 2);
+			cp_async_wait_one ();
+		} else {
+			cp_async_wait_all ();
+		}
+		__syncthreads ();
+		const int buf = s % 2;
+#pragma unroll
+		for (int kk = 0; kk < TBK; kk += 16) {
+			wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa[2];
+			wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb[FN];
+#pragma unroll
+			for (int i = 0; i < 2; i++)
+				wmma::load_matrix_sync (fa[i], &As[buf][wm * 32 + i * 16][kk], TBK + 8);
+#pragma unroll
+			for (int j = 0; j < FN; j++)
+				wmma::load_matrix_sync (fb[j], &Bs[buf][kk][wn * (TBN / 2) + j * 16], TBN + 8);
+#pragma unroll
+			for (int i = 0; i < 2; i++)
+#pragma unroll
+				for (int j = 0; j < FN; j++)
+					wmma::mma_sync (acc[i][j], fa[i], fb[j], acc[i][j]);
+		}
+		__syncthreads ();   /* the buffer is refilled by the next step's copies */
+	}
+
+	/* Epilogue, one 16x16 fragment at a time through the warp's staging tile: each lane
+	 * writes 8 channels of one pixel (a 16-byte store), with bias and ReLU. */
+#pragma unroll
+	for (int i = 0; i < 2; i++)
+#pragma unroll
+		for (int j = 0; j < FN; j++) {
+			wmma::store_matrix_sync (&stage[warp][0][0], acc[i][j], 16 + 4, wmma::mem_row_major);
+			__syncwarp ();
+			int r = lane / 2, cc = (lane % 2) * 8;
+			int m = m0 + wm * 32 + i * 16 + r, n = n0 + wn * (TBN / 2) + j * 16 + cc;
+			if (m < M && n < (int) p.out.channels) {
+				__align__ (16) __half h[8];
+				for (int k = 0; k < 8; k++) {
+					float v = stage[warp][r][cc + k] + p.bias[n + k];
+					h[k] = __float2half (p.relu && v < 0.0f ? 0.0f : v);
+				}
+				*(uint4 *) ((__half *) p.out.data + out_index (p, m) + n) = *(const uint4 *) h;
+			}
+			__syncwarp ();
+		}
+}
+
 /* fp32: 64 x 64 outputs a block, 4 x 4 a thread. */
 constexpr int FM = 64, FN = 64, FK = 16;
 
@@ -202,7 +323,22 @@ bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream
 	size_t M = (size_t) p->in.height * p->in.width;
 	if (M == 0 || p->out.channels == 0)
 		return BD_OK;
-	if (precision == BD_PRECISION_FAST) {
+	/* BACKDROP_GPU_SIMPLE_CONV=1 takes the plain tensor-core kernel, to tell the two apart. */
+	static int simple = -1;
+	if (simple < 0)
+		simple = getenv ("BACKDROP_GPU_SIMPLE_CONV") != NULL;
+	if (precision == BD_PRECISION_FAST && !simple) {
+		bool wide = p->out.channels > 64, deep = p->in.channels % 32 == 0;
+		dim3 grid (bd_div_up (M, BM), bd_div_up (p->out.channels, wide ? 128 : 64));
+		if (wide && deep)
+			conv2d_tc_kernel<128, 32><<<grid, THREADS, 0, stream>>> (*p);
+		else if (wide)
+			conv2d_tc_kernel<128, 16><<<grid, THREADS, 0, stream>>> (*p);
+		else if (deep)
+			conv2d_tc_kernel<64, 32><<<grid, THREADS, 0, stream>>> (*p);
+		else
+			conv2d_tc_kernel<64, 16><<<grid, THREADS, 0, stream>>> (*p);
+	} else if (precision == BD_PRECISION_FAST) {
 		dim3 grid (bd_div_up (M, BM), bd_div_up (p->out.channels, BN));
 		conv2d_wmma_kernel<<<grid, THREADS, 0, stream>>> (*p);
 	} else {
