@@ -130,6 +130,7 @@ conv2d_wmma_kernel (const bd_gpu_conv2d_params p)
 /* The pipelined tensor-core kernel: 128 pixels x BN channels a block, BK input channels a
  * step, the next step's tiles copied by cp.async while the current one is multiplied. Each
  * of the 8 warps owns 32 pixels x BN/2 channels. */
+#if __CUDA_ARCH__ >= 800
 __device__ inline void
 cp_async16 (void *smem, const void *gmem, bool valid)
 {
@@ -141,6 +142,18 @@ cp_async16 (void *smem, const void *gmem, bool valid)
 __device__ inline void cp_async_commit () { asm volatile ("cp.async.commit_group;\n" ::); }
 __device__ inline void cp_async_wait_one () { asm volatile ("cp.async.wait_group 1;\n" ::); }
 __device__ inline void cp_async_wait_all () { asm volatile ("cp.async.wait_group 0;\n" ::); }
+#else
+/* Turing has no cp.async: plain copies, so the pipeline degrades to load-then-compute. */
+__device__ inline void
+cp_async16 (void *smem, const void *gmem, bool valid)
+{
+	*(uint4 *) smem = valid ? *(const uint4 *) gmem : make_uint4 (0, 0, 0, 0);
+}
+
+__device__ inline void cp_async_commit () {}
+__device__ inline void cp_async_wait_one () {}
+__device__ inline void cp_async_wait_all () {}
+#endif
 
 template <int TBN, int TBK>
 __global__ void __launch_bounds__ (THREADS)
