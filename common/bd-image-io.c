@@ -77,7 +77,8 @@ decode (const guint8 *data, gsize size, const char *name, GError **error)
 		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, _("%s could not be read"), name);
 		return NULL;
 	}
-	if (format && g_str_equal (gdk_pixbuf_format_get_name (format), "jpeg") && !jpeg_is_complete (data, size)) {
+	g_autofree char *format_name = format ? gdk_pixbuf_format_get_name (format) : NULL;
+	if (g_strcmp0 (format_name, "jpeg") == 0 && !jpeg_is_complete (data, size)) {
 		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, _("%s is a truncated JPEG file"), name);
 		return NULL;
 	}

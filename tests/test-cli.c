@@ -309,7 +309,8 @@ test_bad_inputs (void)
 	r = run_cli ("--output", "composite", "--background", "blur:-3", photo, "-o", out, NULL);
 	g_assert_cmpint (r.status, ==, 2);
 	g_free (r.err);
-	r = run_cli (photo, "-o", path_in ("cutout.gif"), NULL);
+	g_autofree char *gif = path_in ("cutout.gif");
+	r = run_cli (photo, "-o", gif, NULL);
 	g_assert_cmpint (r.status, ==, 2);
 	g_free (r.err);
 	const char *argv_bad_model[] = { cli, "--model", text, photo, "-o", out, NULL };
