@@ -12,6 +12,19 @@
 
 typedef struct { uint32_t depth, widths[4], h, w; } net_case;
 
+static bd_session *
+open_cpu_session (const char *path, bd_model **model)
+{
+	bd_session *s = NULL;
+	bd_error err = { 0 };
+	bd_session_options o;
+	bd_session_options_init (&o);
+	o.device = BD_DEVICE_CPU;
+	if (bd_model_open (path, model, &err) != BD_OK || bd_session_new (*model, &o, &s, &err) != BD_OK)
+		g_error ("%s: %s", path, err.message);
+	return s;
+}
+
 static const net_case net_cases[] = {
 	{ 1, { 4 }, 5, 7 },                    /* no pooling at all */
 	{ 2, { 8, 16 }, 6, 10 },
@@ -31,13 +44,8 @@ run_case (const net_case *c, uint64_t seed)
 	g_assert_true (g_file_set_contents (path, (const char *) bytes, (gssize) size, NULL));
 
 	bd_model *m = NULL;
-	bd_session *s = NULL;
+	bd_session *s = open_cpu_session (path, &m);
 	bd_error err = { 0 };
-	bd_session_options o;
-	bd_session_options_init (&o);
-	o.device = BD_DEVICE_CPU;
-	g_assert_cmpint (bd_model_open (path, &m, &err), ==, BD_OK);
-	g_assert_cmpint (bd_session_new (m, &o, &s, &err), ==, BD_OK);
 
 	size_t n = (size_t) c->h * c->w;
 	g_autofree float *in = g_new (float, 3 * n), *got = g_new (float, n), *want = g_new (float, n);
@@ -115,13 +123,8 @@ test_golden (void)
 	const float *in = (const float *) (data + 20), *want = in + 3 * n;
 
 	bd_model *m = NULL;
-	bd_session *s = NULL;
+	bd_session *s = open_cpu_session (model, &m);
 	bd_error err = { 0 };
-	bd_session_options o;
-	bd_session_options_init (&o);
-	o.device = BD_DEVICE_CPU;
-	g_assert_cmpint (bd_model_open (model, &m, &err), ==, BD_OK);
-	g_assert_cmpint (bd_session_new (m, &o, &s, &err), ==, BD_OK);
 	g_autofree float *got = g_new (float, n);
 	g_assert_cmpint (bd_session_forward (s, in, dims[1], dims[2], got, &err), ==, BD_OK);
 	double worst = 0;
