@@ -159,7 +159,9 @@ template <int TBN, int TBK>
 __global__ void __launch_bounds__ (THREADS)
 conv2d_tc_kernel (const bd_gpu_conv2d_params p)
 {
-	constexpr int A_CHUNKS = BM * TBK / 8 / THREADS, B_CHUNKS = TBK * TBN / 8 / THREADS;
+	/* 16-byte chunks per tile; a 64 x 16 B tile has fewer chunks than threads. */
+	constexpr int A_CHUNKS = BM * TBK / 8 / THREADS, B_VECTORS = TBK * TBN / 8;
+	static_assert (A_CHUNKS >= 1 && BM * TBK / 8 % THREADS == 0, "A tile must split evenly");
 	constexpr int FN = TBN / 2 / 16;
 	__shared__ __align__ (128) __half As[2][BM][TBK + 8];
 	__shared__ __align__ (128) __half Bs[2][TBK][TBN + 8];
@@ -192,8 +194,8 @@ conv2d_tc_kernel (const bd_gpu_conv2d_params p)
 			                    (ok ? ((size_t) y * W + x) * p.in.pixel_stride + c0 + a_col[i] : 0);
 			cp_async16 (&As[buf][a_row[i]][a_col[i]], src, ok);
 		}
-		for (int i = 0; i < B_CHUNKS; i++) {
-			int c = t + i * THREADS, row = c / (TBN / 8), col = (c % (TBN / 8)) * 8;
+		for (int c = t; c < B_VECTORS; c += THREADS) {
+			int row = c / (TBN / 8), col = (c % (TBN / 8)) * 8;
 			bool ok = n0 + col < (int) p.out.channels;
 			const __half *src = (const __half *) p.weights +
 			                    (ok ? (size_t) (tap * cin + c0 + row) * p.out.channels + n0 + col : 0);
