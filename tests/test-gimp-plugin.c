@@ -50,8 +50,10 @@ static Fixture fx;
 
 /* ---- running things -------------------------------------------------------------------- */
 
+/* Runs @argv; TRUE when it exited with 0. @what names it in the log. */
 static gboolean
-spawn (const gchar * const *argv,
+spawn (const gchar         *what,
+       const gchar * const *argv,
        gchar              **envp,
        gchar              **err_out)
 {
@@ -66,7 +68,7 @@ spawn (const gchar * const *argv,
   ok = ok && g_spawn_check_wait_status (status, NULL);
 
   if (! ok)
-    g_test_message ("%s failed:\n%s%s", argv[0], out, err);
+    g_test_message ("%s exited with an error:\n%s%s", what, out, err);
   g_free (out);
 
   if (err_out)
@@ -118,7 +120,7 @@ run_gimp (const gchar  *expr,
   envp = g_environ_unsetenv (envp, "DISPLAY");
   envp = g_environ_unsetenv (envp, "BACKDROP_MODEL");
 
-  ok = spawn (argv, envp, err_out);
+  ok = spawn ("GIMP", argv, envp, err_out);
 
   g_strfreev (envp);
   g_free (batch);
@@ -127,16 +129,26 @@ run_gimp (const gchar  *expr,
   return ok;
 }
 
+/* backdrop-cli's mask of @photo, with more options (up to eight) before NULL. */
 static gboolean
 run_cli (const gchar *photo,
-         const gchar *mask)
+         const gchar *mask,
+         ...)
 {
-  const gchar *argv[] = {
-    fx.cli, "--output", "mask", "--device", "cpu", "--model", fx.model, "-o", mask, photo,
-    NULL
+  const gchar *argv[20] = {
+    fx.cli, "--quiet", "--output", "mask", "--device", "cpu", "--model", fx.model, "-o", mask,
   };
+  gint         argc = 10;
+  const gchar *arg;
+  va_list      args;
 
-  return spawn (argv, NULL, NULL);
+  va_start (args, mask);
+  while ((arg = va_arg (args, const gchar *)) && argc < 18)
+    argv[argc++] = arg;
+  va_end (args);
+  argv[argc] = photo;
+
+  return spawn ("backdrop-cli", argv, NULL, NULL);
 }
 
 static gchar *
@@ -277,9 +289,9 @@ prepare (void)
                             fx.source, fx.photo, fx.photo_gray, NULL));
   g_assert_true (gimp_call (NULL, "bd-scale", "4", fx.photo, fx.photo_large, NULL));
 
-  g_assert_true (run_cli (fx.photo, fx.mask));
-  g_assert_true (run_cli (fx.photo_gray, fx.mask_gray));
-  g_assert_true (run_cli (fx.photo_large, fx.mask_large));
+  g_assert_true (run_cli (fx.photo, fx.mask, NULL));
+  g_assert_true (run_cli (fx.photo_gray, fx.mask_gray, NULL));
+  g_assert_true (run_cli (fx.photo_large, fx.mask_large, NULL));
 
   fx.prepared = TRUE;
 }
@@ -303,7 +315,7 @@ remove_tree (const gchar *dir)
 {
   const gchar *argv[] = { "rm", "-rf", "--", dir, NULL };
 
-  return spawn (argv, NULL, NULL);
+  return spawn ("rm", argv, NULL, NULL);
 }
 
 
@@ -531,6 +543,26 @@ test_large_photo (void)
   g_free (result);
 }
 
+/* Edge refinement off, a threshold and a feather reach the library as the CLI's do. */
+static void
+test_options (void)
+{
+  gchar *result, *mask;
+
+  if (! ready ())
+    return;
+
+  result = path ("options.png");
+  mask   = path ("cli-mask-options.png");
+  g_assert_true (run_cli (fx.photo, mask, "--no-refine", "--threshold", "0.5",
+                          "--feather", "3", NULL));
+  g_assert_true (gimp_call (NULL, "bd-case-options", "FALSE 0.5 3.0",
+                            fx.photo, result, fx.model, NULL));
+  assert_matches_cli (result, mask, 0);
+  g_free (mask);
+  g_free (result);
+}
+
 static void
 assert_error (const gchar *model,
               const gchar *device,
@@ -624,6 +656,7 @@ main (int   argc,
   g_test_add_func ("/gimp-plugin/layers/selection-offsets", test_selection_offsets);
   g_test_add_func ("/gimp-plugin/layers/existing-alpha", test_existing_alpha);
   g_test_add_func ("/gimp-plugin/large-photo", test_large_photo);
+  g_test_add_func ("/gimp-plugin/options", test_options);
   g_test_add_func ("/gimp-plugin/errors/corrupt-model", test_error_corrupt_model);
   g_test_add_func ("/gimp-plugin/errors/missing-model", test_error_missing_model);
   g_test_add_func ("/gimp-plugin/errors/gpu", test_gpu_or_clear_error);

@@ -117,6 +117,21 @@
     (bd-export img out)
     (gimp-image-delete img)))
 
+; The edge options, as a layer mask.
+(define (bd-case-options in out model refine threshold feather)
+  (let* ((img (bd-open in))
+         (layer (bd-photo-layer img)))
+    (plug-in-backdrop-remove-background #:run-mode RUN-NONINTERACTIVE
+                                        #:image img
+                                        #:drawables (vector layer)
+                                        #:refine-edges refine
+                                        #:threshold threshold
+                                        #:feather feather
+                                        #:device "cpu"
+                                        #:model model)
+    (bd-export img out)
+    (gimp-image-delete img)))
+
 ; For the error tests: runs with another model or device and lets the error through.
 (define (bd-case-error in model device)
   (let* ((img (bd-open in)))

@@ -1,0 +1,802 @@
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "backdrop.h"
+#include "bd-application.h"
+#include "bd-batch-page.h"
+#include "bd-batch-row.h"
+#include "bd-image-io.h"
+#include "bd-pixels.h"
+#include "bd-utils.h"
+
+#define THUMBNAIL_SIZE 96
+
+struct _BdBatchPage
+{
+  AdwBreakpointBin parent_instance;
+
+  GListStore     *items;
+  GSettings      *settings;
+  BdEngine       *engine;
+
+  BdBatchItem    *working;        /* being processed */
+  GCancellable   *cancellable;    /* for the processing of @working */
+  GPtrArray      *export_queue;   /* items still to export in this pass */
+  GFile          *export_folder;
+  guint           exported;
+  guint           export_failed;
+
+  AdwWindowTitle *window_title;
+  GtkMenuButton  *menu_button;
+  GtkLabel       *summary_label;
+  GtkListBox     *list_box;
+};
+
+G_DEFINE_FINAL_TYPE (BdBatchPage, bd_batch_page, ADW_TYPE_BREAKPOINT_BIN)
+
+enum {
+  PROP_0,
+  PROP_N_ITEMS,
+  PROP_BUSY,
+  N_PROPS
+};
+
+enum {
+  SIGNAL_ITEM_ACTIVATED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static void process_next (BdBatchPage *self);
+static void export_next  (BdBatchPage *self);
+
+/* State shown in the header */
+
+static void
+update_summary (BdBatchPage *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  guint ready = 0, failed = 0, waiting = 0;
+  g_autofree char *subtitle = NULL;
+  g_autofree char *summary = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+
+      switch (bd_batch_item_get_state (item))
+        {
+        case BD_BATCH_ITEM_WAITING:
+        case BD_BATCH_ITEM_WORKING:
+          waiting++;
+          break;
+
+        case BD_BATCH_ITEM_FAILED:
+          failed++;
+          break;
+
+        default:
+          ready++;
+          break;
+        }
+    }
+
+  /* Translators: batch header subtitle */
+  subtitle = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u photo ready", "%u of %u photos ready", n),
+                              ready, n);
+  adw_window_title_set_subtitle (self->window_title, n > 0 ? subtitle : "");
+
+  if (waiting > 0)
+    summary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                            "Removing backgrounds: %u photo to go.",
+                                            "Removing backgrounds: %u photos to go.", waiting),
+                               waiting);
+  else if (failed > 0)
+    summary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                            "%u photo could not be processed; the others are ready to export.",
+                                            "%u photos could not be processed; the others are ready to export.",
+                                            failed),
+                               failed);
+  else if (n > 0)
+    summary = g_strdup (_("All photos are ready. Click one to refine it, or export them all."));
+  else
+    summary = g_strdup (_("Add photos to remove their backgrounds in one go."));
+  gtk_label_set_label (self->summary_label, summary);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "batch.export-all",
+                                 waiting == 0 && ready > 0 && self->export_queue == NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "batch.clear",
+                                 n > 0 && self->export_queue == NULL);
+}
+
+static void
+notify_busy (BdBatchPage *self)
+{
+  update_summary (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+/* Processing, one photo at a time */
+
+typedef struct
+{
+  BdBatchPage    *self;
+  BdBatchItem    *item;
+  GdkPixbuf      *photo;
+  BdSegmentation *segmentation;
+  GdkTexture     *thumbnail;
+} Work;
+
+static void
+work_free (Work *work)
+{
+  g_clear_object (&work->self);
+  g_clear_object (&work->item);
+  g_clear_object (&work->photo);
+  g_clear_pointer (&work->segmentation, bd_segmentation_free);
+  g_clear_object (&work->thumbnail);
+  g_free (work);
+}
+
+/* Ends the work on @work's item: @error marks it failed. Then starts the next. */
+static void
+work_finish (Work   *work,
+             GError *error)
+{
+  BdBatchPage *self = work->self;
+
+  if (self->working != work->item)
+    return;  /* removed from the list meanwhile */
+
+  if (error != NULL)
+    bd_batch_item_set_state (work->item, BD_BATCH_ITEM_FAILED, error->message);
+  else
+    {
+      bd_batch_item_set_result (work->item, work->segmentation->alpha, work->thumbnail,
+                                work->segmentation->device, work->segmentation->seconds);
+      bd_batch_item_set_state (work->item, BD_BATCH_ITEM_DONE, NULL);
+    }
+
+  g_clear_object (&self->working);
+  g_clear_object (&self->cancellable);
+  notify_busy (self);
+  process_next (self);
+}
+
+static void
+thumbnail_thread (GTask        *task,
+                  gpointer      source_object,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  Work *work = task_data;
+  g_autoptr(GdkPixbuf) thumbnail = NULL;
+
+  thumbnail = bd_pixels_thumbnail (work->photo, g_bytes_get_data (work->segmentation->alpha, NULL),
+                                   THUMBNAIL_SIZE);
+  work->thumbnail = gdk_texture_new_for_pixbuf (thumbnail);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+on_thumbnail (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Work *work = g_task_get_task_data (G_TASK (result));
+
+  work_finish (work, NULL);
+}
+
+static void
+on_item_progress (GObject *target,
+                  double   fraction)
+{
+  bd_batch_item_set_progress (BD_BATCH_ITEM (target), fraction);
+}
+
+static void
+on_segmented (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Work *work = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GTask) task = NULL;
+
+  work->segmentation = bd_engine_segment_finish (BD_ENGINE (object), result, &error);
+  if (work->segmentation == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        work_finish (work, error);
+      work_free (work);
+      return;
+    }
+
+  task = g_task_new (work->self, NULL, on_thumbnail, NULL);
+  g_task_set_task_data (task, work, (GDestroyNotify) work_free);
+  g_task_run_in_thread (task, thumbnail_thread);
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  Work *work = task_data;
+  GError *error = NULL;
+
+  work->photo = bd_pixels_load_file (bd_batch_item_get_file (work->item), cancellable, &error);
+  if (work->photo == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+on_loaded (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  BdBatchPage *self = BD_BATCH_PAGE (object);
+  Work *work = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  Work *next;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        work_finish (work, error);
+      return;
+    }
+
+  if (self->working != work->item)
+    return;
+
+  /* The GTask frees @work; the next step gets its own copy of the references. */
+  next = g_new0 (Work, 1);
+  next->self = g_object_ref (self);
+  next->item = g_object_ref (work->item);
+  next->photo = g_object_ref (work->photo);
+
+  bd_engine_segment_async (self->engine, next->photo, on_item_progress, G_OBJECT (next->item),
+                           self->cancellable, on_segmented, next);
+}
+
+static void
+process_next (BdBatchPage *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  g_autoptr(GTask) task = NULL;
+  Work *work;
+
+  if (self->working != NULL)
+    return;
+
+  for (guint i = 0; i < n && self->working == NULL; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+
+      if (bd_batch_item_get_state (item) == BD_BATCH_ITEM_WAITING)
+        self->working = g_steal_pointer (&item);
+    }
+
+  if (self->working == NULL)
+    return;
+
+  self->cancellable = g_cancellable_new ();
+  bd_batch_item_set_progress (self->working, 0.0);
+  bd_batch_item_set_state (self->working, BD_BATCH_ITEM_WORKING, NULL);
+
+  work = g_new0 (Work, 1);
+  work->self = g_object_ref (self);
+  work->item = g_object_ref (self->working);
+
+  task = g_task_new (self, self->cancellable, on_loaded, NULL);
+  g_task_set_task_data (task, work, (GDestroyNotify) work_free);
+  g_task_run_in_thread (task, load_thread);
+}
+
+/* Export */
+
+typedef struct
+{
+  GFile  *source;
+  GBytes *mask;
+  GFile  *folder;
+  char   *extension;
+  int     jpeg_quality;
+  char   *saved_name;
+} ExportJob;
+
+static void
+export_job_free (ExportJob *job)
+{
+  g_clear_object (&job->source);
+  g_clear_pointer (&job->mask, g_bytes_unref);
+  g_clear_object (&job->folder);
+  g_free (job->extension);
+  g_free (job->saved_name);
+  g_free (job);
+}
+
+/* A name in @folder that is not taken: "a-cutout.png", "a-cutout-2.png", ... */
+static GFile *
+unused_file (GFile      *folder,
+             const char *name,
+             const char *extension)
+{
+  g_autofree char *stem = g_strndup (name, strlen (name) - strlen (extension) - 1);
+
+  for (guint i = 1; ; i++)
+    {
+      g_autofree char *candidate = i == 1 ? g_strdup (name)
+                                          : g_strdup_printf ("%s-%u.%s", stem, i, extension);
+      g_autoptr(GFile) file = g_file_get_child (folder, candidate);
+
+      if (!g_file_query_exists (file, NULL))
+        return g_steal_pointer (&file);
+    }
+}
+
+static void
+export_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  ExportJob *job = task_data;
+  g_autoptr(GdkPixbuf) photo = NULL;
+  g_autoptr(GBytes) rgba = NULL;
+  g_autoptr(GdkPixbuf) result = NULL;
+  g_autoptr(GFile) target = NULL;
+  g_autofree char *basename = g_file_get_basename (job->source);
+  g_autofree char *name = bd_pixels_output_name (basename, job->extension);
+  g_autofree char *path = NULL;
+  bd_background background = { .kind = BD_BACKGROUND_TRANSPARENT };
+  GError *error = NULL;
+  gsize mask_size;
+
+  photo = bd_pixels_load_file (job->source, cancellable, &error);
+  if (photo == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  g_bytes_get_data (job->mask, &mask_size);
+  if (mask_size != (gsize) gdk_pixbuf_get_width (photo) * gdk_pixbuf_get_height (photo))
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED,
+                               _("The photo changed on disk after its background was removed."));
+      return;
+    }
+
+  rgba = bd_pixels_composite (photo, g_bytes_get_data (job->mask, NULL), &background, FALSE, &error);
+  if (rgba == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  result = bd_pixels_to_pixbuf (rgba, gdk_pixbuf_get_width (photo), gdk_pixbuf_get_height (photo));
+  target = unused_file (job->folder, name, job->extension);
+  path = g_file_get_path (target);
+  if (path == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                               _("Results can only be saved to local folders."));
+      return;
+    }
+
+  if (!bd_image_save (result, path, job->jpeg_quality, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  job->saved_name = g_file_get_basename (target);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+finish_export (BdBatchPage *self)
+{
+  g_autofree char *title = NULL;
+
+  if (self->export_failed == 0)
+    title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Exported %u photo", "Exported %u photos",
+                                          self->exported),
+                             self->exported);
+  else
+    /* Translators: the first %u counts saved photos, the second all of them */
+    title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Exported %u of %u photo", "Exported %u of %u photos",
+                                          self->exported + self->export_failed),
+                             self->exported, self->exported + self->export_failed);
+
+  g_clear_pointer (&self->export_queue, g_ptr_array_unref);
+  g_clear_object (&self->export_folder);
+  bd_show_toast (GTK_WIDGET (self), title);
+  notify_busy (self);
+}
+
+static void
+on_exported (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  BdBatchPage *self = BD_BATCH_PAGE (object);
+  g_autoptr(BdBatchItem) item = user_data;
+  ExportJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+
+  if (g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      self->exported++;
+      bd_batch_item_set_state (item, BD_BATCH_ITEM_EXPORTED, job->saved_name);
+    }
+  else
+    {
+      self->export_failed++;
+      bd_batch_item_set_state (item, BD_BATCH_ITEM_EXPORT_FAILED, error->message);
+    }
+
+  export_next (self);
+}
+
+static void
+export_next (BdBatchPage *self)
+{
+  g_autoptr(BdBatchItem) item = NULL;
+  g_autoptr(GTask) task = NULL;
+  ExportJob *job;
+
+  if (self->export_queue == NULL)
+    return;
+
+  if (self->export_queue->len == 0)
+    {
+      finish_export (self);
+      return;
+    }
+
+  item = g_ptr_array_steal_index (self->export_queue, 0);
+
+  job = g_new0 (ExportJob, 1);
+  job->source = g_object_ref (bd_batch_item_get_file (item));
+  job->mask = g_bytes_ref (bd_batch_item_get_mask (item));
+  job->folder = g_object_ref (self->export_folder);
+  job->extension = g_strdup (bd_settings_export_extension (self->settings));
+  job->jpeg_quality = g_settings_get_int (self->settings, "jpeg-quality");
+
+  task = g_task_new (self, NULL, on_exported, g_object_ref (item));
+  g_task_set_task_data (task, job, (GDestroyNotify) export_job_free);
+  g_task_run_in_thread (task, export_thread);
+}
+
+void
+bd_batch_page_export_to_folder (BdBatchPage *self,
+                                GFile       *folder)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+
+  g_return_if_fail (BD_IS_BATCH_PAGE (self));
+  g_return_if_fail (G_IS_FILE (folder));
+
+  if (self->export_queue != NULL)
+    return;
+
+  self->export_queue = g_ptr_array_new_with_free_func (g_object_unref);
+  self->export_folder = g_object_ref (folder);
+  self->exported = 0;
+  self->export_failed = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+
+      if (bd_batch_item_has_mask (item))
+        g_ptr_array_add (self->export_queue, g_steal_pointer (&item));
+    }
+
+  notify_busy (self);
+  export_next (self);
+}
+
+/* Actions */
+
+static void
+on_folder_chosen (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(BdBatchPage) self = user_data;
+  g_autoptr(GFile) folder = NULL;
+
+  folder = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (object), result, NULL);
+  if (folder != NULL)
+    bd_batch_page_export_to_folder (self, folder);
+}
+
+static void
+export_all_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+
+  gtk_file_dialog_set_title (dialog, _("Export All to a Folder"));
+  gtk_file_dialog_set_accept_label (dialog, _("_Export"));
+  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (gtk_widget_get_root (widget)), NULL,
+                                 on_folder_chosen, g_object_ref (widget));
+}
+
+static void
+on_add_dialog_done (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(BdBatchPage) self = user_data;
+  g_autoptr(GListModel) files = NULL;
+  g_autoptr(GPtrArray) array = g_ptr_array_new_with_free_func (g_object_unref);
+
+  files = gtk_file_dialog_open_multiple_finish (GTK_FILE_DIALOG (object), result, NULL);
+  if (files == NULL)
+    return;
+
+  for (guint i = 0; i < g_list_model_get_n_items (files); i++)
+    g_ptr_array_add (array, g_list_model_get_item (files, i));
+
+  bd_batch_page_add_files (self, (GFile **) array->pdata, array->len);
+}
+
+static void
+add_action (GtkWidget  *widget,
+            const char *action_name,
+            GVariant   *parameter)
+{
+  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+  g_autoptr(GtkFileFilter) filter = bd_image_file_filter ();
+
+  gtk_file_dialog_set_title (dialog, _("Add Photos"));
+  gtk_file_dialog_set_default_filter (dialog, filter);
+  gtk_file_dialog_open_multiple (dialog, GTK_WINDOW (gtk_widget_get_root (widget)), NULL,
+                                 on_add_dialog_done, g_object_ref (widget));
+}
+
+static void
+remove_item (BdBatchPage *self,
+             BdBatchItem *item)
+{
+  guint position;
+
+  if (self->working == item)
+    {
+      g_cancellable_cancel (self->cancellable);
+      g_clear_object (&self->cancellable);
+      g_clear_object (&self->working);
+    }
+
+  if (g_list_store_find (self->items, item, &position))
+    g_list_store_remove (self->items, position);
+
+  process_next (self);
+}
+
+static void
+clear_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  BdBatchPage *self = BD_BATCH_PAGE (widget);
+
+  if (self->working != NULL)
+    {
+      g_cancellable_cancel (self->cancellable);
+      g_clear_object (&self->cancellable);
+      g_clear_object (&self->working);
+    }
+
+  g_list_store_remove_all (self->items);
+}
+
+static void
+on_row_remove (BdBatchRow  *row,
+               BdBatchPage *self)
+{
+  remove_item (self, bd_batch_row_get_item (row));
+}
+
+static GtkWidget *
+create_row (gpointer item,
+            gpointer user_data)
+{
+  GtkWidget *row = bd_batch_row_new (item);
+
+  g_signal_connect_object (row, "remove", G_CALLBACK (on_row_remove), user_data, 0);
+  return row;
+}
+
+static void
+on_row_activated (GtkListBox    *list_box,
+                  GtkListBoxRow *row,
+                  BdBatchPage   *self)
+{
+  BdBatchItem *item = bd_batch_row_get_item (BD_BATCH_ROW (row));
+
+  if (bd_batch_item_has_mask (item))
+    g_signal_emit (self, signals[SIGNAL_ITEM_ACTIVATED], 0, item);
+}
+
+static void
+on_items_changed (BdBatchPage *self)
+{
+  update_summary (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+}
+
+/* Public */
+
+void
+bd_batch_page_add_files (BdBatchPage  *self,
+                         GFile       **files,
+                         guint         n_files)
+{
+  g_return_if_fail (BD_IS_BATCH_PAGE (self));
+
+  for (guint i = 0; i < n_files; i++)
+    {
+      g_autoptr(BdBatchItem) item = bd_batch_item_new (files[i]);
+
+      g_signal_connect_object (item, "notify::state", G_CALLBACK (update_summary), self,
+                               G_CONNECT_SWAPPED);
+      g_list_store_append (self->items, item);
+    }
+
+  notify_busy (self);
+  process_next (self);
+}
+
+guint
+bd_batch_page_get_n_items (BdBatchPage *self)
+{
+  g_return_val_if_fail (BD_IS_BATCH_PAGE (self), 0);
+  return g_list_model_get_n_items (G_LIST_MODEL (self->items));
+}
+
+GListModel *
+bd_batch_page_get_items (BdBatchPage *self)
+{
+  g_return_val_if_fail (BD_IS_BATCH_PAGE (self), NULL);
+  return G_LIST_MODEL (self->items);
+}
+
+gboolean
+bd_batch_page_get_busy (BdBatchPage *self)
+{
+  guint n;
+
+  g_return_val_if_fail (BD_IS_BATCH_PAGE (self), FALSE);
+
+  if (self->working != NULL || self->export_queue != NULL)
+    return TRUE;
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+
+      if (bd_batch_item_get_state (item) == BD_BATCH_ITEM_WAITING)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* GObject */
+
+static void
+bd_batch_page_dispose (GObject *object)
+{
+  BdBatchPage *self = BD_BATCH_PAGE (object);
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->working);
+  g_clear_pointer (&self->export_queue, g_ptr_array_unref);
+  g_clear_object (&self->export_folder);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), BD_TYPE_BATCH_PAGE);
+  g_clear_object (&self->items);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->engine);
+
+  G_OBJECT_CLASS (bd_batch_page_parent_class)->dispose (object);
+}
+
+static void
+bd_batch_page_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  BdBatchPage *self = BD_BATCH_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_N_ITEMS:
+      g_value_set_uint (value, bd_batch_page_get_n_items (self));
+      break;
+
+    case PROP_BUSY:
+      g_value_set_boolean (value, bd_batch_page_get_busy (self));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+bd_batch_page_class_init (BdBatchPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = bd_batch_page_dispose;
+  object_class->get_property = bd_batch_page_get_property;
+
+  properties[PROP_N_ITEMS] =
+    g_param_spec_uint ("n-items", NULL, NULL, 0, G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_BUSY] =
+    g_param_spec_boolean ("busy", NULL, NULL, FALSE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[SIGNAL_ITEM_ACTIVATED] =
+    g_signal_new ("item-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, BD_TYPE_BATCH_ITEM);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/backdrop/Backdrop/bd-batch-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, BdBatchPage, window_title);
+  gtk_widget_class_bind_template_child (widget_class, BdBatchPage, menu_button);
+  gtk_widget_class_bind_template_child (widget_class, BdBatchPage, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, BdBatchPage, list_box);
+
+  gtk_widget_class_install_action (widget_class, "batch.add", NULL, add_action);
+  gtk_widget_class_install_action (widget_class, "batch.clear", NULL, clear_action);
+  gtk_widget_class_install_action (widget_class, "batch.export-all", NULL, export_all_action);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "batch.export-all", NULL);
+}
+
+static void
+bd_batch_page_init (BdBatchPage *self)
+{
+  GApplication *app = g_application_get_default ();
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  {
+    g_autoptr(GMenuModel) menu = bd_primary_menu_new ();
+
+    gtk_menu_button_set_menu_model (self->menu_button, menu);
+  }
+
+  self->settings = g_settings_new (APP_ID);
+  self->engine = BD_IS_APPLICATION (app) ? g_object_ref (bd_application_get_engine (BD_APPLICATION (app)))
+                                         : bd_engine_new (NULL);
+  self->items = g_list_store_new (BD_TYPE_BATCH_ITEM);
+
+  gtk_list_box_bind_model (self->list_box, G_LIST_MODEL (self->items), create_row, self, NULL);
+  g_signal_connect (self->list_box, "row-activated", G_CALLBACK (on_row_activated), self);
+  g_signal_connect_object (self->items, "items-changed", G_CALLBACK (on_items_changed), self,
+                           G_CONNECT_SWAPPED);
+
+  update_summary (self);
+}

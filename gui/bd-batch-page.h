@@ -1,0 +1,28 @@
+/* The batch list: photos are processed one after another as they arrive, each row showing
+ * its progress and state; Export All writes every result to a folder. A photo that fails
+ * is marked and the rest go on. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "bd-batch-item.h"
+
+G_BEGIN_DECLS
+
+#define BD_TYPE_BATCH_PAGE (bd_batch_page_get_type ())
+
+G_DECLARE_FINAL_TYPE (BdBatchPage, bd_batch_page, BD, BATCH_PAGE, AdwBreakpointBin)
+
+void        bd_batch_page_add_files         (BdBatchPage  *self,
+                                             GFile       **files,
+                                             guint         n_files);
+guint       bd_batch_page_get_n_items       (BdBatchPage  *self);
+/* A GListModel of BdBatchItem. */
+GListModel *bd_batch_page_get_items         (BdBatchPage  *self);
+/* TRUE while photos are waiting or being processed or exported. */
+gboolean    bd_batch_page_get_busy          (BdBatchPage  *self);
+/* What Export All does once a folder is chosen. */
+void        bd_batch_page_export_to_folder  (BdBatchPage  *self,
+                                             GFile        *folder);
+
+G_END_DECLS

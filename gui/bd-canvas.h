@@ -1,0 +1,41 @@
+/* Shows a document's photo or result on a checkerboard; zooms (pinch, Ctrl+scroll, fit,
+ * 100%) and pans; compares before and after with a split handle; paints keep and remove
+ * strokes with a round brush whose outline follows the pointer; drags the result out. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "bd-document.h"
+
+G_BEGIN_DECLS
+
+#define BD_TYPE_CANVAS (bd_canvas_get_type ())
+
+G_DECLARE_FINAL_TYPE (BdCanvas, bd_canvas, BD, CANVAS, GtkWidget)
+
+GtkWidget  *bd_canvas_new           (void);
+BdDocument *bd_canvas_get_document  (BdCanvas   *self);
+void        bd_canvas_set_document  (BdCanvas   *self,
+                                     BdDocument *document);
+/* "move", "keep" or "remove". */
+const char *bd_canvas_get_tool      (BdCanvas   *self);
+void        bd_canvas_set_tool      (BdCanvas   *self,
+                                     const char *tool);
+/* Brush diameter in screen pixels. */
+double      bd_canvas_get_brush_size (BdCanvas  *self);
+void        bd_canvas_set_brush_size (BdCanvas  *self,
+                                      double     size);
+double      bd_canvas_get_zoom      (BdCanvas   *self);
+gboolean    bd_canvas_get_fit       (BdCanvas   *self);
+void        bd_canvas_zoom_in       (BdCanvas   *self);
+void        bd_canvas_zoom_out      (BdCanvas   *self);
+void        bd_canvas_zoom_fit      (BdCanvas   *self);
+void        bd_canvas_zoom_actual   (BdCanvas   *self);
+gboolean    bd_canvas_get_compare   (BdCanvas   *self);
+void        bd_canvas_set_compare   (BdCanvas   *self,
+                                     gboolean    compare);
+/* Where the split handle is, as a fraction of the photo's width. */
+void        bd_canvas_set_split     (BdCanvas   *self,
+                                     double      split);
+
+G_END_DECLS

@@ -1,0 +1,162 @@
+/* One photo being worked on: the photo, the network's mask, the user's brush marks and
+ * settings, the undo history, and the composited result as a texture. Loading, segmentation
+ * and compositing run in GTask threads; properties change on the main thread only. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "bd-engine.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  BD_DOCUMENT_STATE_EMPTY,
+  BD_DOCUMENT_STATE_LOADING,
+  BD_DOCUMENT_STATE_SEGMENTING,
+  BD_DOCUMENT_STATE_READY,
+  BD_DOCUMENT_STATE_STOPPED,   /* the user cancelled the removal */
+  BD_DOCUMENT_STATE_FAILED,
+} BdDocumentState;
+
+typedef enum {
+  BD_MARK_NONE = 0,
+  BD_MARK_KEEP,
+  BD_MARK_REMOVE,
+} BdMark;
+
+/* What the canvas shows: the photo as it came, or the result. */
+typedef enum {
+  BD_LAYER_ORIGINAL,
+  BD_LAYER_RESULT,
+} BdLayer;
+
+/* The long side of the previews the canvas draws when the photo is shown smaller than
+ * that; bigger photos are drawn through bd_document_render_view_async(). */
+#define BD_DOCUMENT_PREVIEW_SIZE 2048
+
+#define BD_TYPE_DOCUMENT_STATE (bd_document_state_get_type ())
+GType bd_document_state_get_type (void);
+
+#define BD_TYPE_DOCUMENT (bd_document_get_type ())
+
+G_DECLARE_FINAL_TYPE (BdDocument, bd_document, BD, DOCUMENT, GObject)
+
+BdDocument      *bd_document_new                (BdEngine            *engine);
+
+/* Each of these replaces the photo and starts the removal. */
+void             bd_document_open_file          (BdDocument          *self,
+                                                 GFile               *file);
+void             bd_document_open_bytes         (BdDocument          *self,
+                                                 GBytes              *bytes,
+                                                 const char          *title);
+/* A photo whose mask is already known (from the batch list): no removal runs. */
+void             bd_document_open_with_mask     (BdDocument          *self,
+                                                 GFile               *file,
+                                                 GBytes              *mask,
+                                                 const char          *device,
+                                                 double               seconds);
+void             bd_document_cancel             (BdDocument          *self);
+/* Runs the removal again on the current photo (after a cancel or a failure). */
+void             bd_document_retry              (BdDocument          *self);
+
+BdDocumentState  bd_document_get_state          (BdDocument          *self);
+double           bd_document_get_progress       (BdDocument          *self);
+const char      *bd_document_get_title          (BdDocument          *self);
+GFile           *bd_document_get_file           (BdDocument          *self);
+int              bd_document_get_width          (BdDocument          *self);
+int              bd_document_get_height         (BdDocument          *self);
+const char      *bd_document_get_device_description (BdDocument      *self);
+double           bd_document_get_seconds        (BdDocument          *self);
+const char      *bd_document_get_error_message  (BdDocument          *self);
+/* Full size. Drawing these uploads every pixel, so the canvas draws previews or views. */
+GdkTexture      *bd_document_get_original       (BdDocument          *self);
+GdkTexture      *bd_document_get_result         (BdDocument          *self);
+/* At most BD_DOCUMENT_PREVIEW_SIZE on the long side (the full texture when smaller). */
+GdkTexture      *bd_document_get_preview        (BdDocument          *self,
+                                                 BdLayer              layer);
+/* The part (@x, @y, @width, @height) of a layer, as it is now, resampled to @out_width x
+ * @out_height: what the canvas shows of a big photo when zoomed in. */
+void             bd_document_render_view_async  (BdDocument          *self,
+                                                 BdLayer              layer,
+                                                 int                  x,
+                                                 int                  y,
+                                                 int                  width,
+                                                 int                  height,
+                                                 int                  out_width,
+                                                 int                  out_height,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+GdkTexture      *bd_document_render_view_finish (BdDocument          *self,
+                                                 GAsyncResult        *result,
+                                                 GError             **error);
+/* The edit that the current result shows; compare with bd_document_paint_stroke()'s. */
+guint64          bd_document_get_result_serial  (BdDocument          *self);
+gboolean         bd_document_get_busy           (BdDocument          *self);
+/* The network's mask, width x height bytes; NULL until it is known. */
+GBytes          *bd_document_get_mask           (BdDocument          *self);
+
+/* Mask edits. @radius is in photo pixels, @points in photo coordinates. Returns the serial
+ * of the edit (0 when nothing changed). */
+guint64          bd_document_paint_stroke       (BdDocument             *self,
+                                                 BdMark                  mark,
+                                                 double                  radius,
+                                                 const graphene_point_t *points,
+                                                 guint                   n_points);
+gboolean         bd_document_get_can_undo       (BdDocument          *self);
+gboolean         bd_document_get_can_redo       (BdDocument          *self);
+void             bd_document_undo               (BdDocument          *self);
+void             bd_document_redo               (BdDocument          *self);
+/* Clears the marks, threshold and feather (one undoable edit). */
+void             bd_document_reset              (BdDocument          *self);
+
+/* 0 keeps the soft mask; otherwise the cut-off in (0, 1]. */
+double           bd_document_get_threshold      (BdDocument          *self);
+void             bd_document_set_threshold      (BdDocument          *self,
+                                                 double               threshold);
+/* Edge softness in photo pixels. */
+double           bd_document_get_feather        (BdDocument          *self);
+void             bd_document_set_feather        (BdDocument          *self,
+                                                 double               feather);
+/* A bd_background_kind. */
+guint            bd_document_get_background_kind (BdDocument         *self);
+void             bd_document_set_background_kind (BdDocument         *self,
+                                                  guint               kind);
+const GdkRGBA   *bd_document_get_background_color (BdDocument        *self);
+void             bd_document_set_background_color (BdDocument        *self,
+                                                   const GdkRGBA     *color);
+/* Blur strength 0..100 (100 = a tenth of the photo's long side). */
+double           bd_document_get_background_blur (BdDocument         *self);
+void             bd_document_set_background_blur (BdDocument         *self,
+                                                  double              blur);
+const char      *bd_document_get_background_name (BdDocument         *self);
+/* Loads @file and makes it the background image (and the background kind "image"). */
+void             bd_document_set_background_file_async  (BdDocument          *self,
+                                                         GFile               *file,
+                                                         GCancellable        *cancellable,
+                                                         GAsyncReadyCallback  callback,
+                                                         gpointer             user_data);
+gboolean         bd_document_set_background_file_finish (BdDocument          *self,
+                                                         GAsyncResult        *result,
+                                                         GError             **error);
+
+/* The result at full size as it is now, straight alpha, for the clipboard. */
+void             bd_document_render_async       (BdDocument          *self,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+GdkTexture      *bd_document_render_finish      (BdDocument          *self,
+                                                 GAsyncResult        *result,
+                                                 GError             **error);
+/* Writes the result as it is now to @file (format from its extension). */
+void             bd_document_save_async         (BdDocument          *self,
+                                                 GFile               *file,
+                                                 int                  jpeg_quality,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+gboolean         bd_document_save_finish        (BdDocument          *self,
+                                                 GAsyncResult        *result,
+                                                 GError             **error);
+
+G_END_DECLS

@@ -1,0 +1,789 @@
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "backdrop.h"
+#include "bd-application.h"
+#include "bd-editor.h"
+#include "bd-image-io.h"
+#include "bd-pixels.h"
+#include "bd-scale-row.h"
+#include "bd-utils.h"
+
+struct _BdEditor
+{
+  AdwBreakpointBin     parent_instance;
+
+  BdDocument          *document;
+  GSettings           *settings;
+
+  /* Template widgets */
+  GtkButton           *back_button;
+  GtkMenuButton       *menu_button;
+  AdwWindowTitle      *window_title;
+  AdwOverlaySplitView *split_view;
+  BdCanvas            *canvas;
+  GtkWidget           *progress_card;
+  GtkLabel            *progress_title;
+  GtkProgressBar      *progress_bar;
+  GtkWidget           *message_card;
+  GtkImage            *message_icon;
+  GtkLabel            *message_title;
+  GtkLabel            *message_body;
+  GtkButton           *retry_button;
+  GtkWidget           *tool_bar;
+  GtkLabel            *zoom_label;
+  GtkAdjustment       *brush_adjustment;
+  GtkAdjustment       *feather_adjustment;
+  GtkAdjustment       *threshold_adjustment;
+  GtkAdjustment       *blur_adjustment;
+  AdwPreferencesGroup *background_group;
+  AdwComboRow         *background_row;
+  AdwActionRow        *color_row;
+  GtkColorDialogButton *color_button;
+  GtkWidget           *blur_row;
+  AdwActionRow        *image_row;
+  AdwActionRow        *device_row;
+  AdwActionRow        *time_row;
+  AdwActionRow        *size_row;
+};
+
+G_DEFINE_FINAL_TYPE (BdEditor, bd_editor, ADW_TYPE_BREAKPOINT_BIN)
+
+enum {
+  PROP_0,
+  PROP_TOOL,
+  PROP_COMPARE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* Keeping the page in step with the document */
+
+static void
+update_title (BdEditor *self)
+{
+  BdDocument *doc = self->document;
+  g_autofree char *subtitle = NULL;
+
+  adw_window_title_set_title (self->window_title,
+                              bd_document_get_title (doc) ? bd_document_get_title (doc) : "");
+
+  switch (bd_document_get_state (doc))
+    {
+    case BD_DOCUMENT_STATE_LOADING:
+      subtitle = g_strdup (_("Opening…"));
+      break;
+
+    case BD_DOCUMENT_STATE_SEGMENTING:
+      subtitle = g_strdup (_("Removing the background…"));
+      break;
+
+    case BD_DOCUMENT_STATE_READY:
+      {
+        g_autofree char *time = bd_format_seconds (bd_document_get_seconds (doc));
+
+        /* Translators: window subtitle: the device that ran, then how long it took */
+        subtitle = g_strdup_printf (_("%s · %s"),
+                                    bd_document_get_device_description (doc)
+                                      ? bd_document_get_device_description (doc) : _("Unknown device"),
+                                    time);
+      }
+      break;
+
+    case BD_DOCUMENT_STATE_STOPPED:
+      subtitle = g_strdup (_("Stopped"));
+      break;
+
+    case BD_DOCUMENT_STATE_FAILED:
+      subtitle = g_strdup (_("Failed"));
+      break;
+
+    case BD_DOCUMENT_STATE_EMPTY:
+    default:
+      break;
+    }
+
+  adw_window_title_set_subtitle (self->window_title, subtitle ? subtitle : "");
+}
+
+static void
+update_details (BdEditor *self)
+{
+  BdDocument *doc = self->document;
+  gboolean ready = bd_document_get_state (doc) == BD_DOCUMENT_STATE_READY;
+  g_autofree char *time = bd_format_seconds (bd_document_get_seconds (doc));
+  g_autofree char *size = NULL;
+
+  /* Translators: photo size in pixels, width × height */
+  size = g_strdup_printf (_("%d × %d"), bd_document_get_width (doc), bd_document_get_height (doc));
+
+  adw_action_row_set_subtitle (self->device_row,
+                               ready && bd_document_get_device_description (doc)
+                                 ? bd_document_get_device_description (doc) : "—");
+  adw_action_row_set_subtitle (self->time_row, ready ? time : "—");
+  adw_action_row_set_subtitle (self->size_row, bd_document_get_width (doc) > 0 ? size : "—");
+}
+
+static void
+update_state (BdEditor *self)
+{
+  BdDocument *doc = self->document;
+  BdDocumentState state = bd_document_get_state (doc);
+  gboolean ready = state == BD_DOCUMENT_STATE_READY;
+  gboolean working = state == BD_DOCUMENT_STATE_LOADING || state == BD_DOCUMENT_STATE_SEGMENTING;
+  gboolean failed = state == BD_DOCUMENT_STATE_FAILED;
+  gboolean stopped = state == BD_DOCUMENT_STATE_STOPPED;
+
+  gtk_widget_set_visible (self->progress_card, working);
+  gtk_label_set_label (self->progress_title,
+                       state == BD_DOCUMENT_STATE_LOADING ? _("Opening the Photo…")
+                                                          : _("Removing the Background…"));
+
+  gtk_widget_set_visible (self->message_card, failed || stopped);
+  if (failed)
+    {
+      gtk_image_set_from_icon_name (self->message_icon, "dialog-warning-symbolic");
+      gtk_label_set_label (self->message_title,
+                           bd_document_get_original (doc) ? _("The Background Could Not Be Removed")
+                                                          : _("The Photo Could Not Be Opened"));
+      gtk_label_set_label (self->message_body, bd_document_get_error_message (doc));
+      gtk_button_set_label (self->retry_button, _("_Try Again"));
+    }
+  else if (stopped)
+    {
+      gtk_image_set_from_icon_name (self->message_icon, "media-playback-stop-symbolic");
+      gtk_label_set_label (self->message_title, _("Stopped"));
+      gtk_label_set_label (self->message_body, _("The background was not removed."));
+      gtk_button_set_label (self->retry_button, _("_Remove Background"));
+    }
+
+  gtk_widget_set_visible (self->tool_bar, bd_document_get_original (doc) != NULL && !failed);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.save-as", ready);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.copy", ready);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.reset", ready);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.cancel", working);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.retry", failed || stopped);
+
+  update_title (self);
+  update_details (self);
+}
+
+static void
+update_progress (BdEditor *self)
+{
+  if (bd_document_get_state (self->document) == BD_DOCUMENT_STATE_LOADING)
+    gtk_progress_bar_pulse (self->progress_bar);
+  else
+    gtk_progress_bar_set_fraction (self->progress_bar, bd_document_get_progress (self->document));
+}
+
+static void
+update_history (BdEditor *self)
+{
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.undo",
+                                 bd_document_get_can_undo (self->document));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.redo",
+                                 bd_document_get_can_redo (self->document));
+}
+
+static void
+update_background (BdEditor *self)
+{
+  guint kind = bd_document_get_background_kind (self->document);
+  const char *name = bd_document_get_background_name (self->document);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->color_row), kind == BD_BACKGROUND_COLOR);
+  gtk_widget_set_visible (self->blur_row, kind == BD_BACKGROUND_BLUR);
+  gtk_widget_set_visible (GTK_WIDGET (self->image_row), kind == BD_BACKGROUND_IMAGE);
+  adw_action_row_set_subtitle (self->image_row,
+                               name ? name : _("Choose an image or drop one here"));
+}
+
+static void
+update_zoom (BdEditor *self)
+{
+  g_autofree char *text = NULL;
+
+  /* Translators: the zoom level */
+  text = g_strdup_printf (_("%d %%"), (int) lround (bd_canvas_get_zoom (self->canvas) * 100));
+  gtk_label_set_label (self->zoom_label, text);
+}
+
+static gboolean
+threshold_to_percent (GBinding     *binding,
+                      const GValue *from,
+                      GValue       *to,
+                      gpointer      user_data)
+{
+  g_value_set_double (to, g_value_get_double (from) * 100.0);
+  return TRUE;
+}
+
+static gboolean
+percent_to_threshold (GBinding     *binding,
+                      const GValue *from,
+                      GValue       *to,
+                      gpointer      user_data)
+{
+  g_value_set_double (to, g_value_get_double (from) / 100.0);
+  return TRUE;
+}
+
+/* Actions */
+
+typedef struct
+{
+  BdEditor *self;
+  GFile    *file;
+} SaveData;
+
+static void
+on_saved (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  SaveData *data = user_data;
+  g_autoptr(BdEditor) self = data->self;
+  g_autoptr(GFile) file = data->file;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *basename = NULL;
+  g_autofree char *title = NULL;
+
+  g_free (data);
+
+  if (!bd_document_save_finish (BD_DOCUMENT (object), result, &error))
+    {
+      bd_show_error (GTK_WIDGET (self), _("The Result Could Not Be Saved"), error);
+      return;
+    }
+
+  basename = g_file_get_basename (file);
+  /* Translators: a toast after saving; %s is a file name */
+  title = g_strdup_printf (_("Saved “%s”"), basename);
+  bd_show_toast (GTK_WIDGET (self), title);
+}
+
+void
+bd_editor_save_to_file (BdEditor *self,
+                        GFile    *file)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *basename = NULL;
+  g_autoptr(GFile) with_extension = NULL;
+  SaveData *data;
+
+  g_return_if_fail (BD_IS_EDITOR (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  path = g_file_get_path (file);
+  basename = g_file_get_basename (file);
+
+  /* A name without an extension gets the default format's. */
+  if (path != NULL && strchr (basename, '.') == NULL)
+    {
+      g_autofree char *named = g_strdup_printf ("%s.%s", path,
+                                                bd_settings_export_extension (self->settings));
+
+      file = with_extension = g_file_new_for_path (named);
+      g_free (path);
+      path = g_steal_pointer (&named);
+    }
+
+  if (path != NULL && !bd_image_format_supported (path))
+    {
+      g_autoptr(GError) error =
+        g_error_new_literal (BD_IO_ERROR, BD_IO_ERROR_UNSUPPORTED,
+                             _("Backdrop saves PNG, WebP and JPEG files. Choose a name that ends in .png, .webp or .jpg."));
+
+      bd_show_error (GTK_WIDGET (self), _("The Result Could Not Be Saved"), error);
+      return;
+    }
+
+  data = g_new0 (SaveData, 1);
+  data->self = g_object_ref (self);
+  data->file = g_object_ref (file);
+  bd_document_save_async (self->document, file,
+                          g_settings_get_int (self->settings, "jpeg-quality"),
+                          NULL, on_saved, data);
+}
+
+static void
+on_save_dialog_done (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(BdEditor) self = user_data;
+  g_autoptr(GFile) file = NULL;
+
+  file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (object), result, NULL);
+  if (file != NULL)
+    bd_editor_save_to_file (self, file);
+}
+
+static GtkFileFilter *
+format_filter (const char *name,
+               const char *mime_type,
+               const char *suffix)
+{
+  GtkFileFilter *filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, name);
+  gtk_file_filter_add_mime_type (filter, mime_type);
+  gtk_file_filter_add_suffix (filter, suffix);
+  return filter;
+}
+
+static void
+save_as_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  BdEditor *self = BD_EDITOR (widget);
+  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+  g_autoptr(GListStore) filters = g_list_store_new (GTK_TYPE_FILE_FILTER);
+  g_autoptr(GtkFileFilter) png = format_filter (_("PNG (transparent)"), "image/png", "png");
+  g_autoptr(GtkFileFilter) webp = format_filter (_("WebP (transparent)"), "image/webp", "webp");
+  g_autoptr(GtkFileFilter) jpeg = format_filter (_("JPEG (no transparency)"), "image/jpeg", "jpg");
+  const char *extension = bd_settings_export_extension (self->settings);
+  g_autofree char *name = bd_pixels_output_name (bd_document_get_title (self->document), extension);
+  GFile *source = bd_document_get_file (self->document);
+
+  g_list_store_append (filters, png);
+  g_list_store_append (filters, webp);
+  g_list_store_append (filters, jpeg);
+
+  gtk_file_dialog_set_title (dialog, _("Save the Result"));
+  gtk_file_dialog_set_initial_name (dialog, name);
+  gtk_file_dialog_set_filters (dialog, G_LIST_MODEL (filters));
+  gtk_file_dialog_set_default_filter (dialog, g_str_equal (extension, "webp") ? webp
+                                              : g_str_equal (extension, "jpg") ? jpeg : png);
+  if (source != NULL && g_file_is_native (source))
+    {
+      g_autoptr(GFile) folder = g_file_get_parent (source);
+
+      gtk_file_dialog_set_initial_folder (dialog, folder);
+    }
+
+  gtk_file_dialog_save (dialog, GTK_WINDOW (gtk_widget_get_root (widget)), NULL,
+                        on_save_dialog_done, g_object_ref (self));
+}
+
+static void
+on_rendered_for_copy (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(BdEditor) self = user_data;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GError) error = NULL;
+
+  texture = bd_document_render_finish (BD_DOCUMENT (object), result, &error);
+  if (texture == NULL)
+    {
+      bd_show_error (GTK_WIDGET (self), _("The Result Could Not Be Copied"), error);
+      return;
+    }
+
+  gdk_clipboard_set_texture (gtk_widget_get_clipboard (GTK_WIDGET (self)), texture);
+  bd_show_toast (GTK_WIDGET (self), _("Copied to the clipboard"));
+}
+
+static void
+copy_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  BdEditor *self = BD_EDITOR (widget);
+
+  bd_document_render_async (self->document, NULL, on_rendered_for_copy, g_object_ref (self));
+}
+
+static void
+document_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  BdEditor *self = BD_EDITOR (widget);
+
+  if (g_str_equal (action_name, "editor.undo"))
+    bd_document_undo (self->document);
+  else if (g_str_equal (action_name, "editor.redo"))
+    bd_document_redo (self->document);
+  else if (g_str_equal (action_name, "editor.reset"))
+    bd_document_reset (self->document);
+  else if (g_str_equal (action_name, "editor.cancel"))
+    bd_document_cancel (self->document);
+  else if (g_str_equal (action_name, "editor.retry"))
+    bd_document_retry (self->document);
+}
+
+static void
+zoom_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  BdEditor *self = BD_EDITOR (widget);
+
+  if (g_str_equal (action_name, "editor.zoom-in"))
+    bd_canvas_zoom_in (self->canvas);
+  else if (g_str_equal (action_name, "editor.zoom-out"))
+    bd_canvas_zoom_out (self->canvas);
+  else if (g_str_equal (action_name, "editor.zoom-fit"))
+    bd_canvas_zoom_fit (self->canvas);
+  else if (g_str_equal (action_name, "editor.zoom-actual"))
+    bd_canvas_zoom_actual (self->canvas);
+  else if (bd_canvas_get_fit (self->canvas))
+    bd_canvas_zoom_actual (self->canvas);
+  else
+    bd_canvas_zoom_fit (self->canvas);
+}
+
+static void
+brush_size_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  BdEditor *self = BD_EDITOR (widget);
+  double value = gtk_adjustment_get_value (self->brush_adjustment);
+
+  gtk_adjustment_set_value (self->brush_adjustment,
+                            g_str_equal (action_name, "editor.brush-larger") ? value * 1.2
+                                                                             : value / 1.2);
+}
+
+static void
+toggle_sidebar_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  BdEditor *self = BD_EDITOR (widget);
+
+  adw_overlay_split_view_set_show_sidebar (self->split_view,
+                                           !adw_overlay_split_view_get_show_sidebar (self->split_view));
+}
+
+static void
+on_background_loaded (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(BdEditor) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!bd_document_set_background_file_finish (BD_DOCUMENT (object), result, &error))
+    bd_show_error (GTK_WIDGET (self), _("The Background Image Could Not Be Opened"), error);
+}
+
+static void
+on_background_chosen (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(BdEditor) self = user_data;
+  g_autoptr(GFile) file = NULL;
+
+  file = gtk_file_dialog_open_finish (GTK_FILE_DIALOG (object), result, NULL);
+  if (file != NULL)
+    bd_document_set_background_file_async (self->document, file, NULL,
+                                           on_background_loaded, g_object_ref (self));
+}
+
+static void
+choose_background_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  BdEditor *self = BD_EDITOR (widget);
+  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+  g_autoptr(GtkFileFilter) filter = bd_image_file_filter ();
+
+  gtk_file_dialog_set_title (dialog, _("Choose a Background Image"));
+  gtk_file_dialog_set_default_filter (dialog, filter);
+  gtk_file_dialog_open (dialog, GTK_WINDOW (gtk_widget_get_root (widget)), NULL,
+                        on_background_chosen, g_object_ref (self));
+}
+
+static gboolean
+on_background_drop (GtkDropTarget *target,
+                    const GValue  *value,
+                    double         x,
+                    double         y,
+                    BdEditor      *self)
+{
+  GFile *file = NULL;
+
+  if (G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    {
+      GSList *files = gdk_file_list_get_files (g_value_get_boxed (value));
+
+      file = files ? files->data : NULL;
+      g_slist_free (files);
+    }
+  else if (G_VALUE_HOLDS (value, G_TYPE_FILE))
+    file = g_value_get_object (value);
+
+  if (file == NULL)
+    return FALSE;
+
+  bd_document_set_background_file_async (self->document, file, NULL,
+                                         on_background_loaded, g_object_ref (self));
+  return TRUE;
+}
+
+/* Public */
+
+BdDocument *
+bd_editor_get_document (BdEditor *self)
+{
+  g_return_val_if_fail (BD_IS_EDITOR (self), NULL);
+  return self->document;
+}
+
+BdCanvas *
+bd_editor_get_canvas (BdEditor *self)
+{
+  g_return_val_if_fail (BD_IS_EDITOR (self), NULL);
+  return self->canvas;
+}
+
+void
+bd_editor_set_show_back (BdEditor *self,
+                         gboolean  show_back)
+{
+  g_return_if_fail (BD_IS_EDITOR (self));
+  gtk_widget_set_visible (GTK_WIDGET (self->back_button), show_back);
+}
+
+/* GObject */
+
+static void
+bd_editor_dispose (GObject *object)
+{
+  BdEditor *self = BD_EDITOR (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), BD_TYPE_EDITOR);
+  g_clear_object (&self->document);
+  g_clear_object (&self->settings);
+
+  G_OBJECT_CLASS (bd_editor_parent_class)->dispose (object);
+}
+
+static void
+bd_editor_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  BdEditor *self = BD_EDITOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_TOOL:
+      g_value_set_string (value, bd_canvas_get_tool (self->canvas));
+      break;
+
+    case PROP_COMPARE:
+      g_value_set_boolean (value, bd_canvas_get_compare (self->canvas));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+bd_editor_set_property (GObject      *object,
+                        guint         prop_id,
+                        const GValue *value,
+                        GParamSpec   *pspec)
+{
+  BdEditor *self = BD_EDITOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_TOOL:
+      bd_canvas_set_tool (self->canvas, g_value_get_string (value));
+      break;
+
+    case PROP_COMPARE:
+      bd_canvas_set_compare (self->canvas, g_value_get_boolean (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+bd_editor_class_init (BdEditorClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = bd_editor_dispose;
+  object_class->get_property = bd_editor_get_property;
+  object_class->set_property = bd_editor_set_property;
+
+  properties[PROP_TOOL] =
+    g_param_spec_string ("tool", NULL, NULL, "move",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_COMPARE] =
+    g_param_spec_boolean ("compare", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (BD_TYPE_CANVAS);
+  g_type_ensure (BD_TYPE_SCALE_ROW);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/backdrop/Backdrop/bd-editor.ui");
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, back_button);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, menu_button);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, window_title);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, split_view);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, canvas);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, progress_card);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, progress_title);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, message_card);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, message_icon);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, message_title);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, message_body);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, retry_button);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, tool_bar);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, zoom_label);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, brush_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, feather_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, threshold_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, blur_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, background_group);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, background_row);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, color_row);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, color_button);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, blur_row);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, image_row);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, device_row);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, time_row);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, size_row);
+
+  gtk_widget_class_install_action (widget_class, "editor.save-as", NULL, save_as_action);
+  gtk_widget_class_install_action (widget_class, "editor.copy", NULL, copy_action);
+  gtk_widget_class_install_action (widget_class, "editor.undo", NULL, document_action);
+  gtk_widget_class_install_action (widget_class, "editor.redo", NULL, document_action);
+  gtk_widget_class_install_action (widget_class, "editor.reset", NULL, document_action);
+  gtk_widget_class_install_action (widget_class, "editor.cancel", NULL, document_action);
+  gtk_widget_class_install_action (widget_class, "editor.retry", NULL, document_action);
+  gtk_widget_class_install_action (widget_class, "editor.zoom-in", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "editor.zoom-out", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "editor.zoom-fit", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "editor.zoom-actual", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "editor.zoom-toggle", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "editor.brush-larger", NULL, brush_size_action);
+  gtk_widget_class_install_action (widget_class, "editor.brush-smaller", NULL, brush_size_action);
+  gtk_widget_class_install_action (widget_class, "editor.choose-background", NULL,
+                                   choose_background_action);
+  gtk_widget_class_install_action (widget_class, "editor.toggle-sidebar", NULL, toggle_sidebar_action);
+  gtk_widget_class_install_property_action (widget_class, "editor.tool", "tool");
+  gtk_widget_class_install_property_action (widget_class, "editor.compare", "compare");
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK, "editor.save-as", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_S, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "editor.save-as", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, GDK_CONTROL_MASK, "editor.copy", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK, "editor.undo", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Z, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "editor.redo", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_y, GDK_CONTROL_MASK, "editor.redo", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "editor.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "editor.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Add, GDK_CONTROL_MASK, "editor.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK, "editor.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Subtract, GDK_CONTROL_MASK, "editor.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "editor.zoom-fit", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_CONTROL_MASK, "editor.zoom-actual", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketright, 0, "editor.brush-larger", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketleft, 0, "editor.brush-smaller", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_m, 0, "editor.tool", "s", "move");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_k, 0, "editor.tool", "s", "keep");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, 0, "editor.tool", "s", "remove");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, 0, "editor.compare", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "editor.cancel", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "editor.toggle-sidebar", NULL);
+}
+
+/* The editor's "tool" and "compare" are the canvas's, for the property actions. */
+static void
+on_canvas_notify (BdCanvas   *canvas,
+                  GParamSpec *pspec,
+                  BdEditor   *self)
+{
+  if (g_str_equal (pspec->name, "tool"))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOOL]);
+  else
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPARE]);
+}
+
+static void
+bd_editor_init (BdEditor *self)
+{
+  GtkDropTarget *target;
+  GType types[] = { GDK_TYPE_FILE_LIST, G_TYPE_FILE };
+  GtkApplication *app = GTK_APPLICATION (g_application_get_default ());
+  BdEngine *engine = BD_IS_APPLICATION (app) ? bd_application_get_engine (BD_APPLICATION (app)) : NULL;
+  g_autoptr(BdEngine) own_engine = engine ? NULL : bd_engine_new (NULL);
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  {
+    g_autoptr(GMenuModel) menu = bd_primary_menu_new ();
+
+    gtk_menu_button_set_menu_model (self->menu_button, menu);
+  }
+
+  self->settings = g_settings_new (APP_ID);
+  self->document = bd_document_new (engine ? engine : own_engine);
+  bd_canvas_set_document (self->canvas, self->document);
+
+  /* The document's settings and the sidebar's controls mirror each other. */
+  g_object_bind_property (self->document, "feather", self->feather_adjustment, "value",
+                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
+  g_object_bind_property_full (self->document, "threshold", self->threshold_adjustment, "value",
+                               G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL,
+                               threshold_to_percent, percent_to_threshold, NULL, NULL);
+  g_object_bind_property (self->document, "background-kind", self->background_row, "selected",
+                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
+  g_object_bind_property (self->document, "background-color", self->color_button, "rgba",
+                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
+  g_object_bind_property (self->document, "background-blur", self->blur_adjustment, "value",
+                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
+  g_object_bind_property (self->brush_adjustment, "value", self->canvas, "brush-size",
+                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
+  g_settings_bind (self->settings, "brush-size", self->brush_adjustment, "value", G_SETTINGS_BIND_DEFAULT);
+
+  g_signal_connect_object (self->canvas, "notify::tool", G_CALLBACK (on_canvas_notify), self, 0);
+  g_signal_connect_object (self->canvas, "notify::compare", G_CALLBACK (on_canvas_notify), self, 0);
+  g_signal_connect_object (self->canvas, "notify::zoom", G_CALLBACK (update_zoom), self, G_CONNECT_SWAPPED);
+
+  g_signal_connect_object (self->document, "notify::state", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::original", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::title", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::progress", G_CALLBACK (update_progress), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::can-undo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::can-redo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::background-kind", G_CALLBACK (update_background), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::background-name", G_CALLBACK (update_background), self, G_CONNECT_SWAPPED);
+
+  /* An image dropped on the background settings becomes the background. */
+  target = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
+  gtk_drop_target_set_gtypes (target, types, G_N_ELEMENTS (types));
+  g_signal_connect (target, "accept", G_CALLBACK (bd_drop_accept_foreign), NULL);
+  g_signal_connect (target, "drop", G_CALLBACK (on_background_drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->background_group), GTK_EVENT_CONTROLLER (target));
+
+  update_state (self);
+  update_history (self);
+  update_background (self);
+  update_zoom (self);
+}

@@ -1,0 +1,25 @@
+/* The editing page: the canvas with its floating tools, the adjustments sidebar, the header
+ * with Save As and Copy. It owns one BdDocument. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "bd-canvas.h"
+#include "bd-document.h"
+
+G_BEGIN_DECLS
+
+#define BD_TYPE_EDITOR (bd_editor_get_type ())
+
+G_DECLARE_FINAL_TYPE (BdEditor, bd_editor, BD, EDITOR, AdwBreakpointBin)
+
+BdDocument *bd_editor_get_document   (BdEditor   *self);
+BdCanvas   *bd_editor_get_canvas     (BdEditor   *self);
+/* Shows a button that leads back to the batch list. */
+void        bd_editor_set_show_back  (BdEditor   *self,
+                                      gboolean    show_back);
+/* What Save As does once a file is chosen (the test calls it directly). */
+void        bd_editor_save_to_file   (BdEditor   *self,
+                                      GFile      *file);
+
+G_END_DECLS

@@ -1,0 +1,68 @@
+/* Glue between gdk-pixbuf and libbackdrop's plain C types: image views, errors, and the one
+ * compositing step that the editor, the batch list and the exports share. */
+#pragma once
+
+#include <gio/gio.h>
+#include <gdk-pixbuf/gdk-pixbuf.h>
+
+#include "backdrop.h"
+
+G_BEGIN_DECLS
+
+#define BD_LIBRARY_ERROR (bd_library_error_quark ())
+
+/* Codes are the library's bd_status values. */
+GQuark      bd_library_error_quark    (void);
+
+/* Decodes a photo with bd_image_load(); files that are not local are read whole first.
+ * Blocks: for worker threads. */
+GdkPixbuf  *bd_pixels_load_file       (GFile          *file,
+                                       GCancellable   *cancellable,
+                                       GError        **error);
+
+/* Turns a failed library call into a GError; returns TRUE when @status is BD_OK. */
+gboolean    bd_pixels_check           (bd_status       status,
+                                       const bd_error *error,
+                                       GError        **out_error);
+
+/* A view of @pixbuf's pixels (8-bit RGB or RGBA); @pixbuf must outlive the view. */
+void        bd_pixels_view            (GdkPixbuf      *pixbuf,
+                                       bd_image       *out_view);
+
+/* @photo with @alpha (@photo's size, rows as wide as the photo) over @background.
+ * With @premultiplied the bytes suit GDK_MEMORY_R8G8B8A8_PREMULTIPLIED (for display),
+ * otherwise they are straight RGBA (for files). Runs in any thread. */
+GBytes     *bd_pixels_composite       (GdkPixbuf           *photo,
+                                       const guint8        *alpha,
+                                       const bd_background *background,
+                                       gboolean             premultiplied,
+                                       GError             **error);
+
+/* The part (@x, @y, @width, @height) of @pixels (@channels bytes a pixel, rows @stride
+ * apart) resampled to @out_width x @out_height: averaged when it shrinks, repeated when it
+ * grows. Averages premultiplied pixels correctly; for display. Any thread. */
+GBytes     *bd_pixels_resample        (const guint8   *pixels,
+                                       gsize           stride,
+                                       int             channels,
+                                       int             x,
+                                       int             y,
+                                       int             width,
+                                       int             height,
+                                       int             out_width,
+                                       int             out_height);
+
+/* Straight RGBA bytes from bd_pixels_composite() as a pixbuf, for bd_image_save(). */
+GdkPixbuf  *bd_pixels_to_pixbuf       (GBytes         *rgba,
+                                       int             width,
+                                       int             height);
+
+/* A small picture of the cut-out (long side @size) on a transparent background. */
+GdkPixbuf  *bd_pixels_thumbnail       (GdkPixbuf      *photo,
+                                       const guint8   *alpha,
+                                       int             size);
+
+/* "portrait.jpg" -> "portrait-cutout.png": the name an exported result gets. */
+char       *bd_pixels_output_name     (const char     *source_name,
+                                       const char     *extension);
+
+G_END_DECLS

@@ -1,0 +1,101 @@
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "bd-application.h"
+#include "bd-preferences-dialog.h"
+#include "bd-utils.h"
+
+struct _BdPreferencesDialog
+{
+  AdwPreferencesDialog  parent_instance;
+
+  GSettings            *settings;
+
+  AdwComboRow          *device_row;
+  AdwComboRow          *format_row;
+  AdwSpinRow           *quality_row;
+  AdwComboRow          *style_row;
+};
+
+G_DEFINE_FINAL_TYPE (BdPreferencesDialog, bd_preferences_dialog, ADW_TYPE_PREFERENCES_DIALOG)
+
+/* In the order of the rows' items. */
+static const char * const device_nicks[] = { "auto", "gpu", "cpu", NULL };
+static const char * const format_nicks[] = { "png", "webp", "jpeg", NULL };
+static const char * const style_nicks[] = { "default", "light", "dark", NULL };
+
+static void
+update_device_subtitle (BdPreferencesDialog *self)
+{
+  GApplication *app = g_application_get_default ();
+  g_autofree char *ran = NULL;
+  g_autofree char *subtitle = NULL;
+
+  if (BD_IS_APPLICATION (app))
+    ran = bd_engine_dup_device_description (bd_application_get_engine (BD_APPLICATION (app)));
+
+  if (ran != NULL)
+    /* Translators: %s names a device, e.g. "NVIDIA H200" */
+    subtitle = g_strdup_printf (_("Last used: %s"), ran);
+  else
+    subtitle = g_strdup (_("Automatic uses an NVIDIA graphics card when one can be used"));
+
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->device_row), subtitle);
+}
+
+static void
+update_quality_sensitive (BdPreferencesDialog *self)
+{
+  gtk_widget_set_sensitive (GTK_WIDGET (self->quality_row),
+                            adw_combo_row_get_selected (self->format_row) == 2);
+}
+
+AdwDialog *
+bd_preferences_dialog_new (void)
+{
+  return g_object_new (BD_TYPE_PREFERENCES_DIALOG, NULL);
+}
+
+static void
+bd_preferences_dialog_dispose (GObject *object)
+{
+  BdPreferencesDialog *self = BD_PREFERENCES_DIALOG (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), BD_TYPE_PREFERENCES_DIALOG);
+  g_clear_object (&self->settings);
+
+  G_OBJECT_CLASS (bd_preferences_dialog_parent_class)->dispose (object);
+}
+
+static void
+bd_preferences_dialog_class_init (BdPreferencesDialogClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = bd_preferences_dialog_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/backdrop/Backdrop/bd-preferences-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, device_row);
+  gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, format_row);
+  gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, quality_row);
+  gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, style_row);
+}
+
+static void
+bd_preferences_dialog_init (BdPreferencesDialog *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->settings = g_settings_new (APP_ID);
+  bd_settings_bind_combo (self->settings, "device", self->device_row, device_nicks);
+  bd_settings_bind_combo (self->settings, "export-format", self->format_row, format_nicks);
+  bd_settings_bind_combo (self->settings, "style-variant", self->style_row, style_nicks);
+  g_settings_bind (self->settings, "jpeg-quality", self->quality_row, "value", G_SETTINGS_BIND_DEFAULT);
+
+  g_signal_connect_object (self->format_row, "notify::selected",
+                           G_CALLBACK (update_quality_sensitive), self, G_CONNECT_SWAPPED);
+  update_quality_sensitive (self);
+  update_device_subtitle (self);
+}

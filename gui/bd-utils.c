@@ -1,0 +1,127 @@
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "bd-utils.h"
+
+AdwToast *
+bd_show_toast (GtkWidget  *widget,
+               const char *title)
+{
+  GtkWidget *overlay = gtk_widget_get_ancestor (widget, ADW_TYPE_TOAST_OVERLAY);
+  AdwToast *toast = adw_toast_new (title);
+
+  if (overlay == NULL)
+    {
+      g_message ("%s", title);
+      g_object_unref (toast);
+      return NULL;
+    }
+
+  adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), toast);
+  return toast;
+}
+
+void
+bd_show_error (GtkWidget    *widget,
+               const char   *heading,
+               const GError *error)
+{
+  AdwDialog *dialog = adw_alert_dialog_new (heading, error ? error->message : NULL);
+
+  adw_alert_dialog_add_response (ADW_ALERT_DIALOG (dialog), "close", _("_Close"));
+  adw_dialog_present (dialog, widget);
+}
+
+static gboolean
+combo_get (GValue   *value,
+           GVariant *variant,
+           gpointer  user_data)
+{
+  const char * const *nicks = user_data;
+  const char *nick = g_variant_get_string (variant, NULL);
+
+  for (guint i = 0; nicks[i] != NULL; i++)
+    if (g_str_equal (nicks[i], nick))
+      {
+        g_value_set_uint (value, i);
+        return TRUE;
+      }
+
+  return FALSE;
+}
+
+static GVariant *
+combo_set (const GValue       *value,
+           const GVariantType *expected_type,
+           gpointer            user_data)
+{
+  const char * const *nicks = user_data;
+  guint index = g_value_get_uint (value);
+
+  if (index >= g_strv_length ((char **) nicks))
+    return NULL;
+
+  return g_variant_new_string (nicks[index]);
+}
+
+void
+bd_settings_bind_combo (GSettings          *settings,
+                        const char         *key,
+                        AdwComboRow        *row,
+                        const char * const *nicks)
+{
+  g_settings_bind_with_mapping (settings, key, row, "selected", G_SETTINGS_BIND_DEFAULT,
+                                combo_get, combo_set, (gpointer) nicks, NULL);
+}
+
+const char *
+bd_settings_export_extension (GSettings *settings)
+{
+  g_autofree char *format = g_settings_get_string (settings, "export-format");
+
+  if (g_str_equal (format, "webp"))
+    return "webp";
+  if (g_str_equal (format, "jpeg"))
+    return "jpg";
+  return "png";
+}
+
+GtkFileFilter *
+bd_image_file_filter (void)
+{
+  GtkFileFilter *filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, _("Photos"));
+  gtk_file_filter_add_pixbuf_formats (filter);
+  return filter;
+}
+
+GMenuModel *
+bd_primary_menu_new (void)
+{
+  g_autoptr(GtkBuilder) builder =
+    gtk_builder_new_from_resource ("/io/github/backdrop/Backdrop/bd-primary-menu.ui");
+
+  return g_object_ref (G_MENU_MODEL (gtk_builder_get_object (builder, "primary-menu")));
+}
+
+char *
+bd_format_seconds (double seconds)
+{
+  if (seconds < 1.0)
+    /* Translators: a duration in milliseconds */
+    return g_strdup_printf (_("%.0f ms"), seconds * 1000.0);
+
+  /* Translators: a duration in seconds */
+  return g_strdup_printf (_("%.1f s"), seconds);
+}
+
+gboolean
+bd_drop_accept_foreign (GtkDropTarget *target,
+                        GdkDrop       *drop,
+                        gpointer       user_data)
+{
+  return gdk_drop_get_drag (drop) == NULL &&
+         gdk_content_formats_match (gtk_drop_target_get_formats (target), gdk_drop_get_formats (drop));
+}

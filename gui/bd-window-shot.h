@@ -1,0 +1,15 @@
+/* Renders a window as it is on screen into a PNG: for the test's screenshot and for
+ * docs/screenshots (gui/screenshots.sh). With @decorate the window gets rounded corners and
+ * a soft shadow on a transparent margin, as a compositor would draw it. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+gboolean bd_window_shot_save (GtkWindow   *window,
+                              const char  *path,
+                              gboolean     decorate,
+                              GError     **error);
+
+G_END_DECLS

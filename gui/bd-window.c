@@ -1,0 +1,322 @@
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "bd-batch-item.h"
+#include "bd-utils.h"
+#include "bd-window.h"
+
+struct _BdWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  GSettings            *settings;
+
+  AdwToastOverlay      *toast_overlay;
+  GtkStack             *stack;
+  GtkMenuButton        *welcome_menu_button;
+  BdEditor             *editor;
+  BdBatchPage          *batch_page;
+};
+
+G_DEFINE_FINAL_TYPE (BdWindow, bd_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static void
+show_page (BdWindow   *self,
+           const char *name)
+{
+  gtk_stack_set_visible_child_name (self->stack, name);
+  bd_editor_set_show_back (self->editor, bd_batch_page_get_n_items (self->batch_page) > 0);
+}
+
+void
+bd_window_open_files (BdWindow  *self,
+                      GFile    **files,
+                      guint      n_files)
+{
+  g_return_if_fail (BD_IS_WINDOW (self));
+
+  if (n_files == 0)
+    return;
+
+  if (n_files == 1)
+    {
+      bd_document_open_file (bd_editor_get_document (self->editor), files[0]);
+      show_page (self, "editor");
+      return;
+    }
+
+  bd_batch_page_add_files (self->batch_page, files, n_files);
+  show_page (self, "batch");
+}
+
+static void
+open_texture (BdWindow   *self,
+              GdkTexture *texture)
+{
+  g_autoptr(GBytes) png = gdk_texture_save_to_png_bytes (texture);
+
+  bd_document_open_bytes (bd_editor_get_document (self->editor), png, NULL);
+  show_page (self, "editor");
+}
+
+gboolean
+bd_window_open_value (BdWindow     *self,
+                      const GValue *value)
+{
+  g_return_val_if_fail (BD_IS_WINDOW (self), FALSE);
+
+  if (G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    {
+      g_autoptr(GPtrArray) files = g_ptr_array_new ();
+      GSList *list = gdk_file_list_get_files (g_value_get_boxed (value));
+
+      for (GSList *l = list; l != NULL; l = l->next)
+        g_ptr_array_add (files, l->data);
+      g_slist_free (list);
+
+      bd_window_open_files (self, (GFile **) files->pdata, files->len);
+      return files->len > 0;
+    }
+
+  if (G_VALUE_HOLDS (value, G_TYPE_FILE))
+    {
+      GFile *file = g_value_get_object (value);
+
+      bd_window_open_files (self, &file, 1);
+      return TRUE;
+    }
+
+  if (G_VALUE_HOLDS (value, GDK_TYPE_TEXTURE))
+    {
+      open_texture (self, g_value_get_object (value));
+      return TRUE;
+    }
+
+  return FALSE;
+}
+
+static gboolean
+on_drop (GtkDropTarget *target,
+         const GValue  *value,
+         double         x,
+         double         y,
+         BdWindow      *self)
+{
+  return bd_window_open_value (self, value);
+}
+
+/* Actions */
+
+static void
+on_open_dialog_done (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(BdWindow) self = user_data;
+  g_autoptr(GListModel) files = NULL;
+  g_autoptr(GPtrArray) array = g_ptr_array_new_with_free_func (g_object_unref);
+
+  files = gtk_file_dialog_open_multiple_finish (GTK_FILE_DIALOG (object), result, NULL);
+  if (files == NULL)
+    return;
+
+  for (guint i = 0; i < g_list_model_get_n_items (files); i++)
+    g_ptr_array_add (array, g_list_model_get_item (files, i));
+
+  bd_window_open_files (self, (GFile **) array->pdata, array->len);
+}
+
+static void
+open_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+  g_autoptr(GtkFileFilter) filter = bd_image_file_filter ();
+
+  gtk_file_dialog_set_title (dialog, _("Open Photos"));
+  gtk_file_dialog_set_default_filter (dialog, filter);
+  gtk_file_dialog_open_multiple (dialog, GTK_WINDOW (widget), NULL,
+                                 on_open_dialog_done, g_object_ref (widget));
+}
+
+static void
+on_clipboard_files (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(BdWindow) self = user_data;
+  const GValue *value;
+
+  value = gdk_clipboard_read_value_finish (GDK_CLIPBOARD (object), result, NULL);
+  if (value == NULL || !bd_window_open_value (self, value))
+    bd_show_toast (GTK_WIDGET (self), _("The clipboard holds no image"));
+}
+
+static void
+on_clipboard_texture (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(BdWindow) self = user_data;
+  g_autoptr(GdkTexture) texture = NULL;
+
+  texture = gdk_clipboard_read_texture_finish (GDK_CLIPBOARD (object), result, NULL);
+  if (texture == NULL)
+    {
+      bd_show_toast (GTK_WIDGET (self), _("The clipboard holds no image"));
+      return;
+    }
+
+  open_texture (self, texture);
+}
+
+static void
+paste_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (widget);
+  GdkContentFormats *formats = gdk_clipboard_get_formats (clipboard);
+
+  /* Our own result, copied a moment ago, is an image too; files come first since they
+   * keep their names. */
+  if (gdk_content_formats_contain_gtype (formats, GDK_TYPE_FILE_LIST))
+    gdk_clipboard_read_value_async (clipboard, GDK_TYPE_FILE_LIST, G_PRIORITY_DEFAULT, NULL,
+                                    on_clipboard_files, g_object_ref (widget));
+  else if (gdk_content_formats_contain_gtype (formats, GDK_TYPE_TEXTURE))
+    gdk_clipboard_read_texture_async (clipboard, NULL, on_clipboard_texture, g_object_ref (widget));
+  else
+    bd_show_toast (widget, _("The clipboard holds no image"));
+}
+
+static void
+show_batch_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  show_page (BD_WINDOW (widget), "batch");
+}
+
+static void
+on_batch_item_activated (BdWindow    *self,
+                         BdBatchItem *item)
+{
+  bd_document_open_with_mask (bd_editor_get_document (self->editor),
+                              bd_batch_item_get_file (item),
+                              bd_batch_item_get_mask (item),
+                              bd_batch_item_get_device (item),
+                              bd_batch_item_get_seconds (item));
+  show_page (self, "editor");
+}
+
+static void
+on_batch_emptied (BdWindow *self)
+{
+  if (bd_batch_page_get_n_items (self->batch_page) > 0)
+    return;
+
+  bd_editor_set_show_back (self->editor, FALSE);
+  if (g_str_equal (bd_window_get_page (self), "batch"))
+    show_page (self, bd_document_get_original (bd_editor_get_document (self->editor))
+                     ? "editor" : "welcome");
+}
+
+/* Public */
+
+BdEditor *
+bd_window_get_editor (BdWindow *self)
+{
+  g_return_val_if_fail (BD_IS_WINDOW (self), NULL);
+  return self->editor;
+}
+
+BdBatchPage *
+bd_window_get_batch_page (BdWindow *self)
+{
+  g_return_val_if_fail (BD_IS_WINDOW (self), NULL);
+  return self->batch_page;
+}
+
+const char *
+bd_window_get_page (BdWindow *self)
+{
+  g_return_val_if_fail (BD_IS_WINDOW (self), NULL);
+  return gtk_stack_get_visible_child_name (self->stack);
+}
+
+BdWindow *
+bd_window_new (BdApplication *application)
+{
+  return g_object_new (BD_TYPE_WINDOW, "application", application, NULL);
+}
+
+/* GObject */
+
+static void
+bd_window_dispose (GObject *object)
+{
+  BdWindow *self = BD_WINDOW (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), BD_TYPE_WINDOW);
+  g_clear_object (&self->settings);
+
+  G_OBJECT_CLASS (bd_window_parent_class)->dispose (object);
+}
+
+static void
+bd_window_class_init (BdWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = bd_window_dispose;
+
+  g_type_ensure (BD_TYPE_EDITOR);
+  g_type_ensure (BD_TYPE_BATCH_PAGE);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/backdrop/Backdrop/bd-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, BdWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, BdWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, BdWindow, welcome_menu_button);
+  gtk_widget_class_bind_template_child (widget_class, BdWindow, editor);
+  gtk_widget_class_bind_template_child (widget_class, BdWindow, batch_page);
+
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.paste", NULL, paste_action);
+  gtk_widget_class_install_action (widget_class, "win.show-batch", NULL, show_batch_action);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_v, GDK_CONTROL_MASK, "win.paste", NULL);
+}
+
+static void
+bd_window_init (BdWindow *self)
+{
+  GtkDropTarget *target;
+  GType types[] = { GDK_TYPE_FILE_LIST, G_TYPE_FILE, GDK_TYPE_TEXTURE };
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  {
+    g_autoptr(GMenuModel) menu = bd_primary_menu_new ();
+
+    gtk_menu_button_set_menu_model (self->welcome_menu_button, menu);
+  }
+
+  self->settings = g_settings_new (APP_ID);
+  g_settings_bind (self->settings, "window-width", self, "default-width", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "window-height", self, "default-height", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "window-maximized", self, "maximized", G_SETTINGS_BIND_DEFAULT);
+
+  target = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
+  gtk_drop_target_set_gtypes (target, types, G_N_ELEMENTS (types));
+  g_signal_connect (target, "accept", G_CALLBACK (bd_drop_accept_foreign), NULL);
+  g_signal_connect (target, "drop", G_CALLBACK (on_drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->stack), GTK_EVENT_CONTROLLER (target));
+
+  g_signal_connect_object (self->batch_page, "item-activated",
+                           G_CALLBACK (on_batch_item_activated), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->batch_page, "notify::n-items",
+                           G_CALLBACK (on_batch_emptied), self, G_CONNECT_SWAPPED);
+}

@@ -1,0 +1,222 @@
+/* Makes the screenshots in docs/screenshots (and the metainfo's): the real app, real photos,
+ * the real model, rendered window by window. Run it through gui/screenshots.sh, which gives it
+ * an X server and private folders.
+ *
+ *   backdrop-screenshots OUTPUT-FOLDER PHOTO [PHOTO...]
+ *
+ * The first photo is the one in the editor; all of them go into the batch list. */
+#include "config.h"
+
+#include <adwaita.h>
+
+#include "bd-application.h"
+#include "bd-batch-page.h"
+#include "bd-editor.h"
+#include "bd-window.h"
+#include "bd-window-shot.h"
+
+#define TIMEOUT_S 300
+
+typedef gboolean (*Condition) (gpointer data);
+
+static gboolean
+wake_up (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+wait_for (Condition condition,
+          gpointer  data)
+{
+  gint64 end = g_get_monotonic_time () + TIMEOUT_S * G_USEC_PER_SEC;
+  guint tick = g_timeout_add (20, wake_up, NULL);
+  gboolean ok;
+
+  while (!(ok = condition (data)) && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, TRUE);
+
+  g_source_remove (tick);
+  return ok;
+}
+
+static gboolean
+elapsed (gpointer data)
+{
+  return g_get_monotonic_time () >= *(gint64 *) data;
+}
+
+/* Lets animations (stack cross-fades, breakpoints) finish. */
+static void
+settle (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  wait_for (elapsed, &end);
+}
+
+static gboolean
+document_settled (gpointer data)
+{
+  BdDocument *doc = data;
+  BdDocumentState state = bd_document_get_state (doc);
+
+  return state == BD_DOCUMENT_STATE_FAILED ||
+         (state == BD_DOCUMENT_STATE_READY && bd_document_get_result (doc) != NULL &&
+          !bd_document_get_busy (doc));
+}
+
+static gboolean
+batch_idle (gpointer data)
+{
+  return !bd_batch_page_get_busy (data);
+}
+
+static gboolean
+window_shown (gpointer data)
+{
+  return gtk_widget_get_mapped (data) && gtk_widget_get_width (data) > 0;
+}
+
+static gboolean
+window_size_is (gpointer data)
+{
+  GtkWidget *window = data;
+  int *size = g_object_get_data (G_OBJECT (window), "wanted-size");
+
+  return gtk_widget_get_width (window) == size[0] && gtk_widget_get_height (window) == size[1];
+}
+
+/* Without a compositor the window's resize borders come off its default size: ask for
+ * that much more. */
+static void
+resize (BdWindow *window,
+        int       width,
+        int       height)
+{
+  static int size[2];
+  int default_width, default_height;
+
+  wait_for (window_shown, window);
+  gtk_window_get_default_size (GTK_WINDOW (window), &default_width, &default_height);
+  size[0] = width;
+  size[1] = height;
+  g_object_set_data (G_OBJECT (window), "wanted-size", size);
+  gtk_window_set_default_size (GTK_WINDOW (window),
+                               width + default_width - gtk_widget_get_width (GTK_WIDGET (window)),
+                               height + default_height - gtk_widget_get_height (GTK_WIDGET (window)));
+  if (!wait_for (window_size_is, window))
+    g_printerr ("The window is %d×%d, not %d×%d\n", gtk_widget_get_width (GTK_WIDGET (window)),
+                gtk_widget_get_height (GTK_WIDGET (window)), width, height);
+  settle (600);
+}
+
+static void
+shoot (BdWindow   *window,
+       const char *folder,
+       const char *name)
+{
+  g_autofree char *path = g_build_filename (folder, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  settle (1000);
+  if (!bd_window_shot_save (GTK_WINDOW (window), path, TRUE, &error))
+    g_error ("%s: %s", path, error->message);
+  g_print ("%s\n", path);
+}
+
+static void
+set_style (AdwColorScheme scheme)
+{
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), scheme);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(BdApplication) app = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) photo = NULL;
+  g_autoptr(GPtrArray) batch = g_ptr_array_new_with_free_func (g_object_unref);
+  const char *folder;
+  BdWindow *window;
+  BdEditor *editor;
+  BdDocument *doc;
+  BdCanvas *canvas;
+  GdkRGBA sky = { 0.60f, 0.76f, 0.95f, 1.f };
+
+  if (argc < 3)
+    {
+      g_printerr ("Usage: %s OUTPUT-FOLDER PHOTO [PHOTO...]\n", argv[0]);
+      return 2;
+    }
+
+  gtk_init ();
+  folder = argv[1];
+  g_mkdir_with_parents (folder, 0755);
+
+  /* GNOME's interface font, when it is installed. */
+  g_object_set (gtk_settings_get_default (),
+                "gtk-font-name", "Cantarell 11",
+                "gtk-decoration-layout", "appmenu:close",
+                NULL);
+
+  app = bd_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
+  if (!g_application_register (G_APPLICATION (app), NULL, &error))
+    g_error ("%s", error->message);
+
+  window = bd_window_new (app);
+  editor = bd_window_get_editor (window);
+  doc = bd_editor_get_document (editor);
+  canvas = bd_editor_get_canvas (editor);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 760);
+  gtk_window_present (GTK_WINDOW (window));
+
+  /* 1. The welcome page. */
+  set_style (ADW_COLOR_SCHEME_FORCE_LIGHT);
+  resize (window, 1000, 640);
+  shoot (window, folder, "welcome.png");
+
+  /* 2. The editor: the person on the checkerboard, the adjustments beside. */
+  photo = g_file_new_for_commandline_arg (argv[2]);
+  bd_window_open_files (window, &photo, 1);
+  resize (window, 1200, 760);
+  if (!wait_for (document_settled, doc) || bd_document_get_state (doc) != BD_DOCUMENT_STATE_READY)
+    g_error ("The removal failed: %s", bd_document_get_error_message (doc));
+  shoot (window, folder, "editor-light.png");
+
+  /* 3. Dark: a blurred copy of the photo behind the person. */
+  set_style (ADW_COLOR_SCHEME_FORCE_DARK);
+  bd_document_set_background_blur (doc, 40);
+  bd_document_set_background_kind (doc, 2 /* BD_BACKGROUND_BLUR */);
+  wait_for (document_settled, doc);
+  shoot (window, folder, "editor-dark.png");
+
+  /* 4. Narrow, comparing before and after on a plain colour. */
+  set_style (ADW_COLOR_SCHEME_FORCE_LIGHT);
+  bd_document_set_background_color (doc, &sky);
+  bd_document_set_background_kind (doc, 1 /* BD_BACKGROUND_COLOR */);
+  wait_for (document_settled, doc);
+  resize (window, 400, 760);
+  bd_canvas_set_compare (canvas, TRUE);
+  bd_canvas_set_split (canvas, 0.42);
+  shoot (window, folder, "narrow.png");
+  bd_canvas_set_compare (canvas, FALSE);
+  bd_document_set_background_kind (doc, 0);
+
+  /* 5. The batch list, every photo done. */
+  for (int i = 2; i < argc; i++)
+    g_ptr_array_add (batch, g_file_new_for_commandline_arg (argv[i]));
+  if (batch->len > 1)
+    {
+      resize (window, 1000, 640);
+      bd_window_open_files (window, (GFile **) batch->pdata, batch->len);
+      wait_for (batch_idle, bd_window_get_batch_page (window));
+      shoot (window, folder, "batch.png");
+    }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  return 0;
+}

@@ -1,0 +1,738 @@
+/* Backdrop: "Remove Background…" for GIMP 3.
+ *
+ * One image procedure, plug-in-backdrop-remove-background, in Layer ▸ Transparency. It runs
+ * libbackdrop on every selected layer, then writes the result as a layer mask (the default),
+ * into the layer's alpha, as a new cut-out layer, or as the selection, all in one undo step.
+ *
+ * Every layer is segmented before anything in the image changes: GIMP cancels a plug-in by
+ * ending its process, so a cancelled run leaves the image as it was.
+ */
+
+#include <string.h>
+
+#include <libgimp/gimp.h>
+#include <libgimp/gimpui.h>
+#include <glib/gi18n-lib.h>
+
+#include "backdrop.h"
+
+#define PLUG_IN_PROC   "plug-in-backdrop-remove-background"
+#define PLUG_IN_BINARY "backdrop-remove-background"
+
+typedef enum
+{
+  OUTPUT_MASK,
+  OUTPUT_ALPHA,
+  OUTPUT_LAYER,
+  OUTPUT_SELECTION,
+} Output;
+
+/* One layer to segment, and its person mask once segmented. */
+typedef struct
+{
+  GimpLayer *layer;
+  gchar     *name;
+  gint       x, y;          /* offsets in the image */
+  gint       width, height;
+  guint8    *alpha;         /* width x height, 255 = person */
+} Job;
+
+/* Maps the library's per-layer fraction onto GIMP's progress bar. */
+typedef struct
+{
+  GThread *thread;          /* the plug-in's own: only it may talk to GIMP */
+  gdouble  start;
+  gdouble  span;
+  gdouble  shown;
+} Progress;
+
+
+#define BACKDROP_TYPE_PLUG_IN (backdrop_plug_in_get_type ())
+G_DECLARE_FINAL_TYPE (BackdropPlugIn, backdrop_plug_in, BACKDROP, PLUG_IN, GimpPlugIn)
+
+struct _BackdropPlugIn
+{
+  GimpPlugIn parent_instance;
+};
+
+static GList          * backdrop_query_procedures (GimpPlugIn           *plug_in);
+static GimpProcedure  * backdrop_create_procedure (GimpPlugIn           *plug_in,
+                                                   const gchar          *name);
+static gboolean         backdrop_set_i18n         (GimpPlugIn           *plug_in,
+                                                   const gchar          *procedure_name,
+                                                   gchar               **gettext_domain,
+                                                   gchar               **catalog_dir);
+
+static GimpValueArray * remove_background_run     (GimpProcedure        *procedure,
+                                                   GimpRunMode           run_mode,
+                                                   GimpImage            *image,
+                                                   GimpDrawable        **drawables,
+                                                   GimpProcedureConfig  *config,
+                                                   gpointer              run_data);
+
+G_DEFINE_TYPE (BackdropPlugIn, backdrop_plug_in, GIMP_TYPE_PLUG_IN)
+
+GIMP_MAIN (BACKDROP_TYPE_PLUG_IN)
+
+
+static void
+backdrop_plug_in_class_init (BackdropPlugInClass *klass)
+{
+  GimpPlugInClass *plug_in_class = GIMP_PLUG_IN_CLASS (klass);
+
+  plug_in_class->query_procedures = backdrop_query_procedures;
+  plug_in_class->create_procedure = backdrop_create_procedure;
+  plug_in_class->set_i18n         = backdrop_set_i18n;
+}
+
+static void
+backdrop_plug_in_init (BackdropPlugIn *plug_in)
+{
+}
+
+static GList *
+backdrop_query_procedures (GimpPlugIn *plug_in)
+{
+  return g_list_append (NULL, g_strdup (PLUG_IN_PROC));
+}
+
+/* Our strings live in Backdrop's own catalogue, installed with the rest of Backdrop, not in
+ * the plug-in's folder where GIMP would look: bind it ourselves. */
+static gboolean
+backdrop_set_i18n (GimpPlugIn   *plug_in,
+                   const gchar  *procedure_name,
+                   gchar       **gettext_domain,
+                   gchar       **catalog_dir)
+{
+  bindtextdomain (GETTEXT_PACKAGE, BACKDROP_LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+
+  return FALSE;
+}
+
+static GimpProcedure *
+backdrop_create_procedure (GimpPlugIn  *plug_in,
+                           const gchar *name)
+{
+  GimpProcedure *procedure;
+
+  if (g_strcmp0 (name, PLUG_IN_PROC) != 0)
+    return NULL;
+
+  procedure = gimp_image_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
+                                        remove_background_run, NULL, NULL);
+
+  gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
+  gimp_procedure_set_sensitivity_mask (procedure,
+                                       GIMP_PROCEDURE_SENSITIVE_DRAWABLE |
+                                       GIMP_PROCEDURE_SENSITIVE_DRAWABLES);
+
+  gimp_procedure_set_menu_label (procedure, _("Remove _Background…"));
+  gimp_procedure_add_menu_path (procedure, "<Image>/Layer/Transparency");
+
+  gimp_procedure_set_documentation (procedure,
+                                    _("Remove the background behind people"),
+                                    _("Finds the people in each selected layer with "
+                                      "Backdrop's neural network, on the GPU when there "
+                                      "is one, and hides everything else: through a layer "
+                                      "mask (the default, nothing is lost), in the layer's "
+                                      "alpha channel, in a new cut-out layer above it, or "
+                                      "as the selection. The mask has the layer's full "
+                                      "resolution."),
+                                    PLUG_IN_PROC);
+  gimp_procedure_set_attribution (procedure, "The Backdrop authors", "The Backdrop authors",
+                                  "2025");
+
+  gimp_procedure_add_choice_argument (procedure, "output",
+                                      _("_Output"),
+                                      _("Where the result goes"),
+                                      gimp_choice_new_with_values (
+                                        "mask",      OUTPUT_MASK,      _("Layer mask"),                 NULL,
+                                        "alpha",     OUTPUT_ALPHA,     _("Apply to alpha channel"),     NULL,
+                                        "layer",     OUTPUT_LAYER,     _("New layer with the cut-out"), NULL,
+                                        "selection", OUTPUT_SELECTION, _("Selection"),                  NULL,
+                                        NULL),
+                                      "mask", G_PARAM_READWRITE);
+
+  gimp_procedure_add_boolean_argument (procedure, "refine-edges",
+                                       _("_Refine edges"),
+                                       _("Follow hair and fine edges of the full-size photo "
+                                         "when enlarging the network's mask"),
+                                       TRUE, G_PARAM_READWRITE);
+
+  gimp_procedure_add_double_argument (procedure, "threshold",
+                                      _("_Threshold"),
+                                      _("0 keeps the soft mask; above 0, pixels at least this "
+                                        "likely to be a person become opaque and the rest "
+                                        "transparent"),
+                                      0.0, 1.0, 0.0, G_PARAM_READWRITE);
+
+  gimp_procedure_add_double_argument (procedure, "feather",
+                                      _("_Feather"),
+                                      _("Soften the mask's edge by this many pixels"),
+                                      0.0, 100.0, 0.0, G_PARAM_READWRITE);
+
+  gimp_procedure_add_choice_argument (procedure, "device",
+                                      _("_Device"),
+                                      _("Where the network runs: Auto takes the GPU when a "
+                                        "usable one is there"),
+                                      gimp_choice_new_with_values (
+                                        "auto", BD_DEVICE_AUTO, _("Auto"), NULL,
+                                        "gpu",  BD_DEVICE_CUDA, _("GPU"),  NULL,
+                                        "cpu",  BD_DEVICE_CPU,  _("CPU"),  NULL,
+                                        NULL),
+                                      "auto", G_PARAM_READWRITE);
+
+  /* ANY, not OPEN: a missing file then reaches the library, which says what is wrong,
+   * instead of GIMP rejecting the argument as "out of range". */
+  gimp_procedure_add_file_argument (procedure, "model",
+                                    _("_Model"),
+                                    _("A Backdrop model file (.bdm); none: the installed "
+                                      "model, or $BACKDROP_MODEL when set"),
+                                    GIMP_FILE_CHOOSER_ACTION_ANY, TRUE, NULL,
+                                    G_PARAM_READWRITE);
+
+  return procedure;
+}
+
+
+/* ---- the dialog ------------------------------------------------------------------------ */
+
+static gboolean
+remove_background_dialog (GimpProcedure       *procedure,
+                          GimpProcedureConfig *config)
+{
+  GimpProcedureDialog *dialog;
+  gboolean             run;
+
+  gimp_ui_init (PLUG_IN_BINARY);
+
+  dialog = GIMP_PROCEDURE_DIALOG (gimp_procedure_dialog_new (procedure, config,
+                                                              _("Remove Background")));
+
+  gimp_procedure_dialog_get_widget (dialog, "output", GIMP_TYPE_INT_RADIO_FRAME);
+  gimp_procedure_dialog_get_spin_scale (dialog, "threshold", 1.0);
+  gimp_procedure_dialog_get_spin_scale (dialog, "feather", 1.0);
+
+  gimp_procedure_dialog_fill_box (dialog, "edges-box",
+                                  "refine-edges", "threshold", "feather", NULL);
+  gimp_procedure_dialog_get_label (dialog, "edges-label", _("Edges"), FALSE, FALSE);
+  gimp_procedure_dialog_fill_frame (dialog, "edges-frame", "edges-label", FALSE,
+                                    "edges-box");
+
+  gimp_procedure_dialog_fill (dialog, "output", "edges-frame", "device", NULL);
+
+  run = gimp_procedure_dialog_run (dialog);
+  gtk_widget_destroy (GTK_WIDGET (dialog));
+
+  return run;
+}
+
+
+/* ---- pixels ---------------------------------------------------------------------------- */
+
+/* @format's components and colour space with another component type: "u8" keeps a mask's
+ * own encoding (linear "Y" stays linear), "float" edits any precision without loss. */
+static const Babl *
+format_with_type (const Babl  *format,
+                  const gchar *type)
+{
+  const Babl *model = babl_format_get_model (format);
+  gchar      *name  = g_strdup_printf ("%s %s", babl_get_name (model), type);
+  const Babl *result;
+
+  if (babl_format_exists (name))
+    result = babl_format_with_space (name, babl_format_get_space (format));
+  else
+    result = NULL;
+
+  g_free (name);
+
+  return result;
+}
+
+/* The layer as 8-bit sRGB (alpha too when it has one), the way the library takes photos. */
+static guint8 *
+read_photo (Job       *job,
+            gboolean   with_alpha,
+            bd_image  *photo,
+            GError   **error)
+{
+  const Babl *format = babl_format (with_alpha ? "R'G'B'A u8" : "R'G'B' u8");
+  gsize       bpp    = with_alpha ? 4 : 3;
+  GeglBuffer *buffer;
+  guint8     *pixels;
+
+  pixels = g_try_malloc ((gsize) job->width * job->height * bpp);
+  if (! pixels)
+    {
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                   _("Not enough memory to read the %d × %d layer “%s”."),
+                   job->width, job->height, job->name);
+      return NULL;
+    }
+
+  buffer = gimp_drawable_get_buffer (GIMP_DRAWABLE (job->layer));
+  gegl_buffer_get (buffer, GEGL_RECTANGLE (0, 0, job->width, job->height), 1.0,
+                   format, pixels, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+  g_object_unref (buffer);
+
+  photo->pixels = pixels;
+  photo->width  = job->width;
+  photo->height = job->height;
+  photo->stride = (gsize) job->width * bpp;
+  photo->format = with_alpha ? BD_PIXEL_RGBA8 : BD_PIXEL_RGB8;
+
+  return pixels;
+}
+
+/* Writes @alpha (rows @stride apart) into @rect of a mask or channel, through its shadow
+ * buffer so that replacing an existing mask can be undone. */
+static void
+write_mask (GimpDrawable        *drawable,
+            const GeglRectangle *rect,
+            const guint8        *alpha,
+            gsize                stride)
+{
+  const Babl *format = format_with_type (gimp_drawable_get_format (drawable), "u8");
+  GeglBuffer *shadow;
+
+  if (! format)
+    format = babl_format ("Y u8");
+
+  shadow = gimp_drawable_get_shadow_buffer (drawable);
+  gegl_buffer_set (shadow, rect, 0, format, alpha, stride);
+  g_object_unref (shadow);
+
+  gimp_drawable_merge_shadow (drawable, TRUE);
+  gimp_drawable_update (drawable, rect->x, rect->y, rect->width, rect->height);
+}
+
+/* Multiplies the layer's alpha by @alpha, a band of rows at a time so that photos of any
+ * size fit in memory, in float so that 16- and 32-bit layers lose nothing. */
+static void
+multiply_alpha (GimpDrawable *drawable,
+                const guint8 *alpha)
+{
+  const Babl *format = format_with_type (gimp_drawable_get_format (drawable), "float");
+  gint        width  = gimp_drawable_get_width (drawable);
+  gint        height = gimp_drawable_get_height (drawable);
+  gint        n, band;
+  GeglBuffer *source, *shadow;
+  gfloat     *rows;
+
+  if (! format)
+    format = babl_format ("R'G'B'A float");
+  n    = babl_format_get_n_components (format);
+  band = MAX (1, (gint) ((4 << 20) / ((gsize) width * n * sizeof (gfloat))));
+  rows = g_new (gfloat, (gsize) width * n * MIN (band, height));
+
+  source = gimp_drawable_get_buffer (drawable);
+  shadow = gimp_drawable_get_shadow_buffer (drawable);
+
+  for (gint y = 0; y < height; y += band)
+    {
+      GeglRectangle rect = { 0, y, width, MIN (band, height - y) };
+      const guint8 *a    = alpha + (gsize) y * width;
+
+      gegl_buffer_get (source, &rect, 1.0, format, rows, GEGL_AUTO_ROWSTRIDE,
+                       GEGL_ABYSS_NONE);
+      for (gsize i = 0; i < (gsize) width * rect.height; i++)
+        rows[i * n + n - 1] *= a[i] * (1.0f / 255.0f);
+      gegl_buffer_set (shadow, &rect, 0, format, rows, GEGL_AUTO_ROWSTRIDE);
+
+      gimp_progress_pulse ();
+    }
+
+  g_free (rows);
+  g_object_unref (shadow);
+  g_object_unref (source);
+
+  gimp_drawable_merge_shadow (drawable, TRUE);
+  gimp_drawable_update (drawable, 0, 0, width, height);
+}
+
+
+/* ---- segmentation ---------------------------------------------------------------------- */
+
+static int
+report_progress (float  fraction,
+                 void  *user_data)
+{
+  Progress *progress = user_data;
+  gdouble   value    = progress->start + progress->span * CLAMP (fraction, 0.0f, 1.0f);
+
+  /* libgimp's pipe to GIMP is not thread-safe; a report from a worker waits for the next. */
+  if (g_thread_self () != progress->thread)
+    return 0;
+
+  if (value - progress->shown >= 0.005 || fraction >= 1.0f)
+    {
+      progress->shown = value;
+      /* Fails only when GIMP has gone away: stop working for nobody. */
+      if (! gimp_progress_update (value))
+        return 1;
+    }
+
+  return 0;
+}
+
+static void
+set_error_from_bd (GError        **error,
+                   const bd_error *bd,
+                   const gchar    *context)
+{
+  g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "%s: %s", context, bd->message);
+}
+
+/* The model file: the procedure's argument, else $BACKDROP_MODEL, else the installed one. */
+static gchar *
+model_path (GimpProcedureConfig *config)
+{
+  GFile       *file = NULL;
+  const gchar *env;
+  gchar       *path = NULL;
+
+  g_object_get (config, "model", &file, NULL);
+  if (file)
+    {
+      path = g_file_get_path (file);
+      g_object_unref (file);
+    }
+
+  if (! path && (env = g_getenv ("BACKDROP_MODEL")) && *env)
+    path = g_strdup (env);
+
+  return path ? path : g_strdup (BACKDROP_MODEL_PATH);
+}
+
+static gboolean
+segment (GimpProcedureConfig *config,
+         Job                 *jobs,
+         guint                n_jobs,
+         Output               output,
+         GError             **error)
+{
+  bd_model           *model   = NULL;
+  bd_session         *session = NULL;
+  bd_session_options  session_options;
+  bd_run_options      run_options;
+  bd_error            bd      = { 0 };
+  gchar              *path    = model_path (config);
+  gboolean            refine;
+  gdouble             threshold, feather;
+  gboolean            success = FALSE;
+
+  g_object_get (config,
+                "refine-edges", &refine,
+                "threshold",    &threshold,
+                "feather",      &feather,
+                NULL);
+
+  gimp_progress_set_text (_("Loading the Backdrop model"));
+  if (bd_model_open (path, &model, &bd) != BD_OK)
+    {
+      gchar *context = g_strdup_printf (_("Could not load the model “%s”"), path);
+
+      set_error_from_bd (error, &bd, context);
+      g_free (context);
+      goto out;
+    }
+
+  bd_session_options_init (&session_options);
+  session_options.device = gimp_procedure_config_get_choice_id (config, "device");
+  if (bd_session_new (model, &session_options, &session, &bd) != BD_OK)
+    {
+      set_error_from_bd (error, &bd, session_options.device == BD_DEVICE_CUDA ?
+                                     _("Could not use the GPU") :
+                                     _("Could not start Backdrop"));
+      goto out;
+    }
+
+  for (guint i = 0; i < n_jobs; i++)
+    {
+      Job      *job   = &jobs[i];
+      gboolean  has_a = gimp_drawable_has_alpha (GIMP_DRAWABLE (job->layer));
+      Progress  progress = { g_thread_self (), (gdouble) i / n_jobs, 1.0 / n_jobs,
+                             (gdouble) i / n_jobs };
+      bd_image  photo;
+      guint8   *pixels;
+      bd_status status;
+
+      /* TRANSLATORS: %s are a layer's name, then the processor, e.g. "NVIDIA H200". */
+      gimp_progress_set_text_printf (_("Removing the background of “%s” (%s)"),
+                                     job->name, bd_session_device_description (session));
+
+      job->alpha = g_try_malloc ((gsize) job->width * job->height);
+      pixels     = job->alpha ? read_photo (job, has_a, &photo, error) : NULL;
+      if (! pixels)
+        {
+          if (! job->alpha)
+            g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                         _("Not enough memory for the mask of “%s”."), job->name);
+          goto out;
+        }
+
+      bd_run_options_init (&run_options);
+      run_options.refine_edges = refine;
+      run_options.progress     = report_progress;
+      run_options.user_data    = &progress;
+
+      status = bd_session_run (session, &photo, &run_options, job->alpha, job->width, &bd);
+      if (status == BD_OK && (threshold > 0.0 || feather > 0.0))
+        status = bd_mask_adjust (job->alpha, job->width, job->height, job->width,
+                                 threshold > 0.0 ? threshold : -1.0f, feather, &bd);
+
+      /* A selection holds what can be seen: the person where the layer is not transparent. */
+      if (status == BD_OK && output == OUTPUT_SELECTION && has_a)
+        for (gsize p = 0; p < (gsize) job->width * job->height; p++)
+          job->alpha[p] = (job->alpha[p] * pixels[p * 4 + 3] + 127) / 255;
+
+      g_free (pixels);
+
+      if (status != BD_OK)
+        {
+          gchar *context = g_strdup_printf (_("Could not remove the background of “%s”"),
+                                            job->name);
+
+          set_error_from_bd (error, &bd, context);
+          g_free (context);
+          goto out;
+        }
+    }
+
+  success = TRUE;
+
+out:
+  bd_session_free (session);
+  bd_model_free (model);
+  g_free (path);
+
+  return success;
+}
+
+
+/* ---- writing the result ---------------------------------------------------------------- */
+
+static void
+output_mask (Job *job)
+{
+  GimpLayerMask *mask = gimp_layer_get_mask (job->layer);
+  GeglRectangle  rect = { 0, 0, job->width, job->height };
+
+  /* Running again replaces the mask we (or the user) made before. */
+  if (! mask)
+    {
+      mask = gimp_layer_create_mask (job->layer, GIMP_ADD_MASK_WHITE);
+      gimp_layer_add_mask (job->layer, mask);
+    }
+
+  write_mask (GIMP_DRAWABLE (mask), &rect, job->alpha, job->width);
+}
+
+static void
+output_alpha (GimpLayer *layer,
+              Job       *job)
+{
+  if (! gimp_drawable_has_alpha (GIMP_DRAWABLE (layer)))
+    gimp_layer_add_alpha (layer);
+
+  multiply_alpha (GIMP_DRAWABLE (layer), job->alpha);
+}
+
+static void
+output_layer (GimpImage *image,
+              Job       *job)
+{
+  GimpLayer *copy = gimp_layer_copy (job->layer);
+  /* TRANSLATORS: the name of the new layer; %s is the name of the layer it was cut from. */
+  gchar     *name = g_strdup_printf (_("%s (cut-out)"), job->name);
+
+  gimp_image_insert_layer (image, copy,
+                           GIMP_LAYER (gimp_item_get_parent (GIMP_ITEM (job->layer))),
+                           gimp_image_get_item_position (image, GIMP_ITEM (job->layer)));
+  gimp_item_set_name (GIMP_ITEM (copy), name);
+  g_free (name);
+
+  output_alpha (copy, job);
+
+  /* Hide the original so that the cut-out shows; it stays in the stack, untouched. */
+  gimp_item_set_visible (GIMP_ITEM (job->layer), FALSE);
+}
+
+/* The union of every layer's person, at the layers' places in the image: each mask goes
+ * into a temporary channel that GIMP adds to the selection. */
+static void
+output_selection (GimpImage *image,
+                  Job       *jobs,
+                  guint      n_jobs)
+{
+  GeglRectangle full  = { 0, 0, gimp_image_get_width (image), gimp_image_get_height (image) };
+  GeglColor    *color = gegl_color_new ("black");
+
+  gimp_selection_none (image);
+
+  for (guint i = 0; i < n_jobs; i++)
+    {
+      Job          *job   = &jobs[i];
+      GeglRectangle layer = { job->x, job->y, job->width, job->height };
+      GeglRectangle rect;
+      GimpChannel  *channel;
+
+      if (! gegl_rectangle_intersect (&rect, &layer, &full))
+        continue;
+
+      channel = gimp_channel_new (image, "backdrop-person", full.width, full.height,
+                                  50.0, color);
+      gimp_image_insert_channel (image, channel, NULL, 0);
+      write_mask (GIMP_DRAWABLE (channel), &rect,
+                  job->alpha + (gsize) (rect.y - job->y) * job->width + (rect.x - job->x),
+                  job->width);
+      gimp_image_select_item (image, GIMP_CHANNEL_OP_ADD, GIMP_ITEM (channel));
+      gimp_image_remove_channel (image, channel);
+    }
+
+  g_object_unref (color);
+}
+
+
+/* ---- the procedure --------------------------------------------------------------------- */
+
+/* The selected layers, each once: a selected layer mask stands for its layer. */
+static Job *
+collect_jobs (GimpDrawable **drawables,
+              Output         output,
+              guint         *n_jobs,
+              GError       **error)
+{
+  GArray *jobs = g_array_new (FALSE, TRUE, sizeof (Job));
+
+  for (gint i = 0; drawables && drawables[i]; i++)
+    {
+      GimpLayer *layer = NULL;
+      Job        job   = { 0 };
+      gboolean   seen  = FALSE;
+
+      if (GIMP_IS_LAYER_MASK (drawables[i]))
+        layer = gimp_layer_from_mask (GIMP_LAYER_MASK (drawables[i]));
+      else if (GIMP_IS_LAYER (drawables[i]))
+        layer = GIMP_LAYER (drawables[i]);
+
+      if (! layer)
+        {
+          g_autofree gchar *name = gimp_item_get_name (GIMP_ITEM (drawables[i]));
+
+          g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                       _("“%s” is not a layer: select the layers to cut out."), name);
+          goto fail;
+        }
+
+      for (guint j = 0; j < jobs->len; j++)
+        seen |= g_array_index (jobs, Job, j).layer == layer;
+      if (seen)
+        continue;
+
+      job.layer  = layer;
+      job.name   = gimp_item_get_name (GIMP_ITEM (layer));
+      job.width  = gimp_drawable_get_width (GIMP_DRAWABLE (layer));
+      job.height = gimp_drawable_get_height (GIMP_DRAWABLE (layer));
+      gimp_drawable_get_offsets (GIMP_DRAWABLE (layer), &job.x, &job.y);
+      g_array_append_val (jobs, job);
+
+      if ((output == OUTPUT_ALPHA || output == OUTPUT_LAYER) &&
+          gimp_item_is_group (GIMP_ITEM (layer)))
+        {
+          g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                       _("“%s” is a layer group, whose pixels cannot be changed: use the "
+                         "layer mask or selection output."), job.name);
+          goto fail;
+        }
+
+      if ((guint64) job.width * job.height > BD_MAX_PIXELS)
+        {
+          g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                       _("“%s” is %d × %d pixels; Backdrop takes at most %d megapixels."),
+                       job.name, job.width, job.height, (gint) (BD_MAX_PIXELS / 1000000));
+          goto fail;
+        }
+    }
+
+  if (jobs->len == 0)
+    {
+      g_set_error_literal (error, GIMP_PLUG_IN_ERROR, 0,
+                           _("Select one or more layers to cut out."));
+      goto fail;
+    }
+
+  *n_jobs = jobs->len;
+  return (Job *) g_array_free (jobs, FALSE);
+
+fail:
+  for (guint j = 0; j < jobs->len; j++)
+    g_free (g_array_index (jobs, Job, j).name);
+  g_array_free (jobs, TRUE);
+  return NULL;
+}
+
+static void
+free_jobs (Job   *jobs,
+           guint  n_jobs)
+{
+  for (guint i = 0; jobs && i < n_jobs; i++)
+    {
+      g_free (jobs[i].alpha);
+      g_free (jobs[i].name);
+    }
+  g_free (jobs);
+}
+
+static GimpValueArray *
+remove_background_run (GimpProcedure        *procedure,
+                       GimpRunMode           run_mode,
+                       GimpImage            *image,
+                       GimpDrawable        **drawables,
+                       GimpProcedureConfig  *config,
+                       gpointer              run_data)
+{
+  Output  output;
+  Job    *jobs   = NULL;
+  guint   n_jobs = 0;
+  GError *error  = NULL;
+
+  if (run_mode == GIMP_RUN_INTERACTIVE && ! remove_background_dialog (procedure, config))
+    return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL, NULL);
+
+  output = gimp_procedure_config_get_choice_id (config, "output");
+
+  gimp_progress_init (_("Removing the background"));
+
+  jobs = collect_jobs (drawables, output, &n_jobs, &error);
+  if (! jobs || ! segment (config, jobs, n_jobs, output, &error))
+    {
+      free_jobs (jobs, n_jobs);
+      return gimp_procedure_new_return_values (procedure, GIMP_PDB_EXECUTION_ERROR, error);
+    }
+
+  gimp_progress_set_text (_("Applying the result"));
+  gimp_image_undo_group_start (image);
+
+  if (output == OUTPUT_SELECTION)
+    output_selection (image, jobs, n_jobs);
+  else
+    for (guint i = 0; i < n_jobs; i++)
+      switch (output)
+        {
+        case OUTPUT_MASK:  output_mask (&jobs[i]);                  break;
+        case OUTPUT_ALPHA: output_alpha (jobs[i].layer, &jobs[i]); break;
+        case OUTPUT_LAYER: output_layer (image, &jobs[i]);         break;
+        default:           break;
+        }
+
+  gimp_image_undo_group_end (image);
+  gimp_progress_update (1.0);
+  gimp_progress_end ();
+
+  free_jobs (jobs, n_jobs);
+
+  return gimp_procedure_new_return_values (procedure, GIMP_PDB_SUCCESS, NULL);
+}
