@@ -1,0 +1,430 @@
+"""Data sets, the validation split, and the training sample generator.
+
+Every training sample is built from scratch by TrainSamples[i] with a generator seeded by
+(seed, i), so a run is reproducible whatever the number of loader workers.
+"""
+import io
+import os
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from PIL import Image, ImageChops, ImageEnhance, ImageFilter
+
+# name -> (has exact masks, loss weight, split key). LFW's masks come from a teacher model,
+# so they count half as much as hand-made ones. DAVIS is split by clip (the file stem minus
+# the frame number) so that validation frames are not neighbours of training frames.
+SETS = {
+    "ccp-person": dict(masks=True, weight=1.0, by_clip=False),
+    "davis-people-train": dict(masks=True, weight=1.0, by_clip=True),
+    "lfw-portraits-pseudo": dict(masks=True, weight=0.5, by_clip=False),
+    "davis-no-people": dict(masks=False, weight=1.0, by_clip=True),
+}
+IMAGE_EXTS = (".webp", ".jpg", ".jpeg", ".png")
+
+
+def split_key(set_name, stem):
+    return stem.rsplit("-", 1)[0] if SETS[set_name]["by_clip"] else stem
+
+
+def is_val(set_name, stem):
+    """About 10% of stems (or clips) go to validation, fixed by a hash of the name."""
+    return zlib.crc32(split_key(set_name, stem).encode()) % 10 == 0
+
+
+def list_stems(root, set_name):
+    d = os.path.join(root, set_name, "images")
+    return sorted(os.path.splitext(f)[0] for f in os.listdir(d) if f.lower().endswith(IMAGE_EXTS))
+
+
+def find_file(folder, stem):
+    for ext in IMAGE_EXTS:
+        p = os.path.join(folder, stem + ext)
+        if os.path.exists(p):
+            return p
+    raise FileNotFoundError(os.path.join(folder, stem))
+
+
+class Record:
+    """One decoded photo (HxWx3 uint8) with its mask (HxW uint8, None = no person)."""
+
+    def __init__(self, set_name, stem, image, mask):
+        self.set_name, self.stem, self.image, self.mask = set_name, stem, image, mask
+        self.weight = SETS[set_name]["weight"]
+        self.bbox = None  # person box (x0, y0, x1, y1), for cut-outs and margins
+        if mask is not None and (mask > 127).any():
+            ys, xs = np.nonzero(mask > 127)
+            self.bbox = (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)
+
+
+def load_record(root, set_name, stem, max_side=None):
+    img = Image.open(find_file(os.path.join(root, set_name, "images"), stem)).convert("RGB")
+    mask = None
+    if SETS[set_name]["masks"]:
+        mask = Image.open(find_file(os.path.join(root, set_name, "masks"), stem)).convert("L")
+    if max_side and max(img.size) > max_side:
+        from preprocess import scaled_size, resize
+        size = scaled_size(img.width, img.height, max_side)
+        img = resize(img, size)
+        mask = resize(mask, size) if mask is not None else None
+    return Record(set_name, stem, np.asarray(img), None if mask is None else np.asarray(mask))
+
+
+def load_set(root, set_name, split, max_side=None, threads=8):
+    """split: 'train', 'val' or 'all'. Decoding runs on threads (PIL releases the GIL)."""
+    stems = [s for s in list_stems(root, set_name)
+             if split == "all" or is_val(set_name, s) == (split == "val")]
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(lambda s: load_record(root, set_name, s, max_side), stems))
+
+
+# ---------------------------------------------------------------------------------------------
+# Augmentation helpers (PIL + numpy only, so the same code runs here and on the GPU machine)
+
+
+def affine(scale, angle_deg, flip, src_centre, dst_centre):
+    """2x3 matrix mapping source pixels to canvas pixels."""
+    a = np.deg2rad(angle_deg)
+    c, s = np.cos(a) * scale, np.sin(a) * scale
+    m = np.array([[c, -s], [s, c]]) @ np.diag([-1.0 if flip else 1.0, 1.0])
+    t = np.asarray(dst_centre) - m @ np.asarray(src_centre)
+    return np.hstack([m, t[:, None]])
+
+
+def inverse(m):
+    """Inverse of a 2x3 affine map, by hand: LAPACK's call overhead dominated here."""
+    a, b, c, d = m[0, 0], m[0, 1], m[1, 0], m[1, 1]
+    det = a * d - b * c
+    ia, ib, ic, id_ = d / det, -b / det, -c / det, a / det
+    return np.array([[ia, ib, -(ia * m[0, 2] + ib * m[1, 2])], [ic, id_, -(ic * m[0, 2] + id_ * m[1, 2])]])
+
+
+def covered(m, src_size, size):
+    """uint8 map of the canvas pixels whose centre falls inside the source photo."""
+    inv = inverse(m)
+    w, h = size
+    x, y = np.meshgrid(np.arange(w) + 0.5, np.arange(h) + 0.5)
+    xs = inv[0, 0] * x + inv[0, 1] * y + inv[0, 2]
+    ys = inv[1, 0] * x + inv[1, 1] * y + inv[1, 2]
+    return ((xs >= 0) & (xs < src_size[0]) & (ys >= 0) & (ys < src_size[1])).astype(np.uint8)
+
+
+def warp(arr, m, size, resample=Image.BILINEAR):
+    """Warp an HxW(x3) uint8 array by the forward matrix m onto a size=(w, h) canvas, zeros
+    outside. PIL wants the inverse map, canvas -> source."""
+    inv = inverse(m)
+    # PIL samples at pixel centres shifted by half a pixel; the shift cancels for these maps
+    # up to sub-pixel error that images and masks share, which is all that matters here.
+    img = Image.fromarray(arr)
+    return np.asarray(img.transform(size, Image.AFFINE, inv.ravel().tolist(), resample=resample))
+
+
+def resized(arr, size):
+    img = Image.fromarray(arr)
+    filt = Image.BOX if size[0] <= img.width else Image.BILINEAR
+    return np.asarray(img.resize(size, filt))
+
+
+def log_uniform(rng, lo, hi):
+    return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+
+
+def synthetic_background(rng, size):
+    """Studio-like backdrops: a flat colour, a gradient, or blurred noise blobs."""
+    w, h = size
+    kind = rng.integers(3)
+    c0, c1 = rng.uniform(0, 255, 3), rng.uniform(0, 255, 3)
+    if kind == 0:
+        bg = np.broadcast_to(c0, (h, w, 3)).copy()
+    elif kind == 1:
+        t = np.linspace(0, 1, h if rng.random() < 0.5 else w)
+        t = t[:, None] if len(t) == h else t[None, :]
+        bg = c0 + (c1 - c0) * np.broadcast_to(t, (h, w))[..., None]
+    else:
+        small = rng.uniform(0, 255, (rng.integers(2, 8), rng.integers(2, 8), 3)).astype(np.uint8)
+        bg = np.asarray(Image.fromarray(small).resize(size, Image.BICUBIC)).astype(np.float64)
+    bg = bg + rng.normal(0, rng.uniform(0, 6), bg.shape)
+    return np.clip(bg, 0, 255).astype(np.uint8)
+
+
+# How often each kind of sample is drawn, and DAVIS's share of the real-photo scenes. Composites
+# and negatives fight the two failures the first calibration showed: walls/roads called person,
+# small people missed. Stage 1 of the shipped model used STAGE1_MIX, stage 2 MIX.
+MIX = {"scene": 0.25, "lfw": 0.20, "portrait": 0.08, "composite": 0.35, "negative": 0.12, "davis": 0.5}
+STAGE1_MIX = {"scene": 0.27, "lfw": 0.15, "portrait": 0.08, "composite": 0.35, "negative": 0.15, "davis": 0.4}
+MODES = ("scene", "lfw", "portrait", "composite", "negative")
+
+
+def parse_mix(text):
+    """'scene=0.3,davis=0.4' -> {'scene': 0.3, 'davis': 0.4}"""
+    out = {}
+    for item in filter(None, (text or "").split(",")):
+        key, value = item.split("=")
+        if key not in MIX:
+            raise ValueError(f"unknown mix key {key!r}; known: {', '.join(MIX)}")
+        out[key] = float(value)
+    return out
+
+
+class TrainSamples:
+    """Map-style data set of size `length`; sample i is a (image, target, weight, valid) tuple
+    of a size x size canvas:
+      image  uint8 HxWx3   the photo after augmentation (padding pixels arbitrary)
+      target uint8 HxW     person coverage, 0..255
+      weight uint8 HxW     loss weight x 100 (exact 1.0, pseudo 0.5, padding 0.1)
+      valid  uint8 HxW     1 where the canvas shows photo; 0 where it is padding, which the
+                           trainer sets to zero after normalisation, as the engine does.
+    """
+
+    def __init__(self, sets, size=384, length=10**7, seed=0, infer_side=512, mix=None):
+        """sets: dict set name -> list of Record (training split); mix: overrides of MIX."""
+        self.size, self.length, self.seed, self.infer_side = size, length, seed, infer_side
+        self.mix = dict(MIX, **(mix or {}))
+        self.exact = sets.get("ccp-person", []) + sets.get("davis-people-train", [])
+        self.exact = [r for r in self.exact if r.bbox is not None]
+        self.ccp = [r for r in sets.get("ccp-person", []) if r.bbox is not None]
+        self.davis = [r for r in sets.get("davis-people-train", []) if r.bbox is not None]
+        self.lfw = sets.get("lfw-portraits-pseudo", [])
+        self.empty = sets.get("davis-no-people", [])
+        # Person-free margins of CCP photos: columns left/right of the person, kept if wide.
+        self.margins = []
+        for r in self.ccp:
+            x0, _, x1, _ = r.bbox
+            w = r.image.shape[1]
+            for a, b in ((0, x0 - 6), (x1 + 6, w)):
+                if b - a >= 48:
+                    self.margins.append(r.image[:, a:b])
+        noise = np.random.default_rng(seed).normal(128, 16, (max(size, 512) + 64, max(size, 512) + 64, 3))
+        self.noise_bank = Image.fromarray(np.clip(noise, 0, 255).astype(np.uint8))
+        names = [m for m in MODES if self._mode_ok(m)]
+        p = np.array([self.mix[m] for m in names])
+        self.mode_names, self.mode_p = names, p / p.sum()
+
+    def _mode_ok(self, mode):
+        return {"scene": self.exact, "lfw": self.lfw, "portrait": self.ccp,
+                "composite": self.exact, "negative": self.empty or self.margins}[mode]
+
+    def __len__(self):
+        return self.length
+
+    def __getitem__(self, i):
+        rng = np.random.default_rng((self.seed, i))
+        mode = self.mode_names[rng.choice(len(self.mode_names), p=self.mode_p)]
+        img, target, weight, valid = getattr(self, "_" + mode)(rng)
+        img = self._photometric(rng, img)
+        weight = np.where(valid > 0, weight, 0.1)
+        return (img, target, np.round(weight * 100).astype(np.uint8), valid)
+
+    # --- one photo placed on the canvas -------------------------------------------------------
+
+    def _place(self, rng, rec_img, rec_mask, weight, scale, centre=None, angle=None):
+        """Warps a photo (and mask) onto the canvas with scale, rotation, flip; the point
+        `centre` of the photo (default: random) lands at a random spot near the canvas centre."""
+        S = self.size
+        h, w = rec_img.shape[:2]
+        if centre is None:
+            centre = (rng.uniform(0, w), rng.uniform(0, h))
+        if angle is None:
+            angle = rng.normal(0, 8) if rng.random() < 0.4 else 0.0
+        flip = rng.random() < 0.5
+        cx, cy = centre
+        if flip:
+            cx = w - cx
+        dst = np.array([S / 2, S / 2]) + rng.uniform(-0.25, 0.25, 2) * S
+        # Keep the canvas covered where the scaled photo is large enough (no needless padding).
+        sw, sh = w * scale, h * scale
+        for k, (sd, c) in enumerate(((sw, cx), (sh, cy))):
+            lo, hi = S - (sd - c * scale), c * scale  # dst range that keeps photo over canvas
+            dst[k] = np.clip(dst[k], lo, hi) if sd >= S else (S - sd) / 2 + c * scale + rng.uniform(-0.5, 0.5) * (S - sd)
+        m = affine(scale, angle, False, (cx, cy), dst)
+        if flip:
+            m = m @ np.array([[-1, 0, w], [0, 1, 0], [0, 0, 1]], dtype=np.float64)
+        img = warp(rec_img, m, (S, S))
+        valid = covered(m, (w, h), (S, S))
+        target = warp(rec_mask, m, (S, S)) if rec_mask is not None else np.zeros((S, S), np.uint8)
+        weight_map = np.full((S, S), weight, np.float32)
+        return img, target, weight_map, valid
+
+    def _scene_scale(self, rng, h, w):
+        """Around the inference scale (long side -> 512), or letterboxed whole into the canvas."""
+        if rng.random() < 0.08:
+            return self.size / max(h, w) * rng.uniform(0.6, 1.0)
+        s = self.infer_side / max(h, w) * log_uniform(rng, 0.55, 1.5)
+        if rng.random() < 0.7:  # mostly fill the canvas: inference pads only a few pixels
+            s = max(s, self.size / min(h, w))
+        return s
+
+    def _scene(self, rng):
+        pool = self.ccp if (rng.random() < 1 - self.mix["davis"] or not self.davis) else self.davis
+        r = pool[rng.integers(len(pool))]
+        h, w = r.image.shape[:2]
+        x0, y0, x1, y1 = r.bbox
+        # Centre mostly on the person so that most crops contain some of them.
+        centre = (rng.uniform(x0, x1), rng.uniform(y0, y1)) if rng.random() < 0.8 else None
+        out = self._place(rng, r.image, r.mask, r.weight, self._scene_scale(rng, h, w), centre)
+        if rng.random() < 0.3:
+            out = self._paste_people(rng, *out, count=rng.integers(1, 3))
+        return out
+
+    def _lfw(self, rng):
+        r = self.lfw[rng.integers(len(self.lfw))]
+        h, w = r.image.shape[:2]
+        centre = (w / 2 + rng.normal(0, w / 8), h / 2 + rng.normal(0, h / 8))
+        return self._place(rng, r.image, r.mask, r.weight, self._scene_scale(rng, h, w), centre)
+
+    def _portrait(self, rng):
+        """Head-and-shoulders or half-body crop of a standing CCP person, on its own background."""
+        r = self.ccp[rng.integers(len(self.ccp))]
+        x0, y0, x1, y1 = r.bbox
+        frac = rng.uniform(0.18, 0.55)  # share of the body height kept, from the top
+        box_h = (y1 - y0) * frac
+        scale = self.size * rng.uniform(0.5, 1.1) / box_h
+        centre = ((x0 + x1) / 2 + rng.normal(0, (x1 - x0) / 10), y0 + box_h * rng.uniform(0.45, 0.65))
+        return self._place(rng, r.image, r.mask, r.weight, scale, centre)
+
+    def _negative(self, rng):
+        if self.margins and (rng.random() < 0.3 or not self.empty):
+            strip = self.margins[rng.integers(len(self.margins))]
+            h, w = strip.shape[:2]
+            scale = max(self.size / w, self.size / h) * rng.uniform(1.0, 1.3) if rng.random() < 0.5 \
+                else self._scene_scale(rng, h, w)
+            return self._place(rng, strip, None, 1.0, scale)
+        r = self.empty[rng.integers(len(self.empty))]
+        h, w = r.image.shape[:2]
+        return self._place(rng, r.image, None, 1.0, self._scene_scale(rng, h, w))
+
+    # --- copy-paste compositing ---------------------------------------------------------------
+
+    def _background(self, rng):
+        S = self.size
+        u = rng.random()
+        if u < 0.15:
+            img = synthetic_background(rng, (S, S))
+            return img, np.zeros((S, S), np.uint8), np.ones((S, S), np.float32), np.ones((S, S), np.uint8)
+        if u < 0.45 and self.empty:
+            r = self.empty[rng.integers(len(self.empty))]
+            src, mask, wgt = r.image, None, 1.0
+        elif u < 0.58 and self.margins:
+            src, mask, wgt = self.margins[rng.integers(len(self.margins))], None, 1.0
+        else:  # a photo that already has people in it: a crowd with occlusions
+            r = self.exact[rng.integers(len(self.exact))]
+            src, mask, wgt = r.image, r.mask, r.weight
+        h, w = src.shape[:2]
+        scale = max(S / w, S / h) * log_uniform(rng, 1.0, 1.6)
+        out = self._place(rng, src, mask, wgt, scale)
+        if rng.random() < 0.25:  # shallow depth of field, as in many portraits
+            blurred = Image.fromarray(out[0]).filter(ImageFilter.GaussianBlur(rng.uniform(2, 8)))
+            out = (np.asarray(blurred),) + out[1:]
+        return out
+
+    def _composite(self, rng):
+        n = rng.choice([1, 2, 3, 4, 5], p=[0.4, 0.25, 0.15, 0.12, 0.08])
+        return self._paste_people(rng, *self._background(rng), count=n)
+
+    def _paste_people(self, rng, img, target, weight, valid, count):
+        S = self.size
+        img = img.astype(np.float32)
+        target = target.astype(np.float32) / 255.0
+        # Paste far-away people first so that nearer (larger) ones occlude them.
+        sizes = sorted(log_uniform(rng, 0.06, 1.1) for _ in range(count))
+        for rel in sizes:
+            r = self.exact[rng.integers(len(self.exact))]
+            x0, y0, x1, y1 = r.bbox
+            x0, y0 = max(0, x0 - 4), max(0, y0 - 4)
+            x1, y1 = min(r.image.shape[1], x1 + 4), min(r.image.shape[0], y1 + 4)
+            portrait = r.set_name == "ccp-person" and rng.random() < 0.25
+            if portrait:  # head-and-shoulders cut, standing at the bottom edge
+                y1 = y0 + int((y1 - y0) * rng.uniform(0.2, 0.5))
+            crop, cmask = r.image[y0:y1, x0:x1], r.mask[y0:y1, x0:x1]
+            ch, cw = crop.shape[:2]
+            scale = (rng.uniform(0.5, 1.0) * S / cw) if portrait else rel * S / ch
+            nw, nh = max(2, int(cw * scale + 0.5)), max(2, int(ch * scale + 0.5))
+            if nw > 2 * S or nh > 2 * S:
+                continue
+            p_img = resized(crop, (nw, nh)).astype(np.float32)
+            p_a = resized(cmask, (nw, nh)).astype(np.float32) / 255.0
+            if rng.random() < 0.5:
+                p_img, p_a = p_img[:, ::-1], p_a[:, ::-1]
+            # Nudge the person's colours so their light does not give the paste away.
+            p_img = p_img * rng.uniform(0.85, 1.15) + rng.uniform(-15, 15, 3)
+            px = int(rng.uniform(-nw / 3, S - 2 * nw / 3))
+            py = S - nh + int(rng.uniform(0, nh * 0.1)) if portrait else int(rng.uniform(-nh / 4, S - 2 * nh / 3))
+            # Clip the pasted rectangle to the canvas.
+            cx0, cy0, cx1, cy1 = max(px, 0), max(py, 0), min(px + nw, S), min(py + nh, S)
+            if cx1 <= cx0 or cy1 <= cy0:
+                continue
+            sl = (slice(cy0, cy1), slice(cx0, cx1))
+            psl = (slice(cy0 - py, cy1 - py), slice(cx0 - px, cx1 - px))
+            a = p_a[psl]
+            img[sl] = img[sl] * (1 - a[..., None]) + p_img[psl] * a[..., None]
+            target[sl] = target[sl] * (1 - a) + a
+            weight[sl] = np.where(a > 0.01, np.maximum(weight[sl], r.weight), weight[sl])
+            valid[sl] = np.maximum(valid[sl], (a > 0.5).astype(np.uint8))
+        return (np.clip(img, 0, 255).astype(np.uint8), np.round(target * 255).astype(np.uint8),
+                weight, valid)
+
+    # --- photometric ---------------------------------------------------------------------------
+
+    def _photometric(self, rng, img):
+        """Colour, low resolution, blur, noise, JPEG. Colour goes through one lookup table per
+        channel and the rest through PIL's C filters: numpy float maths was the bottleneck."""
+        out = Image.fromarray(img)
+        mean = float(np.asarray(out.resize((16, 16), Image.BOX)).mean())
+        gains = rng.uniform(0.85, 1.15, 3)                            # white balance
+        contrast, bright = rng.uniform(0.7, 1.3), rng.uniform(-25, 25)
+        gamma = rng.uniform(0.7, 1.4) if rng.random() < 0.3 else 1.0
+        v = np.arange(256, dtype=np.float64)
+        lut = []
+        for g in gains:
+            y = np.clip((v * g - mean) * contrast + mean + bright, 0, 255)
+            lut += np.round(255.0 * (y / 255.0) ** gamma).astype(int).tolist()
+        out = out.point(lut)
+        sat = 0.0 if rng.random() < 0.05 else rng.uniform(0.6, 1.4)
+        out = ImageEnhance.Color(out).enhance(sat)
+        S = self.size
+        if rng.random() < 0.15:  # low-resolution source, enlarged
+            f = rng.uniform(0.3, 0.7)
+            out = out.resize((max(8, int(S * f)), max(8, int(S * f))), Image.BOX).resize((S, S), Image.BILINEAR)
+        u = rng.random()
+        if u < 0.2:
+            out = out.filter(ImageFilter.GaussianBlur(rng.uniform(0.4, 2.0)))
+        elif u < 0.3:  # motion blur along a random axis
+            k = np.zeros((5, 5))
+            if rng.random() < 0.5:
+                k[2, :] = 1
+            else:
+                k[:, 2] = 1
+            out = out.filter(ImageFilter.Kernel((5, 5), k.ravel().tolist(), scale=5))
+        if rng.random() < 0.25:
+            # A random window of a fixed noise bank, rescaled by a lookup table: reproducible
+            # and far cheaper than drawing fresh normals for every pixel.
+            sigma = rng.uniform(2, 10)
+            bank = self.noise_bank if rng.random() < 0.5 else self.noise_bank.convert("L").convert("RGB")
+            x0, y0 = rng.integers(0, bank.width - S + 1), rng.integers(0, bank.height - S + 1)
+            lut = np.clip(np.round((np.arange(256) - 128) * sigma / 16 + 128), 0, 255).astype(int).tolist()
+            noise = bank.crop((x0, y0, x0 + S, y0 + S)).point(lut * 3)
+            out = ImageChops.add(out, noise, 1.0, -128)
+        if rng.random() < 0.4:
+            buf = io.BytesIO()
+            out.save(buf, "JPEG", quality=int(rng.uniform(25, 95)))
+            out = Image.open(io.BytesIO(buf.getvalue())).convert("RGB")
+        return np.asarray(out)
+
+
+def write_splits(root, folder):
+    """Writes the validation stems of every set to folder/<set>.txt (names only)."""
+    os.makedirs(folder, exist_ok=True)
+    for name in SETS:
+        stems = [s for s in list_stems(root, name) if is_val(name, s)]
+        with open(os.path.join(folder, name + ".txt"), "w") as f:
+            f.write("".join(s + "\n" for s in stems))
+        print(f"{name}: {len(stems)} validation stems")
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(description="Write the validation stem lists (training/splits).")
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--splits", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "splits"))
+    a = ap.parse_args()
+    write_splits(a.data, a.splits)

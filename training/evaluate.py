@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Score predicted masks against ground truth: IoU, boundary IoU and MAE per image and on
+average, plus a contact sheet of the worst cases.
+
+    evaluate.py --pred PRED_DIR --gt GT_DIR [--images IMG_DIR] [--sheet worst.png] [--csv out.csv]
+    evaluate.py --pred PRED_DIR --images IMG_DIR            # negatives: no GT folder at all
+
+Masks are matched by file stem and read as 8-bit (255 = person); a prediction of another size
+is resized to the ground truth's. Without --gt every ground truth is empty (a folder of
+negatives) and the score is the fraction of pixels called person (>= 128).
+
+Boundary IoU follows Cheng et al. (2021): the band is the part of each mask within d pixels of
+its contour, d = 1% of the image diagonal, distance by a square structuring element and with the
+image border counted as contour, as the reference implementation does.
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+MASK_EXTS = (".png", ".webp", ".bmp", ".tif", ".tiff", ".jpg", ".jpeg")
+
+
+def erode(mask, d):
+    """Binary erosion by a (2d+1)^2 square, with everything outside the image counted as
+    background. Separable: a running minimum along x, then along y."""
+    if d <= 0:
+        return mask.copy()
+    p = np.pad(mask, d, constant_values=False)
+    h, w = mask.shape
+    out = np.ones((h + 2 * d, w), bool)
+    for k in range(2 * d + 1):
+        out &= p[:, k:k + w]
+    res = np.ones((h, w), bool)
+    for k in range(2 * d + 1):
+        res &= out[k:k + h]
+    return res
+
+
+def band(mask, d):
+    return mask & ~erode(mask, d)
+
+
+def band_width(h, w, frac=0.01):
+    return max(1, int(round(frac * np.hypot(h, w))))
+
+
+def score(pred, gt):
+    """pred: float array in [0, 1]; gt: float array in [0, 1] or None (no person anywhere).
+    Returns a dict: iou, biou, mae, person (fraction of pixels called person)."""
+    p = pred >= 0.5
+    out = {"person": float(p.mean())}
+    if gt is None:
+        out["mae"] = float(pred.mean())
+        return out
+    g = gt >= 0.5
+    out["mae"] = float(np.abs(pred - gt).mean())
+    union = (p | g).sum()
+    out["iou"] = float((p & g).sum() / union) if union else 1.0
+    d = band_width(*g.shape)
+    pb, gb = band(p, d), band(g, d)
+    bu = (pb | gb).sum()
+    out["biou"] = float((pb & gb).sum() / bu) if bu else 1.0
+    return out
+
+
+def summarise(rows):
+    """Mean of each metric over the rows that have it."""
+    keys = ["iou", "biou", "mae", "person"]
+    return {k: float(np.mean([r[k] for r in rows if k in r])) for k in keys
+            if any(k in r for r in rows)} | {"count": len(rows)}
+
+
+def read_mask(path, size=None):
+    m = Image.open(path).convert("L")
+    if size is not None and m.size != size:
+        m = m.resize(size, Image.BILINEAR)
+    return np.asarray(m, np.float32) / 255.0
+
+
+def stems_in(folder, exts):
+    return {os.path.splitext(f)[0]: os.path.join(folder, f) for f in sorted(os.listdir(folder))
+            if f.lower().endswith(exts)}
+
+
+def evaluate_folders(pred_dir, gt_dir=None):
+    preds = stems_in(pred_dir, MASK_EXTS)
+    gts = stems_in(gt_dir, MASK_EXTS) if gt_dir else None
+    rows = []
+    for stem, ppath in preds.items():
+        if gts is not None:
+            if stem not in gts:
+                print(f"warning: no ground truth for {stem}", file=sys.stderr)
+                continue
+            gt = read_mask(gts[stem])
+            pred = read_mask(ppath, (gt.shape[1], gt.shape[0]))
+        else:
+            gt, pred = None, read_mask(ppath)
+        rows.append({"stem": stem, **score(pred, gt)})
+    if gts is not None:
+        missing = set(gts) - set(preds)
+        if missing:  # normal when scoring a split; says so in case it was not meant
+            print(f"note: {len(missing)} ground-truth masks have no prediction and are not scored", file=sys.stderr)
+    return rows
+
+
+def badness(row):
+    """Worst first: lowest IoU where there is a person, most person pixels where there is none."""
+    return -row["iou"] if "iou" in row else row["person"]
+
+
+def contact_sheet(rows, pred_dir, gt_dir, img_dir, out_path, n=12, tile=160, cols=2):
+    """Each entry: the photo, and the photo greyed with errors painted in (red: called person
+    but background, blue: person missed, green: right)."""
+    worst = sorted(rows, key=badness, reverse=True)[:n]
+    if not worst:
+        return
+    imgs = stems_in(img_dir, MASK_EXTS) if img_dir else {}
+    preds = stems_in(pred_dir, MASK_EXTS)
+    gts = stems_in(gt_dir, MASK_EXTS) if gt_dir else {}
+    cells = []
+    for r in worst:
+        pred = read_mask(preds[r["stem"]])
+        h, w = pred.shape
+        photo = Image.open(imgs[r["stem"]]).convert("RGB").resize((w, h)) if r["stem"] in imgs \
+            else Image.new("RGB", (w, h), (128, 128, 128))
+        gt = read_mask(gts[r["stem"]], (w, h)) if r["stem"] in gts else np.zeros_like(pred)
+        base = np.asarray(photo, np.float32)
+        grey = base.mean(axis=2, keepdims=True) * 0.5 + 64
+        err = np.repeat(grey, 3, axis=2)
+        p, g = pred >= 0.5, gt >= 0.5
+        for m, col in ((p & g, (40, 200, 40)), (p & ~g, (230, 30, 30)), (~p & g, (40, 80, 255))):
+            err[m] = err[m] * 0.4 + np.array(col) * 0.6
+        scale = tile / max(h, w)
+        size = (max(1, int(w * scale)), max(1, int(h * scale)))
+        pair = Image.new("RGB", (2 * size[0] + 4, size[1] + 14), (255, 255, 255))
+        pair.paste(photo.resize(size, Image.BOX), (0, 14))
+        pair.paste(Image.fromarray(err.astype(np.uint8)).resize(size, Image.BOX), (size[0] + 4, 14))
+        label = r["stem"][:28] + (f"  IoU {r['iou']:.2f}" if "iou" in r else f"  person {r['person']:.1%}")
+        ImageDraw.Draw(pair).text((2, 1), label, fill=(0, 0, 0))
+        cells.append(pair)
+    rows = [cells[k:k + cols] for k in range(0, len(cells), cols)]
+    cw = max(c.size[0] for c in cells) + 6
+    heights = [max(c.size[1] for c in row) + 6 for row in rows]
+    sheet = Image.new("RGB", (cols * cw, sum(heights)), (255, 255, 255))
+    y = 0
+    for row, h in zip(rows, heights):
+        for k, c in enumerate(row):
+            sheet.paste(c, (k * cw, y))
+        y += h
+    sheet.save(out_path, optimize=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pred", required=True, help="folder of predicted masks (e.g. from backdrop-cli)")
+    ap.add_argument("--gt", help="folder of ground-truth masks; omit for a folder of negatives")
+    ap.add_argument("--images", help="folder of the photos, for the contact sheet")
+    ap.add_argument("--sheet", help="write a contact sheet of the worst cases here (PNG)")
+    ap.add_argument("--worst", type=int, default=12, help="how many cases on the sheet")
+    ap.add_argument("--csv", help="write per-image scores here")
+    ap.add_argument("--json", help="write the averages here")
+    args = ap.parse_args()
+
+    rows = evaluate_folders(args.pred, args.gt)
+    if not rows:
+        sys.exit("no predictions matched")
+    summary = summarise(rows)
+    if args.csv:
+        keys = ["stem", "iou", "biou", "mae", "person"]
+        with open(args.csv, "w", newline="") as f:
+            wr = csv.DictWriter(f, keys)
+            wr.writeheader()
+            for r in rows:
+                wr.writerow({k: (f"{r[k]:.5f}" if isinstance(r.get(k), float) else r.get(k, "")) for k in keys})
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(summary, f, indent=1)
+    if args.sheet:
+        contact_sheet(rows, args.pred, args.gt, args.images, args.sheet, n=args.worst)
+    for r in sorted(rows, key=badness, reverse=True)[:5]:
+        print("worst:", r)
+    if args.gt:
+        print(f"{summary['count']} images  IoU {summary['iou']:.4f}  boundary IoU {summary['biou']:.4f}  "
+              f"MAE {summary['mae']:.4f}")
+    else:
+        print(f"{summary['count']} negatives  person pixels {summary['person']:.4%}  MAE {summary['mae']:.4f}")
+
+
+if __name__ == "__main__":
+    main()
