@@ -120,6 +120,20 @@ test_composite (void)
 	g_assert_cmpint (bd_composite (&photo, alpha, W, &bg, out, W * 4, NULL), ==, BD_OK);
 	g_assert_cmpint (abs (out[4 * (W * 5 + 5)] - 200), <=, 2);
 
+	/* No halo: beside a red person on grey, the blurred background stays grey. */
+	static uint8_t split[60 * 20 * 3], split_alpha[60 * 20], split_out[60 * 20 * 4];
+	for (int i = 0; i < 60 * 20; i++) {
+		bool person = i % 60 < 30;
+		split[3 * i] = person ? 255 : 128;
+		split[3 * i + 1] = split[3 * i + 2] = person ? 0 : 128;
+		split_alpha[i] = person ? 255 : 0;
+	}
+	bd_image split_photo = { split, 60, 20, 60 * 3, BD_PIXEL_RGB8 };
+	bg.blur_radius = 20;
+	g_assert_cmpint (bd_composite (&split_photo, split_alpha, 60, &bg, split_out, 60 * 4, NULL), ==, BD_OK);
+	for (int x = 30; x < 40; x++)
+		g_assert_cmpint (abs (split_out[4 * (10 * 60 + x)] - 128), <=, 4);
+
 	bd_error err = { 0 };
 	bg.blur_radius = -1;
 	g_assert_cmpint (bd_composite (&photo, alpha, W, &bg, out, W * 4, &err), ==, BD_ERR_INVALID_ARGUMENT);
