@@ -134,8 +134,32 @@ test_composite (void)
 	for (int x = 30; x < 40; x++)
 		g_assert_cmpint (abs (split_out[4 * (10 * 60 + x)] - 128), <=, 4);
 
+	/* Foreground colours: a red person on blue, with a soft edge where the photo is purple.
+	 * Over green, the edge must not carry the old blue: the person's red is estimated. */
+	enum { SW = 400, SH = 20 };
+	static uint8_t soft[SW * SH * 3], soft_alpha[SW * SH], soft_out[SW * SH * 4];
+	for (int i = 0; i < SW * SH; i++) {
+		int x = i % SW;
+		float a = x < 200 ? 1.0f : x >= 210 ? 0.0f : (210 - x) / 10.0f;
+		soft[3 * i] = (uint8_t) (255 * a + 0.5f);
+		soft[3 * i + 1] = 0;
+		soft[3 * i + 2] = (uint8_t) (255 * (1 - a) + 0.5f);
+		soft_alpha[i] = (uint8_t) (255 * a + 0.5f);
+	}
+	bd_image soft_photo = { soft, SW, SH, SW * 3, BD_PIXEL_RGB8 };
+	bg = (bd_background) { .kind = BD_BACKGROUND_TRANSPARENT };
+	g_assert_cmpint (bd_composite (&soft_photo, soft_alpha, SW, &bg, soft_out, SW * 4, NULL), ==, BD_OK);
+	for (int x = 201; x < 210; x++) {
+		const uint8_t *p = soft_out + 4 * (10 * SW + x);
+		g_test_message ("edge pixel %d, alpha %u: photo %u %u %u, estimated %u %u %u", x, soft_alpha[10 * SW + x],
+		                soft[3 * (10 * SW + x)], soft[3 * (10 * SW + x) + 1], soft[3 * (10 * SW + x) + 2], p[0], p[1], p[2]);
+		if (p[0] < 200 || p[2] > 60)
+			g_error ("edge pixel %d keeps the old background: rgb %u %u %u", x, p[0], p[1], p[2]);
+		g_assert_cmpuint (p[3], ==, soft_alpha[10 * SW + x]);
+	}
+
 	bd_error err = { 0 };
-	bg.blur_radius = -1;
+	bg = (bd_background) { .kind = BD_BACKGROUND_BLUR, .blur_radius = -1 };
 	g_assert_cmpint (bd_composite (&photo, alpha, W, &bg, out, W * 4, &err), ==, BD_ERR_INVALID_ARGUMENT);
 	g_assert_cmpint (bd_composite (&photo, alpha, W, &bg, out, W * 3, &err), ==, BD_ERR_INVALID_ARGUMENT);
 }

@@ -1,87 +1,42 @@
 /* The cut-out over a new background: transparent, a colour, the photo blurred, or another
- * image scaled to cover. The background is drawn into the output first, then the photo is
- * blended over it in place, so no full-size temporary is needed. */
+ * image scaled to cover. The background is drawn into the output first, then the person is
+ * blended over it in place, so no full-size temporary is needed.
+ *
+ * Where the mask is partly transparent (hair, motion blur, soft edges) a photo pixel mixes
+ * the person's colour with the old background's. Blending it as it is would carry a fringe of
+ * the old background onto the new one, so the person's own colour is estimated first, as in
+ * Forte and Pitie's blur fusion: with local means of person and background colours Fm and Bm,
+ * F = Fm + a (I - a Fm - (1 - a) Bm), which keeps a F + (1 - a) Bm close to the photo. */
 #include "image.h"
 
 #include <math.h>
 
-/* Three box passes of @r along each axis of @k interleaved float channels, in place. */
-static void
-box_blur_f32 (float *img, uint32_t w, uint32_t h, uint32_t k, uint32_t r, float *line)
-{
-	for (int axis = 0; axis < 2; axis++) {
-		uint32_t n = axis ? h : w, lines = axis ? w : h;
-		size_t step = axis ? (size_t) w * k : k, next = axis ? k : (size_t) w * k;
-		for (uint32_t i = 0; i < lines; i++) {
-			float *p = img + i * next;
-			for (int pass = 0; pass < 3; pass++)
-				for (uint32_t c = 0; c < k; c++) {
-					for (uint32_t j = 0; j < n; j++)
-						line[j] = p[j * step + c];
-					/* Edges repeat the border sample, so borders do not darken. */
-					float sum = 0;
-					for (int64_t j = -(int64_t) r; j <= (int64_t) r; j++)
-						sum += line[j < 0 ? 0 : j >= n ? n - 1 : j];
-					for (uint32_t j = 0; j < n; j++) {
-						p[j * step + c] = sum / (float) (2 * r + 1);
-						int64_t in = (int64_t) j + r + 1, out = (int64_t) j - r;
-						sum += line[in >= n ? n - 1 : in] - line[out < 0 ? 0 : out];
-					}
-				}
-		}
-	}
-}
-
-/* The photo blurred behind the person. Only background pixels are averaged (weighted by
- * 1 - alpha), so the person's colours do not bleed into a halo around them; where nothing
- * near is background, the plain blur takes over. Blurred at a reduced size and enlarged:
- * a blurred background is smooth anyway. */
+/* The photo blurred behind the person: the background's local mean colour (colour-means.c),
+ * so the person's colours do not bleed into a halo around them. Computed at a reduced size
+ * and enlarged: a blurred background is smooth anyway. */
 static bd_status
 draw_blur (bd_thread_pool *pool, const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
            float radius, uint8_t *out, size_t out_stride, bd_error *error)
 {
 	uint32_t f = radius > 8 ? (uint32_t) (radius / 8) : 1;
-	uint32_t sw = (photo->width + f - 1) / f, sh = (photo->height + f - 1) / f;
-	uint32_t ch = bd_image_channels (photo);
-	enum { K = 8 };   /* weighted RGB, weight, plain RGB, pixel count */
-	float *small = bd_alloc_zeroed ((size_t) sw * sh, K * sizeof (float));
-	float *line = bd_alloc_zeroed (sw > sh ? sw : sh, sizeof (float));
-	uint8_t *rgb = bd_alloc_zeroed ((size_t) sw * sh, 3);
-	if (!small || !line || !rgb) {
-		bd_free_aligned (small);
-		bd_free_aligned (line);
-		bd_free_aligned (rgb);
+	uint32_t r = (uint32_t) lroundf (radius / (float) f / 2.0f);
+	bd_colour_means means;
+	uint32_t radii[1] = { r > 0 ? r : 1 };
+	bd_status st = bd_colour_means_make (photo, alpha, alpha_stride, f, radii, 1, &means, error);
+	if (st != BD_OK)
+		return st;
+	size_t n = (size_t) means.w * means.h;
+	uint8_t *rgb = bd_alloc_zeroed (n, 3);
+	if (!rgb) {
+		bd_colour_means_clear (&means);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory blurring the background");
 	}
-	for (uint32_t y = 0; y < photo->height; y++) {
-		const uint8_t *px = photo->pixels + (size_t) y * photo->stride, *a = alpha + (size_t) y * alpha_stride;
-		for (uint32_t x = 0; x < photo->width; x++, px += ch) {
-			float *s = small + ((size_t) (y / f) * sw + x / f) * K, wt = (float) (255 - a[x]) / 255.0f;
-			for (int c = 0; c < 3; c++) {
-				s[c] += wt * px[c];
-				s[4 + c] += px[c];
-			}
-			s[3] += wt;
-			s[7] += 1;
-		}
-	}
-	uint32_t r = (uint32_t) lroundf (radius / (float) f / 2.0f);
-	box_blur_f32 (small, sw, sh, K, r > 0 ? r : 1, line);
-	for (size_t i = 0; i < (size_t) sw * sh; i++) {
-		const float *s = small + i * K;
-		/* A little plain blur keeps the ratio defined where nothing near is background. */
-		const float eps = 0.02f * s[7];
-		for (int c = 0; c < 3; c++) {
-			float plain = s[4 + c] / s[7];
-			float v = (s[c] + eps * plain) / (s[3] + eps);
-			rgb[3 * i + c] = (uint8_t) (v < 0 ? 0 : v > 255 ? 255 : v + 0.5f);
-		}
-	}
-	bd_image view = { rgb, sw, sh, (size_t) sw * 3, BD_PIXEL_RGB8 };
-	bd_status st = bd_resample_rgb (pool, &view, photo->width, photo->height, NULL, out, out_stride, 4, error);
-	bd_free_aligned (small);
-	bd_free_aligned (line);
+	for (size_t i = 0; i < 3 * n; i++)
+		rgb[i] = (uint8_t) (means.bg[i] + 0.5f);
+	bd_image view = { rgb, means.w, means.h, (size_t) means.w * 3, BD_PIXEL_RGB8 };
+	st = bd_resample_rgb (pool, &view, photo->width, photo->height, NULL, out, out_stride, 4, error);
 	bd_free_aligned (rgb);
+	bd_colour_means_clear (&means);
 	return st;
 }
 
@@ -104,27 +59,60 @@ draw_cover (bd_thread_pool *pool, const bd_image *photo, const bd_image *bg, uin
 }
 
 typedef struct {
-	const bd_image      *photo;
-	const uint8_t       *alpha;
-	size_t               alpha_stride;
-	const bd_background *bg;
-	uint8_t             *out;
-	size_t               out_stride;
+	const bd_image        *photo;
+	const uint8_t         *alpha;
+	size_t                 alpha_stride;
+	const bd_background   *bg;
+	const bd_colour_means *means;
+	uint8_t               *out;
+	size_t                 out_stride;
 } blend_ctx;
+
+/* Bilinear position of output coordinate @x in a field @factor times smaller, @n long. */
+static inline void
+field_pos (uint32_t x, uint32_t factor, uint32_t n, uint32_t *i0, uint32_t *i1, float *t)
+{
+	float u = ((float) x + 0.5f) / (float) factor - 0.5f;
+	u = u < 0 ? 0 : u;
+	*i0 = (uint32_t) u < n ? (uint32_t) u : n - 1;
+	*i1 = *i0 + 1 < n ? *i0 + 1 : *i0;
+	*t = u - (float) *i0;
+	*t = *t > 1 ? 1 : *t;
+}
 
 static void
 blend_task (void *data, size_t y)
 {
 	const blend_ctx *c = data;
+	const bd_colour_means *m = c->means;
 	uint32_t ch = bd_image_channels (c->photo);
 	const uint8_t *src = c->photo->pixels + y * c->photo->stride;
 	const uint8_t *a = c->alpha + y * c->alpha_stride;
 	uint8_t *o = c->out + y * c->out_stride;
+	uint32_t y0, y1;
+	float ty;
+	field_pos ((uint32_t) y, m->factor, m->h, &y0, &y1, &ty);
 	for (uint32_t x = 0; x < c->photo->width; x++, src += ch, o += 4) {
+		/* The person's colour: the photo's where the mask is opaque or clear, else estimated. */
+		uint8_t fg[3] = { src[0], src[1], src[2] };
+		if (a[x] > 0 && a[x] < 255) {
+			uint32_t x0, x1;
+			float tx, al = a[x] / 255.0f;
+			field_pos (x, m->factor, m->w, &x0, &x1, &tx);
+			size_t i00 = 3 * ((size_t) y0 * m->w + x0), i01 = 3 * ((size_t) y0 * m->w + x1);
+			size_t i10 = 3 * ((size_t) y1 * m->w + x0), i11 = 3 * ((size_t) y1 * m->w + x1);
+			float w00 = (1 - tx) * (1 - ty), w01 = tx * (1 - ty), w10 = (1 - tx) * ty, w11 = tx * ty;
+			for (int k = 0; k < 3; k++) {
+				float fm = w00 * m->fg[i00 + k] + w01 * m->fg[i01 + k] + w10 * m->fg[i10 + k] + w11 * m->fg[i11 + k];
+				float bm = w00 * m->bg[i00 + k] + w01 * m->bg[i01 + k] + w10 * m->bg[i10 + k] + w11 * m->bg[i11 + k];
+				float f = fm + al * ((float) src[k] - al * fm - (1 - al) * bm);
+				fg[k] = (uint8_t) (f < 0 ? 0 : f > 255 ? 255 : f + 0.5f);
+			}
+		}
 		/* A photo that already has transparency keeps it: the masks multiply. */
 		uint32_t fa = ch == 4 ? (a[x] * src[3] + 127) / 255 : a[x];
 		if (c->bg->kind == BD_BACKGROUND_TRANSPARENT) {
-			o[0] = src[0]; o[1] = src[1]; o[2] = src[2]; o[3] = (uint8_t) fa;
+			o[0] = fg[0]; o[1] = fg[1]; o[2] = fg[2]; o[3] = (uint8_t) fa;
 			continue;
 		}
 		const uint8_t *b = c->bg->kind == BD_BACKGROUND_COLOR ? c->bg->color : o;
@@ -132,7 +120,7 @@ blend_task (void *data, size_t y)
 		/* Porter-Duff "over" with straight (unpremultiplied) colours. */
 		uint32_t oa = fa * 255 + ba * (255 - fa);           /* scaled by 255 */
 		for (int k = 0; k < 3; k++) {
-			uint32_t num = src[k] * fa * 255 + b[k] * ba * (255 - fa);
+			uint32_t num = fg[k] * fa * 255 + b[k] * ba * (255 - fa);
 			o[k] = (uint8_t) (oa ? (num + oa / 2) / oa : 0);
 		}
 		o[3] = (uint8_t) ((oa + 127) / 255);
@@ -164,10 +152,20 @@ bd_composite (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
 		st = draw_blur (pool, photo, alpha, alpha_stride, background->blur_radius, out, out_stride, error);
 	else if (background->kind == BD_BACKGROUND_IMAGE)
 		st = draw_cover (pool, photo, background->image, out, out_stride, error);
+	/* Colour means for the estimate: a window of about 1/8 of the long side, then 1/100, on
+	 * a grid at most 768 pixels long: they vary slowly, so a 50 MP photo costs little more. */
+	bd_colour_means means = { 0 };
+	uint32_t longest = photo->width > photo->height ? photo->width : photo->height;
+	uint32_t factor = (longest + 767) / 768;
+	uint32_t reduced = (longest + factor - 1) / factor;
+	uint32_t radii[2] = { reduced / 16 > 2 ? reduced / 16 : 2, reduced / 200 > 1 ? reduced / 200 : 1 };
+	if (st == BD_OK)
+		st = bd_colour_means_make (photo, alpha, alpha_stride, factor, radii, 2, &means, error);
 	if (st == BD_OK) {
-		blend_ctx c = { photo, alpha, alpha_stride, background, out, out_stride };
+		blend_ctx c = { photo, alpha, alpha_stride, background, &means, out, out_stride };
 		bd_thread_pool_run (pool, photo->height, blend_task, &c);
 	}
+	bd_colour_means_clear (&means);
 	bd_thread_pool_free (pool);
 	return st;
 }

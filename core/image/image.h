@@ -28,6 +28,20 @@ bd_status bd_upsample_alpha (bd_thread_pool *pool, const float *prob, const floa
                              uint32_t lw, uint32_t lh, const bd_image *photo, bool refine,
                              uint8_t *alpha, size_t alpha_stride, bd_error *error);
 
+/* Local mean colours of the person (@fg) and of the background (@bg) around each pixel, at
+ * the photo's size divided by @factor: averages weighted by alpha and by 1 - alpha over
+ * windows of about 2 * radii[i] + 1 reduced pixels, @iterations times (colour-means.c).
+ * RGB floats in 0..255. */
+typedef struct {
+	float   *fg, *bg;
+	uint32_t w, h, factor;
+} bd_colour_means;
+
+bd_status bd_colour_means_make (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
+                                uint32_t factor, const uint32_t *radii, int iterations,
+                                bd_colour_means *means, bd_error *error);
+void      bd_colour_means_clear (bd_colour_means *means);
+
 /* In-place blur of 8-bit pixels: three box passes of @radius, about a Gaussian. */
 bd_status bd_box_blur_u8 (bd_thread_pool *pool, uint8_t *pixels, uint32_t width, uint32_t height,
                           size_t stride, uint32_t channels, uint32_t radius, bd_error *error);
