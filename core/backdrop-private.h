@@ -61,7 +61,27 @@ struct bd_model {
 	float          *converted;
 };
 
-/* A backend runs the network on preprocessed tensors; pre/post-processing is shared. */
+/* Where a photo goes on the network's canvas: scaled so its long side is the input size,
+ * centred on a canvas padded to the network's multiple (odd pixels to the right/bottom). */
+typedef struct {
+	uint32_t sw, sh;        /* the scaled photo */
+	uint32_t pw, ph;        /* the padded canvas */
+	uint32_t ox, oy;        /* the photo's place on the canvas */
+} bd_letterbox;
+
+bd_letterbox bd_letterbox_for (const bd_session *session, uint32_t width, uint32_t height);
+
+/* The guided filter of the mask upsampling (core/image/upsample-alpha.c): its window radius
+ * for a scaled photo of long side @longest, and its regulariser. */
+static inline uint32_t
+bd_guided_radius (uint32_t longest)
+{
+	return longest / 128 > 1 ? longest / 128 : 1;
+}
+#define BD_GUIDED_EPS 1e-3f
+
+/* A backend runs the network on preprocessed tensors; pre/post-processing is shared, unless
+ * the backend does the whole photo itself (run, optional: CUDA keeps it on the device). */
 typedef struct bd_backend_ops {
 	const char *name;
 	bd_status (*init)    (bd_session *session, bd_error *error);
@@ -70,6 +90,9 @@ typedef struct bd_backend_ops {
 	                      uint32_t width, float *output, const bd_run_options *options,
 	                      bd_error *error);
 	void      (*destroy) (bd_session *session);
+	/* 8-bit photo in, 8-bit full-size alpha out; NULL: the session does it around forward. */
+	bd_status (*run)     (bd_session *session, const bd_image *photo, const bd_run_options *options,
+	                      uint8_t *alpha, size_t alpha_stride, bd_error *error);
 } bd_backend_ops;
 
 typedef struct bd_thread_pool bd_thread_pool;

@@ -243,4 +243,5 @@ const bd_backend_ops bd_cpu_backend = {
 	.init = cpu_init,
 	.forward = cpu_forward,
 	.destroy = cpu_destroy,
+	.run = NULL,
 };

@@ -134,22 +134,14 @@ bd_session_forward (bd_session *session, const float *input_chw, uint32_t height
 	return session->backend->forward (session, input_chw, height, width, probabilities, NULL, error);
 }
 
-/* Letterbox: the photo scaled so its long side is the network's size, normalised, centred in
- * a canvas padded with zeros to the network's multiple. */
-typedef struct {
-	uint32_t sw, sh;        /* the scaled photo */
-	uint32_t pw, ph;        /* the padded canvas */
-	uint32_t ox, oy;        /* the photo's place on the canvas */
-} letterbox;
-
-static letterbox
-letterbox_for (const bd_session *s, uint32_t width, uint32_t height)
+bd_letterbox
+bd_letterbox_for (const bd_session *s, uint32_t width, uint32_t height)
 {
 	const bd_model *m = s->model;
 	uint32_t size = s->options.input_size ? s->options.input_size : m->input_size;
 	uint32_t multiple = 1u << (m->depth - 1);
 	uint32_t longest = width > height ? width : height;
-	letterbox lb;
+	bd_letterbox lb;
 	lb.sw = (uint32_t) lround ((double) width * size / longest);
 	lb.sh = (uint32_t) lround ((double) height * size / longest);
 	lb.sw = lb.sw ? lb.sw : 1;
@@ -179,7 +171,10 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 	}
 
 	const bd_model *m = session->model;
-	letterbox lb = letterbox_for (session, photo->width, photo->height);
+	if (session->backend->run)
+		return session->backend->run (session, photo, options, alpha, alpha_stride, error);
+
+	bd_letterbox lb = bd_letterbox_for (session, photo->width, photo->height);
 	size_t canvas = (size_t) lb.pw * lb.ph, scaled = (size_t) lb.sw * lb.sh;
 	float *rgb = bd_alloc_zeroed (scaled, 3 * sizeof (float));
 	float *input = bd_alloc_zeroed (canvas, 3 * sizeof (float));

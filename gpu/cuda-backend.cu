@@ -2,8 +2,10 @@
  * size whose forward pass is captured into a CUDA graph, and one stream per session. */
 #include "conv2d.cuh"
 #include "head.cuh"
+#include "letterbox.cuh"
 #include "maxpool2x2.cuh"
 #include "to-nhwc.cuh"
+#include "upsample-alpha.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +33,18 @@ struct gpu_plan {
 	cudaGraphExec_t graph;
 };
 
+/* Buffers for whole photos (bd_session_run): grown as larger photos come. */
+struct gpu_photo {
+	uint8_t *pixels, *alpha;
+	float   *rgb_low, *scratch;
+	size_t   pixels_bytes, alpha_bytes, rgb_low_bytes, scratch_bytes;
+};
+
+void photo_free (gpu_photo *ph);
+
 struct gpu_state {
 	cudaStream_t stream;
+	gpu_photo    photo;
 	bd_precision precision;
 	gpu_conv     enc[BD_MAX_DEPTH][2], up[BD_MAX_DEPTH][4], dec[BD_MAX_DEPTH][2];
 	float       *head_weight;
@@ -189,13 +201,14 @@ conv (gpu_state *s, const gpu_conv *c, const bd_gpu_view &in, const bd_gpu_view 
 	return bd_gpu_conv2d (&p, s->precision, s->stream, error);
 }
 
-/* Every kernel of one forward pass, on the session's stream (captured into the graph). */
+/* Every kernel of one forward pass, from the canvas (p->image) to the probabilities
+ * (p->prob), on the session's stream: captured into the graph. */
 bd_status
-enqueue_forward (gpu_state *s, const bd_model *m, bd_error *error)
+enqueue_layers (gpu_state *s, const bd_model *m, bd_error *error)
 {
 	gpu_plan *p = &s->plan;
 	bd_precision pr = s->precision;
-	bd_status st = bd_gpu_to_nhwc (p->input, &p->image.view, pr, s->stream, error);
+	bd_status st = BD_OK;
 	uint32_t D = m->depth;
 	bd_gpu_view x = p->image.view;
 	for (uint32_t l = 0; l < D && st == BD_OK; l++) {
@@ -317,10 +330,38 @@ cuda_destroy (bd_session *session)
 	}
 	cudaFree (s->head_weight);
 	plan_free (&s->plan);
+	photo_free (&s->photo);
 	if (s->stream)
 		cudaStreamDestroy (s->stream);
 	free (s);
 	session->backend_data = nullptr;
+}
+
+/* The network on the canvas already in p->image. The first pass of a size runs eagerly, so
+ * an error names its kernel; it is then captured, and later passes replay the graph: one
+ * launch instead of dozens. */
+bd_status
+run_network (gpu_state *s, const bd_model *m, bd_error *error)
+{
+	gpu_plan *p = &s->plan;
+	if (p->graph) {
+		BD_CUDA_CHECK (cudaGraphLaunch (p->graph, s->stream));
+		return BD_OK;
+	}
+	bd_status st = enqueue_layers (s, m, error);
+	if (st != BD_OK)
+		return st;
+	cudaGraph_t graph;
+	BD_CUDA_CHECK (cudaStreamBeginCapture (s->stream, cudaStreamCaptureModeThreadLocal));
+	st = enqueue_layers (s, m, error);
+	cudaError_t end = cudaStreamEndCapture (s->stream, &graph);
+	if (st != BD_OK)
+		return st;
+	BD_CUDA_CHECK (end);
+	cudaError_t inst = cudaGraphInstantiate (&p->graph, graph, 0);
+	cudaGraphDestroy (graph);
+	BD_CUDA_CHECK (inst);
+	return BD_OK;
 }
 
 bd_status
@@ -337,28 +378,88 @@ cuda_forward (bd_session *session, const float *input, uint32_t height, uint32_t
 	gpu_plan *p = &s->plan;
 	size_t n = (size_t) height * width;
 	BD_CUDA_CHECK (cudaMemcpyAsync (p->input, input, 3 * n * sizeof (float), cudaMemcpyHostToDevice, s->stream));
-	if (!p->graph) {
-		/* The first pass of a size runs eagerly, so errors point at a kernel; it is then
-		 * captured, and later passes replay the graph: one launch instead of dozens. */
-		st = enqueue_forward (s, m, error);
-		if (st != BD_OK)
-			return st;
-		cudaGraph_t graph;
-		BD_CUDA_CHECK (cudaStreamBeginCapture (s->stream, cudaStreamCaptureModeThreadLocal));
-		st = enqueue_forward (s, m, error);
-		cudaError_t end = cudaStreamEndCapture (s->stream, &graph);
-		if (st != BD_OK)
-			return st;
-		BD_CUDA_CHECK (end);
-		cudaError_t inst = cudaGraphInstantiate (&p->graph, graph, 0);
-		cudaGraphDestroy (graph);
-		BD_CUDA_CHECK (inst);
-	} else {
-		BD_CUDA_CHECK (cudaGraphLaunch (p->graph, s->stream));
-	}
+	st = bd_gpu_to_nhwc (p->input, &p->image.view, s->precision, s->stream, error);
+	if (st == BD_OK)
+		st = run_network (s, m, error);
+	if (st != BD_OK)
+		return st;
 	BD_CUDA_CHECK (cudaMemcpyAsync (output, p->prob, n * sizeof (float), cudaMemcpyDeviceToHost, s->stream));
 	BD_CUDA_CHECK (cudaStreamSynchronize (s->stream));
 	if (opts && opts->progress)
+		opts->progress (1.0f, opts->user_data);
+	return BD_OK;
+}
+
+/* Grows a device buffer to at least @bytes. */
+bd_status
+ensure (void **buf, size_t *have, size_t bytes, bd_error *error)
+{
+	if (*have >= bytes)
+		return BD_OK;
+	cudaFree (*buf);
+	*buf = nullptr;
+	*have = 0;
+	BD_CUDA_CHECK (cudaMalloc (buf, bytes));
+	*have = bytes;
+	return BD_OK;
+}
+
+void
+photo_free (gpu_photo *ph)
+{
+	cudaFree (ph->pixels);
+	cudaFree (ph->alpha);
+	cudaFree (ph->rgb_low);
+	cudaFree (ph->scratch);
+	memset (ph, 0, sizeof *ph);
+}
+
+/* A whole photo on the device: one upload of its 8-bit pixels, letterbox, network, guided
+ * filter, and one download of the 8-bit alpha. */
+bd_status
+cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts, uint8_t *alpha,
+          size_t alpha_stride, bd_error *error)
+{
+	gpu_state *s = (gpu_state *) session->backend_data;
+	const bd_model *m = session->model;
+	if (opts->progress && opts->progress (0.0f, opts->user_data))
+		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
+	bd_letterbox lb = bd_letterbox_for (session, photo->width, photo->height);
+	bd_status st = plan_make (s, m, lb.ph, lb.pw, error);
+	if (st != BD_OK)
+		return st;
+	gpu_photo *ph = &s->photo;
+	uint32_t ch = photo->format == BD_PIXEL_RGBA8 ? 4 : 3;
+	size_t row = (size_t) photo->width * ch, low = (size_t) lb.sw * lb.sh;
+	/* scratch: the guided filter's statistics and their means (13 + 13), coefficients (4 + 4). */
+	if ((st = ensure ((void **) &ph->pixels, &ph->pixels_bytes, row * photo->height, error)) != BD_OK ||
+	    (st = ensure ((void **) &ph->alpha, &ph->alpha_bytes, (size_t) photo->width * photo->height, error)) != BD_OK ||
+	    (st = ensure ((void **) &ph->rgb_low, &ph->rgb_low_bytes, low * 3 * sizeof (float), error)) != BD_OK ||
+	    (st = ensure ((void **) &ph->scratch, &ph->scratch_bytes, low * 34 * sizeof (float), error)) != BD_OK)
+		return st;
+
+	BD_CUDA_CHECK (cudaMemcpy2DAsync (ph->pixels, row, photo->pixels, photo->stride, row, photo->height,
+	                                  cudaMemcpyHostToDevice, s->stream));
+	bd_gpu_letterbox_params lp = {
+		ph->pixels, photo->width, photo->height, ch, row, lb,
+		{ m->mean[0], m->mean[1], m->mean[2] }, { m->std[0], m->std[1], m->std[2] },
+		s->plan.image.view, ph->rgb_low,
+	};
+	st = bd_gpu_letterbox (&lp, s->precision, s->stream, error);
+	if (st == BD_OK)
+		st = run_network (s, m, error);
+	bd_gpu_upsample_params up = {
+		s->plan.prob, lb, ph->rgb_low, ph->pixels, photo->width, photo->height, ch, row,
+		opts->refine_edges != 0, ph->scratch, ph->alpha,
+	};
+	if (st == BD_OK)
+		st = bd_gpu_upsample_alpha (&up, s->stream, error);
+	if (st != BD_OK)
+		return st;
+	BD_CUDA_CHECK (cudaMemcpy2DAsync (alpha, alpha_stride, ph->alpha, photo->width, photo->width, photo->height,
+	                                  cudaMemcpyDeviceToHost, s->stream));
+	BD_CUDA_CHECK (cudaStreamSynchronize (s->stream));
+	if (opts->progress)
 		opts->progress (1.0f, opts->user_data);
 	return BD_OK;
 }
@@ -368,6 +469,7 @@ const bd_backend_ops cuda_ops = {
 	cuda_init,
 	cuda_forward,
 	cuda_destroy,
+	cuda_run,
 };
 
 } // namespace

@@ -141,10 +141,8 @@ bd_upsample_alpha (bd_thread_pool *pool, const float *prob, const float *rgb_low
 	if (refine) {
 		/* A window of about 1% of the long side, and a regulariser that keeps flat regions
 		 * flat while letting colour edges through. */
-		uint32_t r = (lw > lh ? lw : lh) / 128;
-		const float eps = 1e-3f;
-		if (r < 1)
-			r = 1;
+		uint32_t r = bd_guided_radius (lw > lh ? lw : lh);
+		const float eps = BD_GUIDED_EPS;
 		stats = bd_alloc_zeroed (n, GF_CHANNELS * sizeof (float));
 		coef = bd_alloc_zeroed (n, 4 * sizeof (float));
 		size_t line_len = (lw > lh ? lw : lh) * (size_t) GF_CHANNELS;
