@@ -103,12 +103,15 @@ typedef struct bd_run_options {
 	int            refine_edges;  /* non-zero: guided-filter upsampling (default 1) */
 	bd_progress_fn progress;      /* may be NULL */
 	void          *user_data;
+	int            mirror_average;/* non-zero: also run the mirrored photo and average the two
+	                               * (default 1; twice the network's time, a better mask) */
 } bd_run_options;
 
 BD_API void        bd_run_options_init (bd_run_options *options);
 
 /* Full-resolution 8-bit alpha (255 = person) of @photo into @alpha
- * (photo->width x photo->height bytes, rows @alpha_stride apart). */
+ * (photo->width x photo->height bytes, rows @alpha_stride apart). A session runs one photo at
+ * a time: use one session per thread. */
 BD_API bd_status   bd_session_run    (bd_session *session, const bd_image *photo,
                                const bd_run_options *options,
                                uint8_t *alpha, size_t alpha_stride, bd_error *error);

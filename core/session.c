@@ -20,6 +20,7 @@ bd_run_options_init (bd_run_options *options)
 {
 	memset (options, 0, sizeof *options);
 	options->refine_edges = 1;
+	options->mirror_average = 1;
 }
 
 static const char *
@@ -153,6 +154,56 @@ bd_letterbox_for (const bd_session *s, uint32_t width, uint32_t height)
 	return lb;
 }
 
+/* Progress of one of two passes, mapped onto its half of [0, 1]. */
+typedef struct {
+	const bd_run_options *outer;
+	float                 offset;
+} half_progress;
+
+static int
+on_half_progress (float fraction, void *data)
+{
+	const half_progress *h = data;
+	return h->outer->progress (h->offset + 0.5f * fraction, h->outer->user_data);
+}
+
+/* The network on the canvas, and with mirror averaging on its mirror image too: people look
+ * alike mirrored, the network's mistakes do not, so the average of the two is a better mask
+ * (docs/MODEL.md has the figures). */
+static bd_status
+forward_photo (bd_session *session, float *input, const bd_letterbox *lb, float *prob,
+               const bd_run_options *options, bd_error *error)
+{
+	if (!options->mirror_average)
+		return session->backend->forward (session, input, lb->ph, lb->pw, prob, options, error);
+	size_t canvas = (size_t) lb->pw * lb->ph;
+	float *mirrored = bd_alloc_zeroed (canvas, 4 * sizeof (float)), *prob2 = mirrored + 3 * canvas;
+	if (!mirrored)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	half_progress halves[2] = { { options, 0.0f }, { options, 0.5f } };
+	bd_run_options pass = *options;
+	bd_status st = BD_OK;
+	for (int i = 0; i < 2 && st == BD_OK; i++) {
+		if (options->progress) {
+			pass.progress = on_half_progress;
+			pass.user_data = &halves[i];
+		}
+		st = session->backend->forward (session, i == 0 ? input : mirrored, lb->ph, lb->pw,
+		                                i == 0 ? prob : prob2, &pass, error);
+		if (i == 0)
+			for (size_t r = 0; r < 3 * (size_t) lb->ph; r++)
+				for (uint32_t x = 0; x < lb->pw; x++)
+					mirrored[r * lb->pw + x] = input[r * lb->pw + lb->pw - 1 - x];
+	}
+	if (st == BD_OK)
+		for (uint32_t y = 0; y < lb->ph; y++)
+			for (uint32_t x = 0; x < lb->pw; x++)
+				prob[(size_t) y * lb->pw + x] = 0.5f * (prob[(size_t) y * lb->pw + x] +
+				                                        prob2[(size_t) y * lb->pw + lb->pw - 1 - x]);
+	bd_free_aligned (mirrored);
+	return st;
+}
+
 bd_status
 bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options *options,
                 uint8_t *alpha, size_t alpha_stride, bd_error *error)
@@ -193,7 +244,7 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 				input[c * canvas + (size_t) (y + lb.oy) * lb.pw + x + lb.ox] =
 					(rgb[((size_t) y * lb.sw + x) * 3 + c] - m->mean[c]) / m->std[c];
 
-	st = session->backend->forward (session, input, lb.ph, lb.pw, prob, options, error);
+	st = forward_photo (session, input, &lb, prob, options, error);
 	if (st != BD_OK)
 		goto out;
 	for (uint32_t y = 0; y < lb.sh; y++)

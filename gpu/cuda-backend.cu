@@ -4,6 +4,7 @@
 #include "head.cuh"
 #include "letterbox.cuh"
 #include "maxpool2x2.cuh"
+#include "mirror-average.cuh"
 #include "to-nhwc.cuh"
 #include "upsample-alpha.cuh"
 
@@ -29,6 +30,7 @@ struct gpu_plan {
 	uint32_t        height, width;
 	float          *input;     /* CHW floats as uploaded */
 	float          *prob;
+	float          *prob_sum;  /* run(): the first pass's probabilities, then the average */
 	gpu_buffer      image, pooled[BD_MAX_DEPTH], tmp[BD_MAX_DEPTH], cat[BD_MAX_DEPTH], out[BD_MAX_DEPTH];
 	cudaGraphExec_t graph;
 };
@@ -150,6 +152,7 @@ plan_free (gpu_plan *p)
 		cudaGraphExecDestroy (p->graph);
 	cudaFree (p->input);
 	cudaFree (p->prob);
+	cudaFree (p->prob_sum);
 	buffer_free (&p->image);
 	for (int l = 0; l < BD_MAX_DEPTH; l++) {
 		buffer_free (&p->pooled[l]);
@@ -171,6 +174,7 @@ plan_make (gpu_state *s, const bd_model *m, uint32_t h, uint32_t w, bd_error *er
 	size_t n = (size_t) h * w;
 	BD_CUDA_CHECK (cudaMalloc (&p->input, 3 * n * sizeof (float)));
 	BD_CUDA_CHECK (cudaMalloc (&p->prob, n * sizeof (float)));
+	BD_CUDA_CHECK (cudaMalloc (&p->prob_sum, n * sizeof (float)));
 	bd_status st = buffer_make (&p->image, 16, h, w, pr, error);
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
 		uint32_t lh = h >> l, lw = w >> l, c = bd_pad16 (m->widths[l]);
@@ -443,13 +447,29 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 	bd_gpu_letterbox_params lp = {
 		ph->pixels, photo->width, photo->height, ch, row, lb,
 		{ m->mean[0], m->mean[1], m->mean[2] }, { m->std[0], m->std[1], m->std[2] },
-		s->plan.image.view, ph->rgb_low,
+		s->plan.image.view, ph->rgb_low, false,
 	};
+	gpu_plan *p = &s->plan;
 	st = bd_gpu_letterbox (&lp, s->precision, s->stream, error);
 	if (st == BD_OK)
 		st = run_network (s, m, error);
+	/* Mirror averaging (session.c says why): the network again on the mirrored canvas. */
+	const float *prob = p->prob;
+	if (st == BD_OK && opts->mirror_average) {
+		size_t bytes = (size_t) lb.pw * lb.ph * sizeof (float);
+		cudaError_t e = cudaMemcpyAsync (p->prob_sum, p->prob, bytes, cudaMemcpyDeviceToDevice, s->stream);
+		if (e != cudaSuccess)
+			return bd_error_set (error, BD_ERR_DEVICE, "copying probabilities: %s", cudaGetErrorString (e));
+		lp.mirror = true;
+		st = bd_gpu_letterbox (&lp, s->precision, s->stream, error);
+		if (st == BD_OK)
+			st = run_network (s, m, error);
+		if (st == BD_OK)
+			st = bd_gpu_mirror_average (p->prob_sum, p->prob, lb.pw, lb.ph, s->stream, error);
+		prob = p->prob_sum;
+	}
 	bd_gpu_upsample_params up = {
-		s->plan.prob, lb, ph->rgb_low, ph->pixels, photo->width, photo->height, ch, row,
+		prob, lb, ph->rgb_low, ph->pixels, photo->width, photo->height, ch, row,
 		opts->refine_edges != 0, ph->scratch, ph->alpha,
 	};
 	if (st == BD_OK)

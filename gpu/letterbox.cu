@@ -59,7 +59,8 @@ letterbox_kernel (const bd_gpu_letterbox_params p)
 	if (x >= p.lb.pw || y >= p.lb.ph)
 		return;
 	T *dst = (T *) p.canvas.data + ((size_t) y * p.canvas.width + x) * p.canvas.pixel_stride;
-	int px = (int) x - (int) p.lb.ox, py = (int) y - (int) p.lb.oy;
+	uint32_t xs = p.mirror ? p.lb.pw - 1 - x : x;   /* the canvas column this pixel shows */
+	int px = (int) xs - (int) p.lb.ox, py = (int) y - (int) p.lb.oy;
 	if (px < 0 || py < 0 || px >= (int) p.lb.sw || py >= (int) p.lb.sh) {
 		dst[0] = dst[1] = dst[2] = (T) 0.0f;
 		return;
@@ -81,7 +82,8 @@ letterbox_kernel (const bd_gpu_letterbox_params p)
 	float *low = p.rgb_low + ((size_t) py * p.lb.sw + px) * 3;
 	for (int c = 0; c < 3; c++) {
 		float v = acc[c] / (wsx * wsy) * (1.0f / 255.0f);
-		low[c] = v;
+		if (!p.mirror)
+			low[c] = v;
 		dst[c] = (T) ((v - p.mean[c]) / p.std[c]);
 	}
 }

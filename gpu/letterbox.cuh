@@ -12,7 +12,8 @@ struct bd_gpu_letterbox_params {
 	bd_letterbox   lb;
 	float          mean[3], std[3];
 	bd_gpu_view    canvas;         /* pw x ph; channels 0..2 are written */
-	float         *rgb_low;        /* sw x sh x 3 */
+	float         *rgb_low;        /* sw x sh x 3; not written when mirrored */
+	bool           mirror;         /* the canvas's mirror image (column x from pw - 1 - x) */
 };
 
 bd_status bd_gpu_letterbox (const bd_gpu_letterbox_params *p, bd_precision precision,

@@ -35,7 +35,8 @@ class Image(ctypes.Structure):
 
 
 class RunOptions(ctypes.Structure):
-    _fields_ = [("refine_edges", ctypes.c_int), ("progress", ctypes.c_void_p), ("user_data", ctypes.c_void_p)]
+    _fields_ = [("refine_edges", ctypes.c_int), ("progress", ctypes.c_void_p), ("user_data", ctypes.c_void_p),
+                ("mirror_average", ctypes.c_int)]
 
 
 CPU, CUDA = 1, 2
@@ -100,7 +101,7 @@ def run_photo(lib, s, rgb):
     img = Image(rgb.ctypes.data, w, h, w * 3, 0)
     alpha = np.zeros((h, w), dtype=np.uint8)
     err = Error()
-    if lib.bd_session_run(s, ctypes.byref(img), ctypes.byref(RunOptions(1, None, None)),
+    if lib.bd_session_run(s, ctypes.byref(img), ctypes.byref(RunOptions(1, None, None, 1)),
                           alpha.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(w), ctypes.byref(err)):
         raise RuntimeError(err.message.decode())
     return alpha

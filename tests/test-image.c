@@ -240,6 +240,32 @@ test_session_run (void)
 		distinct += a1[i] != a1[0];
 	g_assert_cmpint (distinct, >, 0);
 
+	/* Mirror averaging: a photo that is its own mirror image gets a mask that is too (the
+	 * random network alone is not symmetric, so without averaging it differs). */
+	enum { SW = 512, SH = 200 };
+	g_autofree uint8_t *sym = g_malloc ((size_t) SW * SH * 3);
+	for (int y = 0; y < SH; y++)
+		for (int x = 0; x < SW / 2; x++)
+			for (int c = 0; c < 3; c++)
+				sym[((size_t) y * SW + x) * 3 + c] = sym[((size_t) y * SW + SW - 1 - x) * 3 + c] =
+					(uint8_t) bd_rng_uniform (&rng, 0, 256);
+	bd_image sym_photo = { sym, SW, SH, SW * 3, BD_PIXEL_RGB8 };
+	g_autofree uint8_t *sa = g_malloc ((size_t) SW * SH);
+	int asymmetric[2] = { 0, 0 };
+	for (int mirror = 0; mirror < 2; mirror++) {
+		bd_run_options o;
+		bd_run_options_init (&o);
+		g_assert_cmpint (o.mirror_average, ==, 1);
+		o.mirror_average = mirror;
+		g_assert_cmpint (bd_session_run (s, &sym_photo, &o, sa, SW, &err), ==, BD_OK);
+		for (int y = 0; y < SH; y++)
+			for (int x = 0; x < SW / 2; x++)
+				asymmetric[mirror] += abs (sa[y * SW + x] - sa[y * SW + SW - 1 - x]) > 1;
+	}
+	g_test_message ("pixels unlike their mirror: %d alone, %d averaged", asymmetric[0], asymmetric[1]);
+	g_assert_cmpint (asymmetric[0], >, 100);
+	g_assert_cmpint (asymmetric[1], ==, 0);
+
 	log = (progress_log) { .cancel_after = 2 };
 	g_assert_cmpint (bd_session_run (s, &photo, &run, a1, W, &err), ==, BD_ERR_CANCELLED);
 
