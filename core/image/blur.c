@@ -9,6 +9,7 @@ typedef struct {
 	uint8_t *pixels;
 	uint32_t width, height, channels, radius;
 	size_t   stride;
+	bool     failed;   /* a line's buffer could not be allocated */
 } blur_ctx;
 
 /* One pass over a line of n samples, @step apart, of one channel. */
@@ -34,8 +35,10 @@ rows_task (void *data, size_t y)
 {
 	const blur_ctx *c = data;
 	uint32_t *tmp = malloc ((size_t) c->width * sizeof *tmp);
-	if (!tmp)
+	if (!tmp) {
+		__atomic_store_n ((bool *) &c->failed, true, __ATOMIC_RELAXED);
 		return;
+	}
 	for (int pass = 0; pass < 3; pass++)
 		for (uint32_t ch = 0; ch < c->channels; ch++)
 			blur_line (c->pixels + y * c->stride + ch, c->width, c->channels, c->radius, tmp);
@@ -47,8 +50,10 @@ columns_task (void *data, size_t x)
 {
 	const blur_ctx *c = data;
 	uint32_t *tmp = malloc ((size_t) c->height * sizeof *tmp);
-	if (!tmp)
+	if (!tmp) {
+		__atomic_store_n ((bool *) &c->failed, true, __ATOMIC_RELAXED);
 		return;
+	}
 	for (int pass = 0; pass < 3; pass++)
 		for (uint32_t ch = 0; ch < c->channels; ch++)
 			blur_line (c->pixels + x * c->channels + ch, c->height, c->stride, c->radius, tmp);
@@ -61,8 +66,8 @@ bd_box_blur_u8 (bd_thread_pool *pool, uint8_t *pixels, uint32_t width, uint32_t 
 {
 	if (radius == 0 || width == 0 || height == 0)
 		return BD_OK;
-	blur_ctx c = { pixels, width, height, channels, radius, stride };
+	blur_ctx c = { pixels, width, height, channels, radius, stride, false };
 	bd_thread_pool_run (pool, height, rows_task, &c);
 	bd_thread_pool_run (pool, width, columns_task, &c);
-	return BD_OK;
+	return c.failed ? bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory blurring") : BD_OK;
 }

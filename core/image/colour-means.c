@@ -8,30 +8,94 @@
 #include "image.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-/* Three box passes of @r along each axis of @k interleaved float channels, in place. */
+/* Three box passes of radius r over the lines of one axis of a k-channel float image, all
+ * channels of a sample together (contiguous), one task per line. */
+typedef struct {
+	float   *img;
+	uint32_t w, h, k, r;
+	int      axis;      /* 0: rows, 1: columns */
+	bool     failed;    /* a line's buffer could not be allocated */
+} blur_ctx;
+
 static void
-box_blur_f32 (float *img, uint32_t w, uint32_t h, uint32_t k, uint32_t r, float *line)
+blur_line_task (void *data, size_t i)
+{
+	const blur_ctx *c = data;
+	uint32_t n = c->axis ? c->h : c->w, k = c->k;
+	size_t step = c->axis ? (size_t) c->w * k : k;
+	float *p = c->img + i * (c->axis ? k : (size_t) c->w * k);
+	float *line = malloc ((size_t) n * k * sizeof *line), sum[16];
+	if (!line || k > 16) {
+		free (line);
+		__atomic_store_n ((bool *) &c->failed, true, __ATOMIC_RELAXED);
+		return;
+	}
+	for (int pass = 0; pass < 3; pass++) {
+		for (uint32_t j = 0; j < n; j++)
+			memcpy (line + (size_t) j * k, p + j * step, k * sizeof *line);
+		/* Edges repeat the border sample, so borders do not darken. */
+		for (uint32_t ch = 0; ch < k; ch++)
+			sum[ch] = 0;
+		for (int64_t j = -(int64_t) c->r; j <= (int64_t) c->r; j++) {
+			const float *v = line + (size_t) (j < 0 ? 0 : j >= n ? n - 1 : j) * k;
+			for (uint32_t ch = 0; ch < k; ch++)
+				sum[ch] += v[ch];
+		}
+		float scale = 1.0f / (float) (2 * c->r + 1);
+		for (uint32_t j = 0; j < n; j++) {
+			float *o = p + j * step;
+			int64_t in = (int64_t) j + c->r + 1, out = (int64_t) j - c->r;
+			const float *vi = line + (size_t) (in >= n ? n - 1 : in) * k;
+			const float *vo = line + (size_t) (out < 0 ? 0 : out) * k;
+			for (uint32_t ch = 0; ch < k; ch++) {
+				o[ch] = sum[ch] * scale;
+				sum[ch] += vi[ch] - vo[ch];
+			}
+		}
+	}
+	free (line);
+}
+
+static bool
+box_blur_f32 (bd_thread_pool *pool, float *img, uint32_t w, uint32_t h, uint32_t k, uint32_t r)
 {
 	for (int axis = 0; axis < 2; axis++) {
-		uint32_t n = axis ? h : w, lines = axis ? w : h;
-		size_t step = axis ? (size_t) w * k : k, next = axis ? k : (size_t) w * k;
-		for (uint32_t i = 0; i < lines; i++) {
-			float *p = img + i * next;
-			for (int pass = 0; pass < 3; pass++)
-				for (uint32_t c = 0; c < k; c++) {
-					for (uint32_t j = 0; j < n; j++)
-						line[j] = p[j * step + c];
-					/* Edges repeat the border sample, so borders do not darken. */
-					float sum = 0;
-					for (int64_t j = -(int64_t) r; j <= (int64_t) r; j++)
-						sum += line[j < 0 ? 0 : j >= n ? n - 1 : j];
-					for (uint32_t j = 0; j < n; j++) {
-						p[j * step + c] = sum / (float) (2 * r + 1);
-						int64_t in = (int64_t) j + r + 1, out = (int64_t) j - r;
-						sum += line[in >= n ? n - 1 : in] - line[out < 0 ? 0 : out];
-					}
-				}
+		blur_ctx c = { img, w, h, k, r, axis, false };
+		bd_thread_pool_run (pool, axis ? w : h, blur_line_task, &c);
+		if (c.failed)
+			return false;
+	}
+	return true;
+}
+
+/* Sums of the photo and the mask over blocks of f x f pixels: one task per block row. */
+typedef struct {
+	const bd_image *photo;
+	const uint8_t  *alpha;
+	size_t          alpha_stride;
+	uint32_t        f, w;
+	float          *img;      /* 5 channels: RGB, alpha, count */
+} block_ctx;
+
+static void
+block_row_task (void *data, size_t by)
+{
+	const block_ctx *c = data;
+	uint32_t ch = bd_image_channels (c->photo);
+	uint32_t y1 = (uint32_t) ((by + 1) * c->f < c->photo->height ? (by + 1) * c->f : c->photo->height);
+	float *row = c->img + by * c->w * 5;
+	for (uint32_t y = (uint32_t) (by * c->f); y < y1; y++) {
+		const uint8_t *px = c->photo->pixels + (size_t) y * c->photo->stride;
+		const uint8_t *a = c->alpha + (size_t) y * c->alpha_stride;
+		for (uint32_t x = 0; x < c->photo->width; x++, px += ch) {
+			float *p = row + (size_t) (x / c->f) * 5;
+			p[0] += px[0];
+			p[1] += px[1];
+			p[2] += px[2];
+			p[3] += a[x] / 255.0f;
+			p[4] += 1;
 		}
 	}
 }
@@ -45,8 +109,8 @@ bd_colour_means_clear (bd_colour_means *m)
 }
 
 bd_status
-bd_colour_means_make (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride, uint32_t factor,
-                      const uint32_t *radii, int iterations, bd_colour_means *m, bd_error *error)
+bd_colour_means_make (bd_thread_pool *pool, const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
+                      uint32_t factor, const uint32_t *radii, int iterations, bd_colour_means *m, bd_error *error)
 {
 	enum { K = 11 };   /* F x alpha, alpha, B x (1 - alpha), 1 - alpha, plain RGB */
 	uint32_t f = factor ? factor : 1;
@@ -57,32 +121,19 @@ bd_colour_means_make (const bd_image *photo, const uint8_t *alpha, size_t alpha_
 	float *img = bd_alloc_zeroed (n, 5 * sizeof (float));      /* reduced photo RGB, alpha, count */
 	float *est = bd_alloc_zeroed (n, 6 * sizeof (float));      /* current estimates F, B */
 	float *sums = bd_alloc_zeroed (n, K * sizeof (float));
-	float *line = bd_alloc_zeroed (m->w > m->h ? m->w : m->h, sizeof (float));
 	m->fg = bd_alloc_zeroed (n, 3 * sizeof (float));
 	m->bg = bd_alloc_zeroed (n, 3 * sizeof (float));
-	if (!img || !est || !sums || !line || !m->fg || !m->bg) {
+	if (!img || !est || !sums || !m->fg || !m->bg) {
 		bd_free_aligned (img);
 		bd_free_aligned (est);
 		bd_free_aligned (sums);
-		bd_free_aligned (line);
 		bd_colour_means_clear (m);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory estimating colours");
 	}
 
 	/* The photo and mask averaged over blocks of f x f pixels. */
-	uint32_t ch = bd_image_channels (photo);
-	for (uint32_t y = 0; y < photo->height; y++) {
-		const uint8_t *px = photo->pixels + (size_t) y * photo->stride, *a = alpha + (size_t) y * alpha_stride;
-		float *row = img + (size_t) (y / f) * m->w * 5;
-		for (uint32_t x = 0; x < photo->width; x++, px += ch) {
-			float *p = row + (size_t) (x / f) * 5;
-			p[0] += px[0];
-			p[1] += px[1];
-			p[2] += px[2];
-			p[3] += a[x] / 255.0f;
-			p[4] += 1;
-		}
-	}
+	block_ctx bc = { photo, alpha, alpha_stride, f, m->w, img };
+	bd_thread_pool_run (pool, m->h, block_row_task, &bc);
 	for (size_t i = 0; i < n; i++) {
 		float *p = img + 5 * i;
 		for (int c = 0; c < 4; c++)
@@ -103,7 +154,13 @@ bd_colour_means_make (const bd_image *photo, const uint8_t *alpha, size_t alpha_
 			s[3] = a;
 			s[7] = 1 - a;
 		}
-		box_blur_f32 (sums, m->w, m->h, K, radii[it] ? radii[it] : 1, line);
+		if (!box_blur_f32 (pool, sums, m->w, m->h, K, radii[it] ? radii[it] : 1)) {
+			bd_free_aligned (img);
+			bd_free_aligned (est);
+			bd_free_aligned (sums);
+			bd_colour_means_clear (m);
+			return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory estimating colours");
+		}
 		for (size_t i = 0; i < n; i++) {
 			const float *s = sums + K * i, *p = img + 5 * i;
 			float *fm = m->fg + 3 * i, *bm = m->bg + 3 * i, *e = est + 6 * i, a = p[3];
@@ -125,6 +182,5 @@ bd_colour_means_make (const bd_image *photo, const uint8_t *alpha, size_t alpha_
 	bd_free_aligned (img);
 	bd_free_aligned (est);
 	bd_free_aligned (sums);
-	bd_free_aligned (line);
 	return BD_OK;
 }

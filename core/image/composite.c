@@ -22,7 +22,7 @@ draw_blur (bd_thread_pool *pool, const bd_image *photo, const uint8_t *alpha, si
 	uint32_t r = (uint32_t) lroundf (radius / (float) f / 2.0f);
 	bd_colour_means means;
 	uint32_t radii[1] = { r > 0 ? r : 1 };
-	bd_status st = bd_colour_means_make (photo, alpha, alpha_stride, f, radii, 1, &means, error);
+	bd_status st = bd_colour_means_make (pool, photo, alpha, alpha_stride, f, radii, 1, &means, error);
 	if (st != BD_OK)
 		return st;
 	size_t n = (size_t) means.w * means.h;
@@ -160,7 +160,7 @@ bd_composite (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
 	uint32_t reduced = (longest + factor - 1) / factor;
 	uint32_t radii[2] = { reduced / 16 > 2 ? reduced / 16 : 2, reduced / 200 > 1 ? reduced / 200 : 1 };
 	if (st == BD_OK)
-		st = bd_colour_means_make (photo, alpha, alpha_stride, factor, radii, 2, &means, error);
+		st = bd_colour_means_make (pool, photo, alpha, alpha_stride, factor, radii, 2, &means, error);
 	if (st == BD_OK) {
 		blend_ctx c = { photo, alpha, alpha_stride, background, &means, out, out_stride };
 		bd_thread_pool_run (pool, photo->height, blend_task, &c);

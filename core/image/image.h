@@ -37,8 +37,8 @@ typedef struct {
 	uint32_t w, h, factor;
 } bd_colour_means;
 
-bd_status bd_colour_means_make (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
-                                uint32_t factor, const uint32_t *radii, int iterations,
+bd_status bd_colour_means_make (bd_thread_pool *pool, const bd_image *photo, const uint8_t *alpha,
+                                size_t alpha_stride, uint32_t factor, const uint32_t *radii, int iterations,
                                 bd_colour_means *means, bd_error *error);
 void      bd_colour_means_clear (bd_colour_means *means);
 
