@@ -299,7 +299,7 @@ main (int argc, char **argv)
 	bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
 	textdomain (GETTEXT_PACKAGE);
 
-	g_autoptr (GOptionContext) ctx = g_option_context_new (_("INPUT… (-o OUTPUT | --output-dir DIR)"));
+	g_autoptr (GOptionContext) ctx = g_option_context_new (_("(-o OUTPUT | --output-dir DIR)"));
 	g_option_context_set_summary (ctx, _("Remove or replace the background of portrait photos."));
 	g_option_context_set_description (ctx, _(description));
 	g_option_context_add_main_entries (ctx, entries, GETTEXT_PACKAGE);
