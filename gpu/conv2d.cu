@@ -327,6 +327,91 @@ conv2d_fp32_kernel (const bd_gpu_conv2d_params p)
 	}
 }
 
+/* fp32 for wide layers: 128 pixels x 128 channels a block, 8 x 8 outputs a thread (two 4 x 4
+ * quadrants 64 apart, so shared-memory reads are consecutive across a warp), 8 input channels
+ * a step, the next step's tile fetched into registers while this one is multiplied. */
+constexpr int WM = 128, WN = 128, WK = 8;
+
+__global__ void __launch_bounds__ (THREADS, 2)
+conv2d_fp32_wide_kernel (const bd_gpu_conv2d_params p)
+{
+	__shared__ __align__ (16) float As[WK][WM];
+	__shared__ __align__ (16) float Bs[WK][WN];
+	const int t = threadIdx.x, tx = t % 16, ty = t / 16;
+	const int m0 = blockIdx.x * WM, n0 = blockIdx.y * WN;
+	const int cin = (int) p.in.channels, slices = cin / WK, steps = (int) p.taps * slices;
+	const int M = (int) (p.in.height * p.in.width), W = (int) p.in.width, H = (int) p.in.height;
+	/* This thread copies 4 channels of one pixel of A and 4 of one row of B each step. */
+	const int a_row = t / 2, a_c = (t % 2) * 4, b_row = t / 32, b_col = (t % 32) * 4;
+	const int am = m0 + a_row, ay = am < M ? am / W : -100000, ax = am < M ? am % W : 0;
+
+	auto load_a = [&] (int s) -> float4 {
+		tap_offset o = tap_of (s / slices, (int) p.taps);
+		int y = ay + o.dy, x = ax + o.dx;
+		if (y < 0 || x < 0 || y >= H || x >= W)
+			return make_float4 (0, 0, 0, 0);
+		return *(const float4 *) ((const float *) p.in.data + ((size_t) y * W + x) * p.in.pixel_stride +
+		                          (s % slices) * WK + a_c);
+	};
+	auto load_b = [&] (int s) -> float4 {
+		int n = n0 + b_col;
+		if (n >= (int) p.out.channels)
+			return make_float4 (0, 0, 0, 0);
+		int k = (s / slices) * cin + (s % slices) * WK + b_row;
+		return *(const float4 *) ((const float *) p.weights + (size_t) k * p.out.channels + n);
+	};
+
+	float acc[8][8] = {};
+	float4 a_next = load_a (0), b_next = load_b (0);
+	for (int s = 0; s < steps; s++) {
+		As[a_c][a_row] = a_next.x;
+		As[a_c + 1][a_row] = a_next.y;
+		As[a_c + 2][a_row] = a_next.z;
+		As[a_c + 3][a_row] = a_next.w;
+		*(float4 *) &Bs[b_row][b_col] = b_next;
+		__syncthreads ();
+		if (s + 1 < steps) {
+			a_next = load_a (s + 1);
+			b_next = load_b (s + 1);
+		}
+#pragma unroll
+		for (int k = 0; k < WK; k++) {
+			float4 a0 = *(const float4 *) &As[k][ty * 4], a1 = *(const float4 *) &As[k][64 + ty * 4];
+			float4 b0 = *(const float4 *) &Bs[k][tx * 4], b1 = *(const float4 *) &Bs[k][64 + tx * 4];
+			const float a[8] = { a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w };
+			const float b[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };
+#pragma unroll
+			for (int i = 0; i < 8; i++)
+#pragma unroll
+				for (int j = 0; j < 8; j++)
+					acc[i][j] = fmaf (a[i], b[j], acc[i][j]);
+		}
+		__syncthreads ();
+	}
+
+#pragma unroll
+	for (int i = 0; i < 8; i++) {
+		int m = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + i - 4);
+		if (m >= M)
+			continue;
+		float *dst = (float *) p.out.data + out_index (p, m);
+#pragma unroll
+		for (int half = 0; half < 2; half++) {
+			int n = n0 + half * 64 + tx * 4;
+			if (n >= (int) p.out.channels)
+				continue;
+			float4 r;
+			float *rv = &r.x;
+#pragma unroll
+			for (int j = 0; j < 4; j++) {
+				float v = acc[i][half * 4 + j] + p.bias[n + j];
+				rv[j] = p.relu && v < 0.0f ? 0.0f : v;
+			}
+			*(float4 *) (dst + n) = r;
+		}
+	}
+}
+
 } // namespace
 
 bd_status
@@ -356,6 +441,9 @@ bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream
 	} else if (precision == BD_PRECISION_FAST) {
 		dim3 grid (bd_div_up (M, BM), bd_div_up (p->out.channels, BN));
 		conv2d_wmma_kernel<<<grid, THREADS, 0, stream>>> (*p);
+	} else if (p->out.channels >= 128) {
+		dim3 grid (bd_div_up (M, WM), bd_div_up (p->out.channels, WN));
+		conv2d_fp32_wide_kernel<<<grid, THREADS, 0, stream>>> (*p);
 	} else {
 		dim3 grid (bd_div_up (M, FM), bd_div_up (p->out.channels, FN));
 		conv2d_fp32_kernel<<<grid, THREADS, 0, stream>>> (*p);
