@@ -125,3 +125,18 @@ bd_drop_accept_foreign (GtkDropTarget *target,
   return gdk_drop_get_drag (drop) == NULL &&
          gdk_content_formats_match (gtk_drop_target_get_formats (target), gdk_drop_get_formats (drop));
 }
+
+GPtrArray *
+bd_files_from_dialog (GtkFileDialog *dialog,
+                      GAsyncResult  *result)
+{
+  g_autoptr(GListModel) files = gtk_file_dialog_open_multiple_finish (dialog, result, NULL);
+  GPtrArray *array;
+
+  if (files == NULL)
+    return NULL;
+  array = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < g_list_model_get_n_items (files); i++)
+    g_ptr_array_add (array, g_list_model_get_item (files, i));
+  return array;
+}

@@ -31,4 +31,8 @@ gboolean    bd_drop_accept_foreign (GtkDropTarget *target,
 /* A filter for the photo formats gdk-pixbuf reads. */
 GtkFileFilter *bd_image_file_filter (void);
 
+/* The files an "open several" file dialog returned, as a GFile array (NULL: cancelled). */
+GPtrArray  *bd_files_from_dialog (GtkFileDialog *dialog,
+                                  GAsyncResult  *result);
+
 G_END_DECLS

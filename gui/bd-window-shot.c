@@ -57,3 +57,41 @@ bd_window_shot_save (GtkWindow   *window,
 
   return TRUE;
 }
+
+#define WAIT_TIMEOUT_S 300
+
+static gboolean
+wake_up (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+gboolean
+bd_main_loop_wait_for (BdCondition condition,
+                       gpointer    data)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_TIMEOUT_S * G_USEC_PER_SEC;
+  /* A periodic source, so the loop wakes to check even when nothing else happens. */
+  guint tick = g_timeout_add (20, wake_up, NULL);
+  gboolean ok;
+
+  while (!(ok = condition (data)) && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, TRUE);
+
+  g_source_remove (tick);
+  return ok;
+}
+
+static gboolean
+elapsed (gpointer data)
+{
+  return g_get_monotonic_time () >= *(gint64 *) data;
+}
+
+void
+bd_main_loop_spin (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
+
+  bd_main_loop_wait_for (elapsed, &end);
+}

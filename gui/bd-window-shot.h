@@ -12,4 +12,12 @@ gboolean bd_window_shot_save (GtkWindow   *window,
                               gboolean     decorate,
                               GError     **error);
 
+/* For scripted runs of the app (the test, the screenshots): run the main loop until
+ * @condition holds, FALSE after 300 s; or for @ms milliseconds, so animations settle. */
+typedef gboolean (*BdCondition) (gpointer data);
+
+gboolean bd_main_loop_wait_for (BdCondition condition,
+                                gpointer    data);
+void     bd_main_loop_spin     (guint       ms);
+
 G_END_DECLS

@@ -114,17 +114,10 @@ on_open_dialog_done (GObject      *object,
                      gpointer      user_data)
 {
   g_autoptr(BdWindow) self = user_data;
-  g_autoptr(GListModel) files = NULL;
-  g_autoptr(GPtrArray) array = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) files = bd_files_from_dialog (GTK_FILE_DIALOG (object), result);
 
-  files = gtk_file_dialog_open_multiple_finish (GTK_FILE_DIALOG (object), result, NULL);
-  if (files == NULL)
-    return;
-
-  for (guint i = 0; i < g_list_model_get_n_items (files); i++)
-    g_ptr_array_add (array, g_list_model_get_item (files, i));
-
-  bd_window_open_files (self, (GFile **) array->pdata, array->len);
+  if (files != NULL)
+    bd_window_open_files (self, (GFile **) files->pdata, files->len);
 }
 
 static void

@@ -15,45 +15,6 @@
 #include "bd-window.h"
 #include "bd-window-shot.h"
 
-#define TIMEOUT_S 300
-
-typedef gboolean (*Condition) (gpointer data);
-
-static gboolean
-wake_up (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
-static gboolean
-wait_for (Condition condition,
-          gpointer  data)
-{
-  gint64 end = g_get_monotonic_time () + TIMEOUT_S * G_USEC_PER_SEC;
-  guint tick = g_timeout_add (20, wake_up, NULL);
-  gboolean ok;
-
-  while (!(ok = condition (data)) && g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, TRUE);
-
-  g_source_remove (tick);
-  return ok;
-}
-
-static gboolean
-elapsed (gpointer data)
-{
-  return g_get_monotonic_time () >= *(gint64 *) data;
-}
-
-/* Lets animations (stack cross-fades, breakpoints) finish. */
-static void
-settle (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  wait_for (elapsed, &end);
-}
 
 static gboolean
 document_settled (gpointer data)
@@ -97,7 +58,7 @@ resize (BdWindow *window,
   static int size[2];
   int default_width, default_height;
 
-  wait_for (window_shown, window);
+  bd_main_loop_wait_for (window_shown, window);
   gtk_window_get_default_size (GTK_WINDOW (window), &default_width, &default_height);
   size[0] = width;
   size[1] = height;
@@ -105,10 +66,10 @@ resize (BdWindow *window,
   gtk_window_set_default_size (GTK_WINDOW (window),
                                width + default_width - gtk_widget_get_width (GTK_WIDGET (window)),
                                height + default_height - gtk_widget_get_height (GTK_WIDGET (window)));
-  if (!wait_for (window_size_is, window))
+  if (!bd_main_loop_wait_for (window_size_is, window))
     g_printerr ("The window is %d×%d, not %d×%d\n", gtk_widget_get_width (GTK_WIDGET (window)),
                 gtk_widget_get_height (GTK_WIDGET (window)), width, height);
-  settle (600);
+  bd_main_loop_spin (600);
 }
 
 static void
@@ -119,7 +80,7 @@ shoot (BdWindow   *window,
   g_autofree char *path = g_build_filename (folder, name, NULL);
   g_autoptr(GError) error = NULL;
 
-  settle (1000);
+  bd_main_loop_spin (1000);
   if (!bd_window_shot_save (GTK_WINDOW (window), path, TRUE, &error))
     g_error ("%s: %s", path, error->message);
   g_print ("%s\n", path);
@@ -183,7 +144,7 @@ main (int   argc,
   photo = g_file_new_for_commandline_arg (argv[2]);
   bd_window_open_files (window, &photo, 1);
   resize (window, 1200, 760);
-  if (!wait_for (document_settled, doc) || bd_document_get_state (doc) != BD_DOCUMENT_STATE_READY)
+  if (!bd_main_loop_wait_for (document_settled, doc) || bd_document_get_state (doc) != BD_DOCUMENT_STATE_READY)
     g_error ("The removal failed: %s", bd_document_get_error_message (doc));
   shoot (window, folder, "editor-light.png");
 
@@ -191,14 +152,14 @@ main (int   argc,
   set_style (ADW_COLOR_SCHEME_FORCE_DARK);
   bd_document_set_background_blur (doc, 40);
   bd_document_set_background_kind (doc, 2 /* BD_BACKGROUND_BLUR */);
-  wait_for (document_settled, doc);
+  bd_main_loop_wait_for (document_settled, doc);
   shoot (window, folder, "editor-dark.png");
 
   /* 4. Narrow, comparing before and after on a plain colour. */
   set_style (ADW_COLOR_SCHEME_FORCE_LIGHT);
   bd_document_set_background_color (doc, &sky);
   bd_document_set_background_kind (doc, 1 /* BD_BACKGROUND_COLOR */);
-  wait_for (document_settled, doc);
+  bd_main_loop_wait_for (document_settled, doc);
   resize (window, 400, 760);
   bd_canvas_set_compare (canvas, TRUE);
   bd_canvas_set_split (canvas, 0.42);
@@ -213,7 +174,7 @@ main (int   argc,
     {
       resize (window, 1000, 640);
       bd_window_open_files (window, (GFile **) batch->pdata, batch->len);
-      wait_for (batch_idle, bd_window_get_batch_page (window));
+      bd_main_loop_wait_for (batch_idle, bd_window_get_batch_page (window));
       shoot (window, folder, "batch.png");
     }
 

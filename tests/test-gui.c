@@ -22,8 +22,6 @@
 #include "bd-window-shot.h"
 #include "synthetic-model.h"
 
-#define TIMEOUT_S 300
-
 static BdApplication *app;
 static BdWindow      *window;
 static char          *tmp_dir;      /* removed at the end */
@@ -32,44 +30,6 @@ static GPtrArray     *photos;       /* paths, sorted */
 static char          *skip_reason;  /* why the tests that need a photo and a model skip */
 
 /* Helpers */
-
-typedef gboolean (*Condition) (gpointer data);
-
-static gboolean
-wake_up (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
-/* Runs the main loop until @condition holds; FALSE after TIMEOUT_S. */
-static gboolean
-wait_for (Condition condition,
-          gpointer  data)
-{
-  gint64 end = g_get_monotonic_time () + TIMEOUT_S * G_USEC_PER_SEC;
-  guint tick = g_timeout_add (20, wake_up, NULL);
-  gboolean ok;
-
-  while (!(ok = condition (data)) && g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, TRUE);
-
-  g_source_remove (tick);
-  return ok;
-}
-
-static gboolean
-elapsed (gpointer data)
-{
-  return g_get_monotonic_time () >= *(gint64 *) data;
-}
-
-static void
-spin (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  wait_for (elapsed, &end);
-}
 
 static BdDocument *
 document (void)
@@ -145,7 +105,7 @@ ensure_opened (void)
   g_assert_true (bd_window_open_value (window, &value));
   g_assert_cmpstr (bd_window_get_page (window), ==, "editor");
 
-  g_assert_true (wait_for (result_settled, GSIZE_TO_POINTER (0)));
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (0)));
   if (bd_document_get_state (document ()) == BD_DOCUMENT_STATE_FAILED)
     g_error ("Removal failed: %s", bd_document_get_error_message (document ()));
 
@@ -233,7 +193,7 @@ test_brush_undo_redo (void)
   serial = bd_document_paint_stroke (doc, BD_MARK_REMOVE, radius, points, G_N_ELEMENTS (points));
   g_assert_cmpuint (serial, >, 0);
   g_assert_true (bd_document_get_can_undo (doc));
-  g_assert_true (wait_for (result_settled, GSIZE_TO_POINTER (serial)));
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial)));
 
   painted = download_result (&w2, &h2);
   g_assert_cmpint (w2, ==, width);
@@ -251,7 +211,7 @@ test_brush_undo_redo (void)
 
   /* Ctrl+Z's action brings every pixel back, without running the network again. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.undo", NULL));
-  g_assert_true (wait_for (result_settled, GSIZE_TO_POINTER (serial + 1)));
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial + 1)));
   g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
   undone = download_result (&w2, &h2);
   g_assert_cmpmem (undone, (gsize) width * height * 4, before, (gsize) width * height * 4);
@@ -259,13 +219,13 @@ test_brush_undo_redo (void)
 
   /* And Ctrl+Shift+Z's puts the stroke back. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.redo", NULL));
-  g_assert_true (wait_for (result_settled, GSIZE_TO_POINTER (serial + 2)));
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial + 2)));
   redone = download_result (&w2, &h2);
   g_assert_cmpmem (redone, (gsize) width * height * 4, painted, (gsize) width * height * 4);
 
   /* Leave the photo as it came for the tests that follow. */
   bd_document_undo (doc);
-  g_assert_true (wait_for (result_settled, GSIZE_TO_POINTER (serial + 3)));
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial + 3)));
 }
 
 static void
@@ -287,7 +247,7 @@ test_adjust_and_background (void)
 
   /* A threshold leaves only opaque and transparent pixels (feather 0). */
   bd_document_set_threshold (doc, 0.5);
-  g_assert_true (wait_for (result_settled, NULL));
+  g_assert_true (bd_main_loop_wait_for (result_settled, NULL));
   hard = download_result (&width, &height);
   for (gsize i = 0; i < (gsize) width * height; i++)
     {
@@ -301,7 +261,7 @@ test_adjust_and_background (void)
   /* A colour background makes every pixel opaque. */
   bd_document_set_background_color (doc, &red);
   bd_document_set_background_kind (doc, 1 /* BD_BACKGROUND_COLOR */);
-  g_assert_true (wait_for (result_settled, NULL));
+  g_assert_true (bd_main_loop_wait_for (result_settled, NULL));
   colored = download_result (&width, &height);
   for (gsize i = 0; i < (gsize) width * height; i++)
     g_assert_cmpuint (colored[i * 4 + 3], ==, 255);
@@ -309,7 +269,7 @@ test_adjust_and_background (void)
   /* Undo all three edits: transparent, soft again. */
   for (int i = 0; i < 3 && bd_document_get_can_undo (doc); i++)
     bd_document_undo (doc);
-  g_assert_true (wait_for (result_settled, NULL));
+  g_assert_true (bd_main_loop_wait_for (result_settled, NULL));
   g_assert_cmpuint (bd_document_get_background_kind (doc), ==, 0);
   g_assert_cmpfloat (bd_document_get_threshold (doc), ==, 0.0);
   g_free (hard);
@@ -339,8 +299,8 @@ test_export (void)
     return;
 
   bd_editor_save_to_file (bd_window_get_editor (window), file);
-  g_assert_true (wait_for (file_exists, path));
-  spin (100);
+  g_assert_true (bd_main_loop_wait_for (file_exists, path));
+  bd_main_loop_spin (100);
 
   saved = gdk_pixbuf_new_from_file (path, &error);
   g_assert_no_error (error);
@@ -408,10 +368,10 @@ test_copy (void)
   clipboard = gtk_widget_get_clipboard (GTK_WIDGET (window));
   gdk_clipboard_set_content (clipboard, NULL);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (bd_window_get_editor (window)), "editor.copy", NULL));
-  g_assert_true (wait_for (clipboard_has_texture, NULL));
+  g_assert_true (bd_main_loop_wait_for (clipboard_has_texture, NULL));
 
   gdk_clipboard_read_texture_async (clipboard, NULL, on_clipboard_texture, &read);
-  g_assert_true (wait_for (read_done, &read));
+  g_assert_true (bd_main_loop_wait_for (read_done, &read));
   g_assert_nonnull (read.texture);
   g_assert_cmpint (gdk_texture_get_width (read.texture), ==, bd_document_get_width (document ()));
   g_assert_cmpint (gdk_texture_get_height (read.texture), ==, bd_document_get_height (document ()));
@@ -467,7 +427,7 @@ test_drag_out (void)
 
   gdk_content_provider_write_mime_type_async (provider, "text/uri-list", stream, G_PRIORITY_DEFAULT,
                                               NULL, on_provider_written, &written);
-  g_assert_true (wait_for (written_done, &written));
+  g_assert_true (bd_main_loop_wait_for (written_done, &written));
   g_assert_true (written.ok);
   g_assert_true (g_output_stream_close (stream, NULL, NULL));
 
@@ -525,7 +485,7 @@ test_batch (void)
   g_assert_cmpstr (bd_window_get_page (window), ==, "batch");
 
   page = bd_window_get_batch_page (window);
-  g_assert_true (wait_for (batch_idle, page));
+  g_assert_true (bd_main_loop_wait_for (batch_idle, page));
 
   items = bd_batch_page_get_items (page);
   g_assert_cmpuint (g_list_model_get_n_items (items), ==, 3);
@@ -542,7 +502,7 @@ test_batch (void)
   g_assert_cmpuint (failed, ==, 1);
 
   bd_batch_page_export_to_folder (page, folder);
-  g_assert_true (wait_for (batch_idle, page));
+  g_assert_true (bd_main_loop_wait_for (batch_idle, page));
 
   for (guint i = 0; i < 3; i++)
     {
@@ -566,7 +526,7 @@ test_batch (void)
 
     g_signal_emit_by_name (page, "item-activated", item);
     g_assert_cmpstr (bd_window_get_page (window), ==, "editor");
-    g_assert_true (wait_for (result_settled, NULL));
+    g_assert_true (bd_main_loop_wait_for (result_settled, NULL));
     g_assert_cmpint (bd_document_get_state (document ()), ==, BD_DOCUMENT_STATE_READY);
     g_assert_true (bd_document_get_mask (document ()) == bd_batch_item_get_mask (item));
   }
@@ -628,7 +588,7 @@ test_large_photo (void)
   tick = g_timeout_add (10, on_tick, &stall);
   start = g_get_monotonic_time ();
   g_assert_true (bd_window_open_value (window, &value));
-  g_assert_true (wait_for (result_settled, GSIZE_TO_POINTER (0)));
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (0)));
   g_test_message ("50 MP: ready after %.1f s, longest main-loop stall %.0f ms",
                   (g_get_monotonic_time () - start) / 1e6, stall.longest / 1e3);
 
@@ -639,16 +599,16 @@ test_large_photo (void)
     guint64 serial = bd_document_paint_stroke (document (), BD_MARK_REMOVE, 200, points, 2);
 
     start = g_get_monotonic_time ();
-    g_assert_true (wait_for (result_settled, GSIZE_TO_POINTER (serial)));
+    g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial)));
     g_test_message ("50 MP: stroke shown after %.1f s, longest stall %.0f ms",
                     (g_get_monotonic_time () - start) / 1e6, stall.longest / 1e3);
   }
 
   /* 100 %: the canvas shows a crop of the full-size result, cut in a worker. */
   bd_canvas_zoom_actual (bd_editor_get_canvas (bd_window_get_editor (window)));
-  spin (1500);
+  bd_main_loop_spin (1500);
   bd_canvas_zoom_fit (bd_editor_get_canvas (bd_window_get_editor (window)));
-  spin (500);
+  bd_main_loop_spin (500);
   g_test_message ("50 MP: longest stall with zooming %.0f ms", stall.longest / 1e3);
   g_source_remove (tick);
 
@@ -674,8 +634,8 @@ test_narrow_and_screenshot (void)
     return;
 
   gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
-  g_assert_true (wait_for (window_width_near, GINT_TO_POINTER (1000)));
-  spin (300);
+  g_assert_true (bd_main_loop_wait_for (window_width_near, GINT_TO_POINTER (1000)));
+  bd_main_loop_spin (300);
   g_assert_null (adw_breakpoint_bin_get_current_breakpoint (ADW_BREAKPOINT_BIN (editor)));
 
   g_assert_true (bd_window_shot_save (GTK_WINDOW (window), path, FALSE, &error));
@@ -684,8 +644,8 @@ test_narrow_and_screenshot (void)
 
   /* A phone-sized window folds the sidebar away. */
   gtk_window_set_default_size (GTK_WINDOW (window), 360, 700);
-  g_assert_true (wait_for (window_width_near, GINT_TO_POINTER (360)));
-  spin (300);
+  g_assert_true (bd_main_loop_wait_for (window_width_near, GINT_TO_POINTER (360)));
+  bd_main_loop_spin (300);
   g_assert_nonnull (adw_breakpoint_bin_get_current_breakpoint (ADW_BREAKPOINT_BIN (editor)));
 }
 
