@@ -8,6 +8,7 @@
 #include "../gpu/conv2d.cuh"
 
 #include <algorithm>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <vector>
@@ -35,10 +36,48 @@ fill_random (uint8_t *p, size_t n, size_t el, uint32_t seed, bool half)
 		((float *) p)[i] = v;
 }
 
+/* The K-major copy of [K][cout] weights that the Hopper kernel reads: [cout][K]. */
+__global__ void
+transpose_half (const __half *w, __half *wk, size_t K, size_t cout)
+{
+	size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < K * cout)
+		wk[(i % cout) * K + i / cout] = w[i];
+}
+
+static double
+time_conv (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream_t stream, cudaEvent_t t0,
+           cudaEvent_t t1)
+{
+	bd_error err = { BD_OK, "" };
+	std::vector<float> times;
+	for (int r = 0; r < 60; r++) {
+		CHECK (cudaEventRecord (t0, stream));
+		if (bd_gpu_conv2d (p, precision, stream, &err) != BD_OK) {
+			fprintf (stderr, "bench-conv-cuda: %s\n", err.message);
+			exit (1);
+		}
+		CHECK (cudaEventRecord (t1, stream));
+		CHECK (cudaEventSynchronize (t1));
+		float t;
+		CHECK (cudaEventElapsedTime (&t, t0, t1));
+		if (r >= 10)
+			times.push_back (t);
+	}
+	std::sort (times.begin (), times.end ());
+	return times[times.size () / 2];
+}
+
 int
 main (void)
 {
-	printf ("%-22s %10s %9s %10s %9s\n", "layer (batch 4)", "fast ms", "TFLOP/s", "exact ms", "TFLOP/s");
+	bd_error err = { BD_OK, "" };
+	if (bd_gpu_conv2d_hopper_init (&err) != BD_OK) {
+		fprintf (stderr, "bench-conv-cuda: %s\n", err.message);
+		return 1;
+	}
+	printf ("%-22s %10s %9s %10s %9s %12s\n", "layer (batch 4)", "fast ms", "TFLOP/s", "exact ms", "TFLOP/s",
+	        "fast vs exact");
 	cudaStream_t stream;
 	CHECK (cudaStreamCreate (&stream));
 	cudaEvent_t t0, t1;
@@ -47,44 +86,55 @@ main (void)
 	for (const auto &row : table) {
 		uint32_t cin = row[0], cout = row[1], size = row[2], cs = bd_pad16 (cin);
 		double flop = 2.0 * 9 * cin * cout * 4.0 * size * size;
+		size_t npx = (size_t) 4 * size * size, nw = (size_t) 9 * cs * cout;
+		uint8_t *in[2], *out[2], *w[2];
+		__half *wk;
+		float *bias;
 		double ms[2];
+		/* The same random values in both precisions (rounded to half for fast). */
 		for (int pr = 0; pr < 2; pr++) {
-			bd_precision precision = pr == 0 ? BD_PRECISION_FAST : BD_PRECISION_EXACT;
-			size_t el = bd_precision_size (precision), npx = (size_t) 4 * size * size;
-			uint8_t *in, *out, *w;
-			float *bias;
-			CHECK (cudaMalloc (&in, npx * cs * el));
-			CHECK (cudaMalloc (&out, npx * cout * el));
-			CHECK (cudaMalloc (&w, (size_t) 9 * cs * cout * el));
-			CHECK (cudaMalloc (&bias, cout * sizeof (float)));
-			fill_random<<<bd_div_up (npx * cs, 256), 256>>> (in, npx * cs, el, 1, pr == 0);
-			fill_random<<<bd_div_up ((size_t) 9 * cs * cout, 256), 256>>> (w, (size_t) 9 * cs * cout, el, 2, pr == 0);
-			fill_random<<<bd_div_up (cout, 256), 256>>> ((uint8_t *) bias, cout, 4, 3, false);
-			bd_gpu_conv2d_params p = {
-				{ in, 4 * size, size, cs, cs }, { out, 4 * size, size, cout, cout }, 1, 9, w, bias, true,
-			};
-			bd_error err = { BD_OK, "" };
-			std::vector<float> times;
-			for (int r = 0; r < 60; r++) {
-				CHECK (cudaEventRecord (t0, stream));
-				if (bd_gpu_conv2d (&p, precision, stream, &err) != BD_OK) {
-					fprintf (stderr, "bench-conv-cuda: %s\n", err.message);
-					return 1;
-				}
-				CHECK (cudaEventRecord (t1, stream));
-				CHECK (cudaEventSynchronize (t1));
-				float t;
-				CHECK (cudaEventElapsedTime (&t, t0, t1));
-				if (r >= 10)
-					times.push_back (t);
-			}
-			std::sort (times.begin (), times.end ());
-			ms[pr] = times[times.size () / 2];
-			cudaFree (in); cudaFree (out); cudaFree (w); cudaFree (bias);
+			size_t el = pr == 0 ? 2 : 4;
+			CHECK (cudaMalloc (&in[pr], npx * cs * el));
+			CHECK (cudaMalloc (&out[pr], npx * cout * el));
+			CHECK (cudaMalloc (&w[pr], nw * el));
+			fill_random<<<bd_div_up (npx * cs, 256), 256>>> (in[pr], npx * cs, el, 1, pr == 0);
+			fill_random<<<bd_div_up (nw, 256), 256>>> (w[pr], nw, el, 2, pr == 0);
 		}
+		CHECK (cudaMalloc (&wk, nw * 2));
+		CHECK (cudaMalloc (&bias, cout * sizeof (float)));
+		transpose_half<<<bd_div_up (nw, 256), 256>>> ((const __half *) w[0], wk, (size_t) 9 * cs, cout);
+		fill_random<<<bd_div_up (cout, 256), 256>>> ((uint8_t *) bias, cout, 4, 3, false);
+		CHECK (cudaGetLastError ());
+		for (int pr = 0; pr < 2; pr++) {
+			bd_gpu_conv2d_params p = {
+				{ in[pr], 4 * size, size, cs, cs }, { out[pr], 4 * size, size, cout, cout }, 1, 9, w[pr], bias, true,
+				pr == 0 ? wk : nullptr,
+			};
+			ms[pr] = time_conv (&p, pr == 0 ? BD_PRECISION_FAST : BD_PRECISION_EXACT, stream, t0, t1);
+		}
+		/* ||fast - exact|| / ||exact|| over the whole output: half rounding gives ~1e-3, a
+		 * wrong index gives ~1. */
+		std::vector<__half> hf (npx * cout);
+		std::vector<float> ex (npx * cout);
+		CHECK (cudaMemcpy (hf.data (), out[0], hf.size () * 2, cudaMemcpyDeviceToHost));
+		CHECK (cudaMemcpy (ex.data (), out[1], ex.size () * 4, cudaMemcpyDeviceToHost));
+		double num = 0, den = 0;
+		for (size_t i = 0; i < ex.size (); i++) {
+			double d = (double) __half2float (hf[i]) - ex[i];
+			num += d * d;
+			den += (double) ex[i] * ex[i];
+		}
+		for (int pr = 0; pr < 2; pr++) {
+			cudaFree (in[pr]);
+			cudaFree (out[pr]);
+			cudaFree (w[pr]);
+		}
+		cudaFree (wk);
+		cudaFree (bias);
 		char name[64];
 		snprintf (name, sizeof name, "%ux%u@%u", cin, cout, size);
-		printf ("%-22s %10.3f %9.1f %10.3f %9.1f\n", name, ms[0], flop / ms[0] / 1e9, ms[1], flop / ms[1] / 1e9);
+		printf ("%-22s %10.3f %9.1f %10.3f %9.1f %12.2e\n", name, ms[0], flop / ms[0] / 1e9, ms[1],
+		        flop / ms[1] / 1e9, sqrt (num / den));
 	}
 	return 0;
 }

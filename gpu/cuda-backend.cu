@@ -17,6 +17,7 @@ namespace {
 /* Plain structs, zero-initialised with calloc: the backend needs no C++ runtime. */
 struct gpu_conv {
 	void    *weights;   /* [taps][cin storage][cout storage], half or float */
+	void    *weights_k; /* fast precision: [cout storage][taps][cin storage] halves, for wgmma */
 	float   *bias;
 	uint32_t taps, cout;
 };
@@ -55,7 +56,8 @@ struct gpu_state {
 };
 
 /* Packs w[co * s_co + ci * s_ci + tap * s_tap] into [tap][cin storage][cout storage] in the
- * session's precision, uploads it and the bias (both zero-padded to 16 output channels). */
+ * session's precision (in fast precision also K-major, [cout storage][tap][cin storage]),
+ * uploads it and the bias (both zero-padded to 16 output channels). */
 bd_status
 upload_conv (gpu_conv *c, const float *w, const float *bias, uint32_t cout, uint32_t cin, uint32_t taps,
              size_t s_co, size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t cin_storage,
@@ -89,6 +91,15 @@ upload_conv (gpu_conv *c, const float *w, const float *bias, uint32_t cout, uint
 	cudaError_t e = cudaMalloc (&c->weights, n * el);
 	if (e == cudaSuccess)
 		e = cudaMemcpy (c->weights, packed, n * el, cudaMemcpyHostToDevice);
+	if (e == cudaSuccess && precision == BD_PRECISION_FAST) {
+		__half *k = (__half *) packed;   /* reused: the first copy has been uploaded */
+		for (uint32_t co = 0; co < cout_s; co++)
+			for (size_t tc = 0; tc < (size_t) taps * cin_storage; tc++)
+				k[co * (size_t) taps * cin_storage + tc] = __float2half (f[tc * cout_s + co]);
+		e = cudaMalloc (&c->weights_k, n * el);
+		if (e == cudaSuccess)
+			e = cudaMemcpy (c->weights_k, packed, n * el, cudaMemcpyHostToDevice);
+	}
 	if (e == cudaSuccess)
 		e = cudaMalloc (&c->bias, cout_s * sizeof (float));
 	if (e == cudaSuccess)
@@ -113,6 +124,7 @@ void
 conv_free (gpu_conv *c)
 {
 	cudaFree (c->weights);
+	cudaFree (c->weights_k);
 	cudaFree (c->bias);
 	memset (c, 0, sizeof *c);
 }
@@ -200,7 +212,7 @@ bd_status
 conv (gpu_state *s, const gpu_conv *c, const bd_gpu_view &in, const bd_gpu_view &out, bool relu,
       uint32_t step, bd_error *error)
 {
-	bd_gpu_conv2d_params p{ in, out, step, c->taps, c->weights, c->bias, relu };
+	bd_gpu_conv2d_params p{ in, out, step, c->taps, c->weights, c->bias, relu, c->weights_k };
 	p.out.channels = c->cout;
 	return bd_gpu_conv2d (&p, s->precision, s->stream, error);
 }
@@ -276,6 +288,8 @@ cuda_init (bd_session *session, bd_error *error)
 	bd_status st = BD_OK;
 	if (cudaSetDevice (0) != cudaSuccess || cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking) != cudaSuccess)
 		st = bd_error_set (error, BD_ERR_DEVICE, "cannot use the GPU %s", prop.name);
+	if (st == BD_OK)
+		st = bd_gpu_conv2d_hopper_init (error);
 
 	const bd_model *m = session->model;
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
