@@ -93,6 +93,9 @@ typedef struct bd_backend_ops {
 	/* 8-bit photo in, 8-bit full-size alpha out; NULL: the session does it around forward. */
 	bd_status (*run)     (bd_session *session, const bd_image *photo, const bd_run_options *options,
 	                      uint8_t *alpha, size_t alpha_stride, bd_error *error);
+	/* Optional, for benchmarks: the device time of the last forward's network alone (no
+	 * transfers), in ms; NULL where the backend has no such clock. */
+	double    (*network_ms) (bd_session *session);
 } bd_backend_ops;
 
 typedef struct bd_thread_pool bd_thread_pool;

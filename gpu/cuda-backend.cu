@@ -53,6 +53,7 @@ struct gpu_state {
 	float       *head_weight;
 	float        head_bias;
 	gpu_plan     plan;
+	cudaEvent_t  net_start, net_end;   /* around the last forward's network, for benchmarks */
 };
 
 /* Packs w[co * s_co + ci * s_ci + tap * s_tap] into [tap][cin storage][cout storage] in the
@@ -288,6 +289,8 @@ cuda_init (bd_session *session, bd_error *error)
 	bd_status st = BD_OK;
 	if (cudaSetDevice (0) != cudaSuccess || cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking) != cudaSuccess)
 		st = bd_error_set (error, BD_ERR_DEVICE, "cannot use the GPU %s", prop.name);
+	if (st == BD_OK && (cudaEventCreate (&s->net_start) != cudaSuccess || cudaEventCreate (&s->net_end) != cudaSuccess))
+		st = bd_error_set (error, BD_ERR_DEVICE, "cannot create CUDA events");
 	if (st == BD_OK)
 		st = bd_gpu_conv2d_hopper_init (error);
 
@@ -351,6 +354,10 @@ cuda_destroy (bd_session *session)
 	photo_free (&s->photo);
 	if (s->stream)
 		cudaStreamDestroy (s->stream);
+	if (s->net_start)
+		cudaEventDestroy (s->net_start);
+	if (s->net_end)
+		cudaEventDestroy (s->net_end);
 	free (s);
 	session->backend_data = nullptr;
 }
@@ -397,10 +404,13 @@ cuda_forward (bd_session *session, const float *input, uint32_t height, uint32_t
 	size_t n = (size_t) height * width;
 	BD_CUDA_CHECK (cudaMemcpyAsync (p->input, input, 3 * n * sizeof (float), cudaMemcpyHostToDevice, s->stream));
 	st = bd_gpu_to_nhwc (p->input, &p->image.view, s->precision, s->stream, error);
-	if (st == BD_OK)
-		st = run_network (s, m, error);
 	if (st != BD_OK)
 		return st;
+	BD_CUDA_CHECK (cudaEventRecord (s->net_start, s->stream));
+	st = run_network (s, m, error);
+	if (st != BD_OK)
+		return st;
+	BD_CUDA_CHECK (cudaEventRecord (s->net_end, s->stream));
 	BD_CUDA_CHECK (cudaMemcpyAsync (output, p->prob, n * sizeof (float), cudaMemcpyDeviceToHost, s->stream));
 	BD_CUDA_CHECK (cudaStreamSynchronize (s->stream));
 	if (opts && opts->progress)
@@ -498,12 +508,23 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 	return BD_OK;
 }
 
+double
+cuda_network_ms (bd_session *session)
+{
+	gpu_state *s = (gpu_state *) session->backend_data;
+	float ms = -1.0f;
+	if (cudaEventElapsedTime (&ms, s->net_start, s->net_end) != cudaSuccess)
+		return -1.0;
+	return ms;
+}
+
 const bd_backend_ops cuda_ops = {
 	"cuda",
 	cuda_init,
 	cuda_forward,
 	cuda_destroy,
 	cuda_run,
+	cuda_network_ms,
 };
 
 } // namespace
