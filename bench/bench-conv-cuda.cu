@@ -36,13 +36,19 @@ fill_random (uint8_t *p, size_t n, size_t el, uint32_t seed, bool half)
 		((float *) p)[i] = v;
 }
 
-/* The K-major copy of [K][cout] weights that the Hopper kernel reads: [cout][K]. */
+/* The K-major copy of [K][cout] weights that the Hopper kernels read: [cout][K]; for fp32
+ * also what tf32 drops of each (as the CUDA backend packs them). */
+template <typename E>
 __global__ void
-transpose_half (const __half *w, __half *wk, size_t K, size_t cout)
+transpose (const E *w, E *wk, float *small, size_t K, size_t cout)
 {
 	size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < K * cout)
-		wk[(i % cout) * K + i / cout] = w[i];
+	if (i >= K * cout)
+		return;
+	size_t j = (i % cout) * K + i / cout;
+	wk[j] = w[i];
+	if (small)
+		small[j] = (float) w[i] - __uint_as_float (__float_as_uint ((float) w[i]) & 0xffffe000u);
 }
 
 static double
@@ -87,9 +93,8 @@ main (void)
 		uint32_t cin = row[0], cout = row[1], size = row[2], cs = bd_pad16 (cin);
 		double flop = 2.0 * 9 * cin * cout * 4.0 * size * size;
 		size_t npx = (size_t) 4 * size * size, nw = (size_t) 9 * cs * cout;
-		uint8_t *in[2], *out[2], *w[2];
-		__half *wk;
-		float *bias;
+		uint8_t *in[2], *out[2], *w[2], *wk[2];
+		float *bias, *wk_small;
 		double ms[2];
 		/* The same random values in both precisions (rounded to half for fast). */
 		for (int pr = 0; pr < 2; pr++) {
@@ -100,15 +105,18 @@ main (void)
 			fill_random<<<bd_div_up (npx * cs, 256), 256>>> (in[pr], npx * cs, el, 1, pr == 0);
 			fill_random<<<bd_div_up (nw, 256), 256>>> (w[pr], nw, el, 2, pr == 0);
 		}
-		CHECK (cudaMalloc (&wk, nw * 2));
+		CHECK (cudaMalloc (&wk[0], nw * 2));
+		CHECK (cudaMalloc (&wk[1], nw * 4));
+		CHECK (cudaMalloc (&wk_small, nw * 4));
 		CHECK (cudaMalloc (&bias, cout * sizeof (float)));
-		transpose_half<<<bd_div_up (nw, 256), 256>>> ((const __half *) w[0], wk, (size_t) 9 * cs, cout);
+		transpose<<<bd_div_up (nw, 256), 256>>> ((const __half *) w[0], (__half *) wk[0], nullptr, (size_t) 9 * cs, cout);
+		transpose<<<bd_div_up (nw, 256), 256>>> ((const float *) w[1], (float *) wk[1], wk_small, (size_t) 9 * cs, cout);
 		fill_random<<<bd_div_up (cout, 256), 256>>> ((uint8_t *) bias, cout, 4, 3, false);
 		CHECK (cudaGetLastError ());
 		for (int pr = 0; pr < 2; pr++) {
 			bd_gpu_conv2d_params p = {
 				{ in[pr], 4 * size, size, cs, cs }, { out[pr], 4 * size, size, cout, cout }, 1, 9, w[pr], bias, true,
-				pr == 0 ? wk : nullptr,
+				wk[pr], pr == 1 ? wk_small : nullptr,
 			};
 			ms[pr] = time_conv (&p, pr == 0 ? BD_PRECISION_FAST : BD_PRECISION_EXACT, stream, t0, t1);
 		}
@@ -129,7 +137,9 @@ main (void)
 			cudaFree (out[pr]);
 			cudaFree (w[pr]);
 		}
-		cudaFree (wk);
+		cudaFree (wk[0]);
+		cudaFree (wk[1]);
+		cudaFree (wk_small);
 		cudaFree (bias);
 		char name[64];
 		snprintf (name, sizeof name, "%ux%u@%u", cin, cout, size);

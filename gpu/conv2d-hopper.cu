@@ -20,21 +20,31 @@
 
 namespace {
 
-constexpr int BK = 64, THREADS = 256;
+constexpr int THREADS = 256;
 
 /* A block's tile: PIX pixels x CO output channels. Normally each warpgroup multiplies 64 of
  * the pixels (A) by all CO channels' weights (B, wgmma's N = CO). With SWAP the roles turn
  * round for 64-channel layers: the 64 channels' weights are A and each warpgroup's PIX / 2
  * pixels are B, so one multiply reads 64 x 16 weights and 128 x 16 pixels rather than
- * 64 x 16 pixels and only 64 x 16 weights, and shared-memory bandwidth stops being the limit. */
-template <int PIX, int CO, bool SWAP> struct tile {
+ * 64 x 16 pixels and only 64 x 16 weights, and shared-memory bandwidth stops being the limit.
+ *
+ * F32 (exact precision): fp32 operands as three tf32 products, big x big + big x small +
+ * small x big, where small = x - (x with its low 13 mantissa bits cleared): the error is that
+ * of fp32 arithmetic, not tf32's. A step is then 32 channels (a 128-byte row of floats) and
+ * carries each tile twice, big and small. */
+template <int PIX, int CO, bool SWAP, bool F32> struct tile {
+	static constexpr int ELEM = F32 ? 4 : 2;                   /* bytes per element */
+	static constexpr int BK = 128 / ELEM;                      /* input channels per step */
 	static constexpr int N = SWAP ? PIX / 2 : CO;              /* wgmma's N */
-	static constexpr int STAGE = (PIX + CO) * 128;             /* bytes per pipeline step */
+	static constexpr int STAGE = (PIX + CO) * 128 * (F32 ? 2 : 1);   /* bytes per step */
 	static constexpr int STAGES = (226 * 1024) / STAGE > 6 ? 6 : (226 * 1024) / STAGE;
 	static constexpr int SMEM = STAGES * STAGE + 1024;         /* + alignment slack */
+	static constexpr int PITCH = CO + 16 / ELEM;               /* epilogue row, elements */
+	static_assert (STAGES >= 3, "at least one step in flight beside the two in use");
 	static_assert (!SWAP || CO == 64, "swapped tiles hold 64 channels (wgmma's M)");
-	static_assert (SWAP || PIX == 128, "two warpgroups of 64 pixels");
-	static_assert (PIX * (CO + 8) * 2 <= STAGES * STAGE, "the epilogue's tile fits");
+	static constexpr int MW = SWAP ? 1 : PIX / 128;            /* 64-row multiplies a warpgroup */
+	static_assert (SWAP || PIX == 128 || PIX == 256, "two warpgroups of 64 or 128 pixels");
+	static_assert (PIX * PITCH * ELEM <= STAGES * STAGE, "the epilogue's tile fits");
 };
 
 __device__ __forceinline__ void
@@ -52,23 +62,31 @@ cp_async_wait ()
 	asm volatile ("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* x minus the part of it that tf32 keeps: exact in fp32. */
+__device__ __forceinline__ float
+tf32_rest (float x)
+{
+	return x - __uint_as_float (__float_as_uint (x) & 0xffffe000u);
+}
+
 __global__ void
 probe_kernel (int *has_wgmma)
 {
 	*has_wgmma = BD_HAVE_WGMMA;
 }
 
-template <int PIX, int CO, bool SWAP>
+template <int PIX, int CO, bool SWAP, bool F32>
 __global__ void __launch_bounds__ (THREADS, 1)
 conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 {
 #if BD_HAVE_WGMMA
-	using T = tile<PIX, CO, SWAP>;
-	constexpr int S = T::STAGES, AHEAD = S - 2, R = T::N / 2;
+	using T = tile<PIX, CO, SWAP, F32>;
+	constexpr int S = T::STAGES, AHEAD = S - 2, R = T::N / 2, ELEM = T::ELEM, BK = T::BK;
+	/* Within a step's bytes: pixels, weights, then (F32) their small parts. */
+	constexpr int W_OFF = PIX * 128, PS_OFF = (PIX + CO) * 128, WS_OFF = (2 * PIX + CO) * 128;
 	extern __shared__ unsigned char smem_raw[];
 	unsigned char *smem = (unsigned char *) (((uintptr_t) smem_raw + 1023) & ~(uintptr_t) 1023);
 	const uint32_t base = (uint32_t) __cvta_generic_to_shared (smem);
-	/* Step s's pixel tile at base + slot * STAGE, its weight tile PIX rows after it. */
 
 	const int t = threadIdx.x, wg = t / 128;
 	const int m0 = blockIdx.x * PIX, n0 = blockIdx.y * CO;
@@ -87,33 +105,38 @@ conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 		ay[i] = m < M ? m / W : -100000;   /* never inside the image, whatever the tap */
 		ax[i] = m < M ? m % W : 0;
 	}
-	const __half *in = (const __half *) p.in.data;
-	const __half *wk = (const __half *) p.weights_k;
+	const char *in = (const char *) p.in.data;
+	const char *wk = (const char *) p.weights_k, *wk_small = (const char *) p.weights_k_small;
 
 	auto load = [&] (int s) {
-		const uint32_t pix_tile = base + (s % S) * T::STAGE, w_tile = pix_tile + PIX * 128;
-		const int tap = s / slices, c = (s % slices) * BK + chunk * 8;
+		const uint32_t st = base + (s % S) * T::STAGE;
+		const int tap = s / slices, c = (s % slices) * BK + chunk * (16 / ELEM);
 		const int dy = p.taps == 9 ? tap / 3 - 1 : 0, dx = p.taps == 9 ? tap % 3 - 1 : 0;
 #pragma unroll
 		for (int i = 0; i < PIX / 32; i++) {
 			int y = ay[i] + dy, x = ax[i] + dx;
 			bool ok = y >= 0 && x >= 0 && y < H && x < W;
-			const __half *src = ok ? in + ((size_t) y * W + x) * p.in.pixel_stride + c : in;
-			cp_async16 (pix_tile + i * 32 * 128 + dst0, src, ok);
+			const char *src = ok ? in + (((size_t) y * W + x) * p.in.pixel_stride + c) * ELEM : in;
+			cp_async16 (st + i * 32 * 128 + dst0, src, ok);
 		}
 #pragma unroll
 		for (int j = 0; j < CO / 32; j++) {
 			int n = n0 + row0 + 32 * j;
 			bool ok = n < cout;
-			const __half *src = ok ? wk + (size_t) n * K + (size_t) s * BK + chunk * 8 : wk;
-			cp_async16 (w_tile + j * 32 * 128 + dst0, src, ok);
+			size_t off = ((size_t) n * K + (size_t) s * BK + chunk * (16 / ELEM)) * ELEM;
+			cp_async16 (st + W_OFF + j * 32 * 128 + dst0, ok ? wk + off : wk, ok);
+			if (F32)
+				cp_async16 (st + WS_OFF + j * 32 * 128 + dst0, ok ? wk_small + off : wk_small, ok);
 		}
 	};
 
-	float d[R];
+	constexpr int MW = T::MW;
+	float d[MW][R];
 #pragma unroll
-	for (int i = 0; i < R; i++)
-		d[i] = 0.0f;
+	for (int mi = 0; mi < MW; mi++)
+#pragma unroll
+		for (int i = 0; i < R; i++)
+			d[mi][i] = 0.0f;
 
 	for (int s = 0; s < AHEAD; s++) {
 		if (s < steps)
@@ -121,9 +144,19 @@ conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 		cp_async_commit ();
 	}
 	for (int s = 0; s < steps; s++) {
-		/* Step s's copies are done (at most AHEAD - 1 younger groups pending); publish them
-		 * to the tensor cores and to the other threads. */
+		/* Step s's copies are done (at most AHEAD - 1 younger groups pending). */
 		cp_async_wait<AHEAD - 1> ();
+		const uint32_t st = base + (s % S) * T::STAGE;
+		if (F32) {   /* the small parts of the pixels this thread copied itself */
+#pragma unroll
+			for (int i = 0; i < PIX / 32; i++) {
+				float4 *v = (float4 *) (smem + (st - base) + i * 32 * 128 + dst0);
+				float4 *r = (float4 *) (smem + (st - base) + PS_OFF + i * 32 * 128 + dst0);
+				float4 x = *v;
+				*r = make_float4 (tf32_rest (x.x), tf32_rest (x.y), tf32_rest (x.z), tf32_rest (x.w));
+			}
+		}
+		/* Publish them to the tensor cores and to the other threads. */
 		fence_proxy_async ();
 		__syncthreads ();
 		/* Every warpgroup has finished the multiply of step s - 2 (it waited for all but
@@ -132,84 +165,108 @@ conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 			load (s + AHEAD);
 		cp_async_commit ();
 
-		const uint32_t pix_tile = base + (s % S) * T::STAGE, w_tile = pix_tile + PIX * 128;
-		const uint64_t da = sw128_descriptor (SWAP ? w_tile : pix_tile + wg * 64 * 128);
-		const uint64_t db = sw128_descriptor (SWAP ? pix_tile + wg * (PIX / 2) * 128 : w_tile);
-		wgmma_fence_operands (d);
+		const uint32_t pix = st + wg * (PIX / 2) * 128, w = st + W_OFF;
+		const uint64_t da = sw128_descriptor (SWAP ? w : pix), db = sw128_descriptor (SWAP ? pix : w);
+#pragma unroll
+		for (int mi = 0; mi < MW; mi++)
+			wgmma_fence_operands (d[mi]);
 		wgmma_fence ();
 #pragma unroll
-		for (int k = 0; k < BK / 16; k++)   /* 16 halves = 32 bytes = 2 descriptor units */
-			wgmma_f16<T::N>::mma (d, da + 2 * k, db + 2 * k);
+		for (int k = 0; k < 4; k++) {   /* 32 bytes of K a multiply = 2 descriptor units */
+			if constexpr (F32) {
+				/* The small parts lie PS_OFF (pixels) and WS_OFF - W_OFF (weights) bytes
+				 * after the big ones: big x small, small x big, then big x big. */
+				const uint64_t das = sw128_descriptor (SWAP ? w + (WS_OFF - W_OFF) : pix + PS_OFF);
+				const uint64_t dbs = sw128_descriptor (SWAP ? pix + PS_OFF : w + (WS_OFF - W_OFF));
+#pragma unroll
+				for (int mi = 0; mi < MW; mi++) {   /* 64 rows = 8192 bytes = 512 units */
+					wgmma_tf32<T::N>::mma (d[mi], da + 512 * mi + 2 * k, dbs + 2 * k);
+					wgmma_tf32<T::N>::mma (d[mi], das + 512 * mi + 2 * k, db + 2 * k);
+					wgmma_tf32<T::N>::mma (d[mi], da + 512 * mi + 2 * k, db + 2 * k);
+				}
+			} else {
+#pragma unroll
+				for (int mi = 0; mi < MW; mi++)
+					wgmma_f16<T::N>::mma (d[mi], da + 512 * mi + 2 * k, db + 2 * k);
+			}
+		}
 		wgmma_commit ();
 		wgmma_wait<1> ();
-		wgmma_fence_operands (d);
+#pragma unroll
+		for (int mi = 0; mi < MW; mi++)
+			wgmma_fence_operands (d[mi]);
 	}
 	wgmma_wait<0> ();
-	wgmma_fence_operands (d);
+#pragma unroll
+	for (int mi = 0; mi < MW; mi++)
+		wgmma_fence_operands (d[mi]);
 	cp_async_wait<0> ();
 	__syncthreads ();   /* every multiply has read its tiles: the shared memory is free */
 
 	/* Accumulator fragment: register i of lane l in warp w of the warpgroup holds row
 	 * w * 16 + l / 4 + 8 * (i / 2 % 2), column (i / 4) * 8 + (l % 4) * 2 + i % 2 of the
-	 * warpgroup's 64 x N result. Staged as [pixel][channel] halves. */
-	constexpr int PITCH = CO + 8;   /* halves; the 16-byte pad spreads rows over the banks */
-	__half *out_tile = (__half *) smem;
+	 * warpgroup's 64 x N result. Staged as [pixel][channel] in the output's type, rows
+	 * padded by 16 bytes to spread them over the banks. */
+	constexpr int PITCH = T::PITCH;
 	const int lane = t % 32, frow = (t % 128) / 32 * 16 + lane / 4;
 #pragma unroll
-	for (int i = 0; i < R; i += 2) {
-		int row = frow + 8 * (i / 2 % 2), col = (i / 4) * 8 + (lane % 4) * 2;
-		if (SWAP) {   /* row: channel; col, col + 1: two pixels */
-			float b = n0 + row < cout ? p.bias[n0 + row] : 0.0f;
-			float v0 = d[i] + b, v1 = d[i + 1] + b;
+	for (int mi = 0; mi < MW; mi++) {
+#pragma unroll
+		for (int i = 0; i < R; i += 2) {
+			int row = frow + 8 * (i / 2 % 2), col = (i / 4) * 8 + (lane % 4) * 2;
+			int pix0, pix1, ch0, ch1;   /* where d[i] and d[i + 1] go */
+			if (SWAP) {   /* row: channel; col, col + 1: two pixels */
+				pix0 = wg * (PIX / 2) + col, pix1 = pix0 + 1, ch0 = ch1 = row;
+			} else {      /* row: pixel; col, col + 1: two channels */
+				pix0 = pix1 = wg * (PIX / 2) + mi * 64 + row, ch0 = col, ch1 = col + 1;
+			}
+			float v0 = d[mi][i] + (n0 + ch0 < cout ? p.bias[n0 + ch0] : 0.0f);
+			float v1 = d[mi][i + 1] + (n0 + ch1 < cout ? p.bias[n0 + ch1] : 0.0f);
 			if (p.relu) {
 				v0 = fmaxf (v0, 0.0f);
 				v1 = fmaxf (v1, 0.0f);
 			}
-			int pix = wg * (PIX / 2) + col;
-			out_tile[pix * PITCH + row] = __float2half_rn (v0);
-			out_tile[(pix + 1) * PITCH + row] = __float2half_rn (v1);
-		} else {      /* row: pixel; col, col + 1: two channels */
-			float b0 = n0 + col < cout ? p.bias[n0 + col] : 0.0f;
-			float b1 = n0 + col + 1 < cout ? p.bias[n0 + col + 1] : 0.0f;
-			float v0 = d[i] + b0, v1 = d[i + 1] + b1;
-			if (p.relu) {
-				v0 = fmaxf (v0, 0.0f);
-				v1 = fmaxf (v1, 0.0f);
+			if (F32) {
+				((float *) smem)[pix0 * PITCH + ch0] = v0;
+				((float *) smem)[pix1 * PITCH + ch1] = v1;
+			} else {
+				((__half *) smem)[pix0 * PITCH + ch0] = __float2half_rn (v0);
+				((__half *) smem)[pix1 * PITCH + ch1] = __float2half_rn (v1);
 			}
-			*(__half2 *) &out_tile[(wg * 64 + row) * PITCH + col] = __floats2half2_rn (v0, v1);
 		}
 	}
 	__syncthreads ();
+	constexpr int VEC = 16 / ELEM;   /* elements per 16-byte store */
 	const size_t row_elems = (size_t) W * p.out_step * p.out.pixel_stride;
-	for (int v = t; v < PIX * CO / 8; v += THREADS) {
-		int row = v / (CO / 8), col = (v % (CO / 8)) * 8;
+	for (int v = t; v < PIX * CO / VEC; v += THREADS) {
+		int row = v / (CO / VEC), col = (v % (CO / VEC)) * VEC;
 		int m = m0 + row, n = n0 + col;
 		if (m >= M || n >= cout)
 			continue;
 		int y = m / W, x = m % W;
-		__half *dst = (__half *) p.out.data + (size_t) y * p.out_step * row_elems +
-		              (size_t) x * p.out_step * p.out.pixel_stride + n;
-		*(uint4 *) dst = *(const uint4 *) &out_tile[row * PITCH + col];
+		size_t e = (size_t) y * p.out_step * row_elems + (size_t) x * p.out_step * p.out.pixel_stride + n;
+		*(uint4 *) ((char *) p.out.data + e * ELEM) = *(const uint4 *) (smem + ((size_t) row * PITCH + col) * ELEM);
 	}
 #endif
 }
 
-template <int PIX, int CO, bool SWAP>
+template <int PIX, int CO, bool SWAP, bool F32>
 bd_status
 launch (const bd_gpu_conv2d_params *p, size_t M, cudaStream_t stream, bd_error *error)
 {
 	dim3 grid (bd_div_up (M, PIX), bd_div_up (p->out.channels, CO));
-	conv2d_wgmma_kernel<PIX, CO, SWAP><<<grid, THREADS, tile<PIX, CO, SWAP>::SMEM, stream>>> (*p);
+	conv2d_wgmma_kernel<PIX, CO, SWAP, F32><<<grid, THREADS, tile<PIX, CO, SWAP, F32>::SMEM, stream>>> (*p);
 	BD_CUDA_CHECK_LAUNCH ();
 	return BD_OK;
 }
 
-template <int PIX, int CO, bool SWAP>
+template <int PIX, int CO, bool SWAP, bool F32>
 bd_status
 allow_smem (bd_error *error)
 {
-	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_wgmma_kernel<PIX, CO, SWAP>,
-	                                     cudaFuncAttributeMaxDynamicSharedMemorySize, tile<PIX, CO, SWAP>::SMEM));
+	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_wgmma_kernel<PIX, CO, SWAP, F32>,
+	                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                                     tile<PIX, CO, SWAP, F32>::SMEM));
 	return BD_OK;
 }
 
@@ -244,11 +301,17 @@ bd_gpu_conv2d_hopper_init (bd_error *error)
 	BD_CUDA_CHECK (e);
 	bd_status st = BD_OK;
 	if (has && st == BD_OK)
-		st = allow_smem<256, 64, true> (error);
+		st = allow_smem<256, 64, true, false> (error);
 	if (has && st == BD_OK)
-		st = allow_smem<128, 128, false> (error);
+		st = allow_smem<128, 128, false, false> (error);
 	if (has && st == BD_OK)
-		st = allow_smem<128, 256, false> (error);
+		st = allow_smem<256, 128, false, false> (error);
+	if (has && st == BD_OK)
+		st = allow_smem<128, 256, false, false> (error);
+	if (has && st == BD_OK)
+		st = allow_smem<128, 64, false, true> (error);
+	if (has && st == BD_OK)
+		st = allow_smem<128, 128, false, true> (error);
 	if (st != BD_OK)
 		return st;
 	hopper_state = has;
@@ -256,24 +319,33 @@ bd_gpu_conv2d_hopper_init (bd_error *error)
 }
 
 bool
-bd_gpu_conv2d_hopper_fits (const bd_gpu_conv2d_params *p)
+bd_gpu_conv2d_hopper_fits (const bd_gpu_conv2d_params *p, bd_precision precision)
 {
-	return hopper_state == 1 && p->weights_k && p->in.channels % BK == 0 && p->in.pixel_stride % 8 == 0 &&
-	       p->out.pixel_stride % 8 == 0;
+	if (hopper_state != 1 || !p->weights_k || p->in.pixel_stride % 8 || p->out.pixel_stride % 8)
+		return false;
+	if (precision == BD_PRECISION_FAST)
+		return p->in.channels % 64 == 0;
+	return p->weights_k_small && p->in.channels % 32 == 0;
 }
 
 bd_status
-bd_gpu_conv2d_hopper (const bd_gpu_conv2d_params *p, cudaStream_t stream, bd_error *error)
+bd_gpu_conv2d_hopper (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream_t stream, bd_error *error)
 {
 	size_t M = (size_t) p->in.height * p->in.width, cout = p->out.channels;
+	if (precision == BD_PRECISION_EXACT)
+		return cout <= 64 ? launch<128, 64, false, true> (p, M, stream, error)
+		                  : launch<128, 128, false, true> (p, M, stream, error);
 	if (cout <= 64)
-		return launch<256, 64, true> (p, M, stream, error);
-	/* Wide tiles read each pixel tile for more channels, but deep layers have few pixels:
-	 * count the waves of blocks over the 132 multiprocessors of an H100/H200, each wave of
-	 * 128-channel tiles taking about 0.6 of a 256-channel one's time (measured per layer). */
-	size_t waves256 = (bd_div_up (M, 128) * bd_div_up (cout, 256) + 131) / 132;
-	size_t waves128 = (bd_div_up (M, 128) * bd_div_up (cout, 128) + 131) / 132;
-	if (cout >= 256 && waves256 * 10 <= waves128 * 6)
-		return launch<128, 256, false> (p, M, stream, error);
-	return launch<128, 128, false> (p, M, stream, error);
+		return launch<256, 64, true, false> (p, M, stream, error);
+	/* Bigger tiles read each byte for more multiply-adds, but deep layers and the
+	 * up-convolution's taps have few pixels: count the waves of blocks over the 132
+	 * multiprocessors of an H100/H200, each wave weighted by its tile's time relative to a
+	 * 128 x 128 tile's (1.7 for 256 x 128 and 128 x 256: measured per layer). */
+	auto waves = [&] (size_t pix, size_t co) { return (bd_div_up (M, pix) * bd_div_up (cout, co) + 131) / 132; };
+	size_t square = waves (128, 128) * 10, tall = waves (256, 128) * 17, wide = waves (128, 256) * 17;
+	if (cout >= 256 && wide <= tall && wide <= square)
+		return launch<128, 256, false, false> (p, M, stream, error);
+	if (tall <= square)
+		return launch<256, 128, false, false> (p, M, stream, error);
+	return launch<128, 128, false, false> (p, M, stream, error);
 }

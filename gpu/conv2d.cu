@@ -427,8 +427,8 @@ bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream
 	static int simple = -1;
 	if (simple < 0)
 		simple = getenv ("BACKDROP_GPU_SIMPLE_CONV") != NULL;
-	if (precision == BD_PRECISION_FAST && !simple && bd_gpu_conv2d_hopper_fits (p))
-		return bd_gpu_conv2d_hopper (p, stream, error);
+	if (!simple && bd_gpu_conv2d_hopper_fits (p, precision))
+		return bd_gpu_conv2d_hopper (p, precision, stream, error);
 	if (precision == BD_PRECISION_FAST && !simple) {
 		bool wide = p->out.channels > 64, deep = p->in.channels % 32 == 0;
 		dim3 grid (bd_div_up (M, BM), bd_div_up (p->out.channels, wide ? 128 : 64));

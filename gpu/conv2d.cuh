@@ -13,16 +13,19 @@ struct bd_gpu_conv2d_params {
 	const void  *weights;       /* [taps][in channels][out channels], half or float */
 	const float *bias;          /* [out channels] */
 	bool         relu;
-	const void  *weights_k;     /* fast only, or null: [out channels][taps][in channels] halves
+	const void  *weights_k;     /* or null: [out channels][taps][in channels], half or float
 	                             * (K-major, as Hopper's wgmma reads them) */
+	const float *weights_k_small;   /* exact only, or null: weights_k minus its tf32 part */
 };
 
 bd_status bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision,
                          cudaStream_t stream, bd_error *error);
 
-/* The Hopper kernel (conv2d-hopper.cu): init once per process before capturing a graph (it
- * finds out whether this GPU and build can run wgmma); bd_gpu_conv2d uses it for the layers
- * that fit (fast precision, weights_k given, input channels a multiple of 64). */
+/* The Hopper kernels (conv2d-hopper.cu): init once per process before capturing a graph (it
+ * finds out whether this GPU and build can run wgmma); bd_gpu_conv2d uses them for the layers
+ * that fit (K-major weights given; input channels a multiple of 64 in fast precision, of 32
+ * with the small parts of the weights in exact). */
 bd_status bd_gpu_conv2d_hopper_init (bd_error *error);
-bool      bd_gpu_conv2d_hopper_fits (const bd_gpu_conv2d_params *p);
-bd_status bd_gpu_conv2d_hopper (const bd_gpu_conv2d_params *p, cudaStream_t stream, bd_error *error);
+bool      bd_gpu_conv2d_hopper_fits (const bd_gpu_conv2d_params *p, bd_precision precision);
+bd_status bd_gpu_conv2d_hopper (const bd_gpu_conv2d_params *p, bd_precision precision,
+                                cudaStream_t stream, bd_error *error);

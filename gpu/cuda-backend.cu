@@ -17,7 +17,8 @@ namespace {
 /* Plain structs, zero-initialised with calloc: the backend needs no C++ runtime. */
 struct gpu_conv {
 	void    *weights;   /* [taps][cin storage][cout storage], half or float */
-	void    *weights_k; /* fast precision: [cout storage][taps][cin storage] halves, for wgmma */
+	void    *weights_k; /* [cout storage][taps][cin storage], half or float, for wgmma */
+	float   *weights_k_small;   /* exact: weights_k minus its tf32 part */
 	float   *bias;
 	uint32_t taps, cout;
 };
@@ -57,8 +58,8 @@ struct gpu_state {
 };
 
 /* Packs w[co * s_co + ci * s_ci + tap * s_tap] into [tap][cin storage][cout storage] in the
- * session's precision (in fast precision also K-major, [cout storage][tap][cin storage]),
- * uploads it and the bias (both zero-padded to 16 output channels). */
+ * session's precision, and K-major ([cout storage][tap][cin storage]) for the Hopper kernels,
+ * uploads them and the bias (all zero-padded to 16 output channels). */
 bd_status
 upload_conv (gpu_conv *c, const float *w, const float *bias, uint32_t cout, uint32_t cin, uint32_t taps,
              size_t s_co, size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t cin_storage,
@@ -92,14 +93,34 @@ upload_conv (gpu_conv *c, const float *w, const float *bias, uint32_t cout, uint
 	cudaError_t e = cudaMalloc (&c->weights, n * el);
 	if (e == cudaSuccess)
 		e = cudaMemcpy (c->weights, packed, n * el, cudaMemcpyHostToDevice);
-	if (e == cudaSuccess && precision == BD_PRECISION_FAST) {
-		__half *k = (__half *) packed;   /* reused: the first copy has been uploaded */
-		for (uint32_t co = 0; co < cout_s; co++)
-			for (size_t tc = 0; tc < (size_t) taps * cin_storage; tc++)
-				k[co * (size_t) taps * cin_storage + tc] = __float2half (f[tc * cout_s + co]);
+	/* The K-major copies for the Hopper kernels, in the space of `packed` (uploaded already). */
+	size_t K = (size_t) taps * cin_storage;
+	for (uint32_t co = 0; e == cudaSuccess && co < cout_s; co++)
+		for (size_t k = 0; k < K; k++) {
+			float v = f[k * cout_s + co];
+			if (precision == BD_PRECISION_FAST)
+				((__half *) packed)[co * K + k] = __float2half (v);
+			else
+				((float *) packed)[co * K + k] = v;
+		}
+	if (e == cudaSuccess)
 		e = cudaMalloc (&c->weights_k, n * el);
+	if (e == cudaSuccess)
+		e = cudaMemcpy (c->weights_k, packed, n * el, cudaMemcpyHostToDevice);
+	if (e == cudaSuccess && precision == BD_PRECISION_EXACT) {
+		/* What tf32 drops of each weight: exact takes three tf32 products (conv2d-hopper.cu). */
+		for (size_t i = 0; i < n; i++) {
+			float v = ((float *) packed)[i];
+			uint32_t bits;
+			memcpy (&bits, &v, sizeof bits);
+			bits &= 0xffffe000u;
+			float big;
+			memcpy (&big, &bits, sizeof big);
+			((float *) packed)[i] = v - big;
+		}
+		e = cudaMalloc (&c->weights_k_small, n * sizeof (float));
 		if (e == cudaSuccess)
-			e = cudaMemcpy (c->weights_k, packed, n * el, cudaMemcpyHostToDevice);
+			e = cudaMemcpy (c->weights_k_small, packed, n * sizeof (float), cudaMemcpyHostToDevice);
 	}
 	if (e == cudaSuccess)
 		e = cudaMalloc (&c->bias, cout_s * sizeof (float));
@@ -126,6 +147,7 @@ conv_free (gpu_conv *c)
 {
 	cudaFree (c->weights);
 	cudaFree (c->weights_k);
+	cudaFree (c->weights_k_small);
 	cudaFree (c->bias);
 	memset (c, 0, sizeof *c);
 }
@@ -213,7 +235,7 @@ bd_status
 conv (gpu_state *s, const gpu_conv *c, const bd_gpu_view &in, const bd_gpu_view &out, bool relu,
       uint32_t step, bd_error *error)
 {
-	bd_gpu_conv2d_params p{ in, out, step, c->taps, c->weights, c->bias, relu, c->weights_k };
+	bd_gpu_conv2d_params p{ in, out, step, c->taps, c->weights, c->bias, relu, c->weights_k, c->weights_k_small };
 	p.out.channels = c->cout;
 	return bd_gpu_conv2d (&p, s->precision, s->stream, error);
 }

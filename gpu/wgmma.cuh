@@ -124,4 +124,39 @@ template <> struct wgmma_f16<256> {
 		              : "l"(a), "l"(b), "n"(1));
 	}
 };
+
+/* d (64 x N, f32) += A (64 x 8) * B (8 x N), tf32 operands (fp32 values whose low 13 mantissa
+ * bits the tensor cores ignore), both K-major in shared memory. */
+template <int N> struct wgmma_tf32;
+
+template <> struct wgmma_tf32<64> {
+	static __device__ __forceinline__ void
+	mma (float (&d)[32], uint64_t a, uint64_t b)
+	{
+		asm volatile ("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+			"wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {"
+			"%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+			"%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+			"}, %32, %33, p, 1, 1;\n}\n"
+		              : BD_ACC32 (d)
+		              : "l"(a), "l"(b), "n"(1));
+	}
+};
+
+template <> struct wgmma_tf32<128> {
+	static __device__ __forceinline__ void
+	mma (float (&d)[64], uint64_t a, uint64_t b)
+	{
+		asm volatile ("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+			"wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+			"%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+			"%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+			"%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+			"%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+			"}, %64, %65, p, 1, 1;\n}\n"
+		              : BD_ACC64 (d)
+		              : "l"(a), "l"(b), "n"(1));
+	}
+};
+
 #endif
