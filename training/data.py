@@ -149,8 +149,8 @@ def synthetic_background(rng, size):
 
 # How often each kind of sample is drawn, and DAVIS's share of the real-photo scenes. Composites
 # and negatives fight the two failures the first calibration showed: walls/roads called person,
-# small people missed. Stage 1 of the shipped model used STAGE1_MIX, stage 2 MIX with
-# negative=0.18 (training/reproduce.sh).
+# small people missed. Stage 1 of the shipped model used STAGE1_MIX, stages 2 and 3 MIX
+# with negative=0.18 (training/reproduce.sh).
 MIX = {"scene": 0.25, "lfw": 0.20, "portrait": 0.08, "composite": 0.35, "negative": 0.12, "davis": 0.5}
 STAGE1_MIX = {"scene": 0.27, "lfw": 0.15, "portrait": 0.08, "composite": 0.35, "negative": 0.15, "davis": 0.4}
 MODES = ("scene", "lfw", "portrait", "composite", "negative")
