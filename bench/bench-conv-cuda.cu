@@ -109,8 +109,9 @@ main (void)
 		CHECK (cudaMalloc (&wk[1], nw * 4));
 		CHECK (cudaMalloc (&wk_small, nw * 4));
 		CHECK (cudaMalloc (&bias, cout * sizeof (float)));
-		transpose<<<bd_div_up (nw, 256), 256>>> ((const __half *) w[0], (__half *) wk[0], nullptr, (size_t) 9 * cs, cout);
-		transpose<<<bd_div_up (nw, 256), 256>>> ((const float *) w[1], (float *) wk[1], wk_small, (size_t) 9 * cs, cout);
+		size_t K = (size_t) 9 * cs;
+		transpose<<<bd_div_up (nw, 256), 256>>> ((const __half *) w[0], (__half *) wk[0], nullptr, K, cout);
+		transpose<<<bd_div_up (nw, 256), 256>>> ((const float *) w[1], (float *) wk[1], wk_small, K, cout);
 		fill_random<<<bd_div_up (cout, 256), 256>>> ((uint8_t *) bias, cout, 4, 3, false);
 		CHECK (cudaGetLastError ());
 		for (int pr = 0; pr < 2; pr++) {

@@ -26,15 +26,6 @@ tap_of (int tap, int taps)
 	return taps == 9 ? tap_offset{ tap / 3 - 1, tap % 3 - 1 } : tap_offset{ 0, 0 };
 }
 
-/* Output element index of pixel m (flattened y * width + x) at channel 0. */
-__device__ inline size_t
-out_index (const bd_gpu_conv2d_params &p, int m)
-{
-	int y = m / (int) p.in.width, x = m % (int) p.in.width;
-	size_t w = (size_t) p.in.width * p.out_step;
-	return ((size_t) y * p.out_step * w + (size_t) x * p.out_step) * p.out.pixel_stride;
-}
-
 /* Eight input halves (one 16-byte load) of pixel m at tap `tap`, channels c..c+7, or zeros
  * outside the image. */
 __device__ inline uint4
@@ -123,7 +114,7 @@ conv2d_wmma_kernel (const bd_gpu_conv2d_params p)
 			float r = Cs[row][col + k] + p.bias[n + k];
 			h[k] = __float2half (p.relu && r < 0.0f ? 0.0f : r);
 		}
-		*(uint4 *) ((__half *) p.out.data + out_index (p, m) + n) = *(const uint4 *) h;
+		*(uint4 *) ((__half *) p.out.data + bd_conv2d_out_index (p, m) + n) = *(const uint4 *) h;
 	}
 }
 
@@ -256,7 +247,7 @@ conv2d_tc_kernel (const bd_gpu_conv2d_params p)
 					float v = stage[warp][r][cc + k] + p.bias[n + k];
 					h[k] = __float2half (p.relu && v < 0.0f ? 0.0f : v);
 				}
-				*(uint4 *) ((__half *) p.out.data + out_index (p, m) + n) = *(const uint4 *) h;
+				*(uint4 *) ((__half *) p.out.data + bd_conv2d_out_index (p, m) + n) = *(const uint4 *) h;
 			}
 			__syncwarp ();
 		}
@@ -323,7 +314,7 @@ conv2d_fp32_kernel (const bd_gpu_conv2d_params p)
 			float v = acc[i][j] + p.bias[n + j];
 			rv[j] = p.relu && v < 0.0f ? 0.0f : v;
 		}
-		*(float4 *) ((float *) p.out.data + out_index (p, m) + n) = r;
+		*(float4 *) ((float *) p.out.data + bd_conv2d_out_index (p, m) + n) = r;
 	}
 }
 
@@ -394,7 +385,7 @@ conv2d_fp32_wide_kernel (const bd_gpu_conv2d_params p)
 		int m = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + i - 4);
 		if (m >= M)
 			continue;
-		float *dst = (float *) p.out.data + out_index (p, m);
+		float *dst = (float *) p.out.data + bd_conv2d_out_index (p, m);
 #pragma unroll
 		for (int half = 0; half < 2; half++) {
 			int n = n0 + half * 64 + tx * 4;

@@ -18,6 +18,16 @@ struct bd_gpu_conv2d_params {
 	const float *weights_k_small;   /* exact only, or null: weights_k minus its tf32 part */
 };
 
+/* Output element index of pixel m (flattened y * width + x of the input) at channel 0: with
+ * out_step 2, pixel (2y, 2x) of the twice-as-large output. */
+__device__ inline size_t
+bd_conv2d_out_index (const bd_gpu_conv2d_params &p, int m)
+{
+	int y = m / (int) p.in.width, x = m % (int) p.in.width;
+	size_t w = (size_t) p.in.width * p.out_step;
+	return ((size_t) y * p.out_step * w + (size_t) x * p.out_step) * p.out.pixel_stride;
+}
+
 bd_status bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision,
                          cudaStream_t stream, bd_error *error);
 

@@ -235,7 +235,8 @@ bd_status
 conv (gpu_state *s, const gpu_conv *c, const bd_gpu_view &in, const bd_gpu_view &out, bool relu,
       uint32_t step, bd_error *error)
 {
-	bd_gpu_conv2d_params p{ in, out, step, c->taps, c->weights, c->bias, relu, c->weights_k, c->weights_k_small };
+	bd_gpu_conv2d_params p{ in, out, step, c->taps, c->weights, c->bias, relu, c->weights_k,
+	                        c->weights_k_small };
 	p.out.channels = c->cout;
 	return bd_gpu_conv2d (&p, s->precision, s->stream, error);
 }
@@ -311,7 +312,8 @@ cuda_init (bd_session *session, bd_error *error)
 	bd_status st = BD_OK;
 	if (cudaSetDevice (0) != cudaSuccess || cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking) != cudaSuccess)
 		st = bd_error_set (error, BD_ERR_DEVICE, "cannot use the GPU %s", prop.name);
-	if (st == BD_OK && (cudaEventCreate (&s->net_start) != cudaSuccess || cudaEventCreate (&s->net_end) != cudaSuccess))
+	if (st == BD_OK &&
+	    (cudaEventCreate (&s->net_start) != cudaSuccess || cudaEventCreate (&s->net_end) != cudaSuccess))
 		st = bd_error_set (error, BD_ERR_DEVICE, "cannot create CUDA events");
 	if (st == BD_OK)
 		st = bd_gpu_conv2d_hopper_init (error);
