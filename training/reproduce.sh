@@ -23,6 +23,6 @@ $PY train.py --data ../.data --out $RUNS/w32c --base 32 --lr 1e-3 --warmup 200 -
 # Stage 3: a warm restart from stage 2 at a lower peak, same mix.
 $PY train.py --data ../.data --out $RUNS/w32d --base 32 --lr 3e-4 --warmup 100 --steps 12406 \
     --workers 15 --init $RUNS/w32c/last.pt --mix negative=0.18
-# Stored as IEEE half: 15.5 MB instead of 31 MB; the engine computes in fp32 either way.
+# Stored as IEEE half: 15.5 MB instead of 31 MB; the engine widens the weights to fp32 at load.
 $PY export.py --ckpt $RUNS/w32d/last.pt --out ../data/backdrop-portrait.bdm --f16 \
     --golden ../tests/golden/portrait.bdg --golden-image "$DATA/ccp-person/images/ccp0006.webp"
