@@ -85,8 +85,9 @@ bd_guided_radius (uint32_t longest)
 typedef struct bd_backend_ops {
 	const char *name;
 	bd_status (*init)    (bd_session *session, bd_error *error);
-	/* @input: CHW normalised floats, h x w multiples of 2^(depth-1); @output: h x w. */
-	bd_status (*forward) (bd_session *session, const float *input, uint32_t height,
+	/* @input: @batch x CHW normalised floats, h x w multiples of 2^(depth-1); @output:
+	 * @batch x h x w. */
+	bd_status (*forward) (bd_session *session, const float *input, uint32_t batch, uint32_t height,
 	                      uint32_t width, float *output, const bd_run_options *options,
 	                      bd_error *error);
 	void      (*destroy) (bd_session *session);

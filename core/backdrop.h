@@ -122,6 +122,15 @@ BD_API bd_status   bd_session_forward (bd_session *session, const float *input_c
                                 uint32_t height, uint32_t width,
                                 float *probabilities, bd_error *error);
 
+/* The same for @batch tensors of one size at once (NCHW in, N x h x w out): on a GPU one pass
+ * over all of them, faster per image than one call each; on the CPU one after the other. */
+BD_API bd_status   bd_session_forward_batch (bd_session *session, const float *input_nchw,
+                                      uint32_t batch, uint32_t height, uint32_t width,
+                                      float *probabilities, bd_error *error);
+
+/* Largest batch bd_session_forward_batch takes. */
+#define BD_MAX_BATCH 64
+
 /* Mask edits: pixels above @threshold (0..1; a negative value keeps the soft mask) become
  * opaque, below transparent, then the edge is softened by a blur of @feather pixels. */
 BD_API bd_status   bd_mask_adjust    (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,

@@ -188,8 +188,8 @@ step (const bd_run_options *opts, int *done, int total)
 }
 
 static bd_status
-cpu_forward (bd_session *session, const float *input, uint32_t height, uint32_t width,
-             float *output, const bd_run_options *opts, bd_error *error)
+cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint32_t width,
+                 float *output, const bd_run_options *opts, bd_error *error)
 {
 	const bd_model *m = session->model;
 	cpu_state *s = session->backend_data;
@@ -236,6 +236,18 @@ cpu_forward (bd_session *session, const float *input, uint32_t height, uint32_t 
 	                 &s->out[0].view, output);
 	step (opts, &done, total);
 	return BD_OK;
+}
+
+/* The threads already share each layer: a batch gains nothing from running together. */
+static bd_status
+cpu_forward (bd_session *session, const float *input, uint32_t batch, uint32_t height, uint32_t width,
+             float *output, const bd_run_options *opts, bd_error *error)
+{
+	size_t hw = (size_t) height * width;
+	bd_status st = BD_OK;
+	for (uint32_t i = 0; i < batch && st == BD_OK; i++)
+		st = cpu_forward_one (session, input + i * 3 * hw, height, width, output + i * hw, opts, error);
+	return st;
 }
 
 const bd_backend_ops bd_cpu_backend = {

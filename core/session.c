@@ -123,16 +123,28 @@ bd_session_device_description (const bd_session *session)
 }
 
 bd_status
-bd_session_forward (bd_session *session, const float *input_chw, uint32_t height,
-                    uint32_t width, float *probabilities, bd_error *error)
+bd_session_forward_batch (bd_session *session, const float *input_nchw, uint32_t batch,
+                          uint32_t height, uint32_t width, float *probabilities, bd_error *error)
 {
-	if (!session || !input_chw || !probabilities)
+	if (!session || !input_nchw || !probabilities)
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_forward: missing argument");
 	uint32_t multiple = 1u << (session->model->depth - 1);
 	if (height == 0 || width == 0 || height % multiple || width % multiple || height > 8192 || width > 8192)
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
 		                     "input %ux%u must be multiples of %u, at most 8192", width, height, multiple);
-	return session->backend->forward (session, input_chw, height, width, probabilities, NULL, error);
+	/* A batch is as large as the largest single input, so index arithmetic stays in range. */
+	if (batch == 0 || batch > BD_MAX_BATCH || (uint64_t) batch * height * width > (uint64_t) 8192 * 8192)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
+		                     "a batch of %u inputs of %ux%u: it takes 1..%d inputs of at most 8192x8192 pixels together",
+		                     batch, width, height, BD_MAX_BATCH);
+	return session->backend->forward (session, input_nchw, batch, height, width, probabilities, NULL, error);
+}
+
+bd_status
+bd_session_forward (bd_session *session, const float *input_chw, uint32_t height,
+                    uint32_t width, float *probabilities, bd_error *error)
+{
+	return bd_session_forward_batch (session, input_chw, 1, height, width, probabilities, error);
 }
 
 bd_letterbox
@@ -175,7 +187,7 @@ forward_photo (bd_session *session, float *input, const bd_letterbox *lb, float 
                const bd_run_options *options, bd_error *error)
 {
 	if (!options->mirror_average)
-		return session->backend->forward (session, input, lb->ph, lb->pw, prob, options, error);
+		return session->backend->forward (session, input, 1, lb->ph, lb->pw, prob, options, error);
 	size_t canvas = (size_t) lb->pw * lb->ph;
 	float *mirrored = bd_alloc_zeroed (canvas, 4 * sizeof (float)), *prob2 = mirrored + 3 * canvas;
 	if (!mirrored)
@@ -188,7 +200,7 @@ forward_photo (bd_session *session, float *input, const bd_letterbox *lb, float 
 			pass.progress = on_half_progress;
 			pass.user_data = &halves[i];
 		}
-		st = session->backend->forward (session, i == 0 ? input : mirrored, lb->ph, lb->pw,
+		st = session->backend->forward (session, i == 0 ? input : mirrored, 1, lb->ph, lb->pw,
 		                                i == 0 ? prob : prob2, &pass, error);
 		if (i == 0)
 			for (size_t r = 0; r < 3 * (size_t) lb->ph; r++)

@@ -3,8 +3,9 @@
  * exact path for multiples of 32.
  *
  * Implicit GEMM, M = pixels, N = output channels, K = taps x input channels. A block computes
- * a tile of pixels x channels (fast: 128 x 128, 256 x 128, 128 x 256 or 256 x 64; exact:
- * 128 x 128 or 128 x 64) with two warpgroups. A step of K is one tap's 128-byte slice of
+ * a tile of pixels x channels (fast: 128 x 128, 128 x 256 or 128 x 64 chosen per layer, 256 x
+ * 128 and 256 x 64 for comparison; exact: 128 x 128 or 128 x 64) with two warpgroups, one to
+ * three blocks a multiprocessor. A step of K is one tap's 128-byte slice of
  * channels (64 halves or 32 floats): each of the tile's pixels contributes one row (its
  * shifted neighbour's channels, or zeros outside the image), each output channel one row of
  * the K-major weights. cp.async copies them, STAGES - 2 steps ahead, into swizzled shared
@@ -35,12 +36,14 @@ constexpr int THREADS = 256;
  * tensor cores read): the error stays near fp32's (measured: 7e-5 relative on deep random
  * U-Nets against 2e-6 for plain fp32, where tf32 alone gives 1e-3). A step is then 32
  * channels (a 128-byte row of floats) and carries each tile twice, big and small. */
-template <int PIX, int CO, bool SWAP, bool F32> struct tile {
+template <int PIX, int CO, bool SWAP, bool F32, int BLOCKS> struct tile {
 	static constexpr int ELEM = F32 ? 4 : 2;                   /* bytes per element */
 	static constexpr int BK = 128 / ELEM;                      /* input channels per step */
 	static constexpr int N = SWAP ? PIX / 2 : CO;              /* wgmma's N */
 	static constexpr int STAGE = (PIX + CO) * 128 * (F32 ? 2 : 1);   /* bytes per step */
-	static constexpr int STAGES = (226 * 1024) / STAGE > 6 ? 6 : (226 * 1024) / STAGE;
+	/* A multiprocessor's 228 KB of shared memory, less 1 KB a block, shared by BLOCKS blocks. */
+	static constexpr int BUDGET = (228 / BLOCKS - 2) * 1024;
+	static constexpr int STAGES = BUDGET / STAGE > 6 ? 6 : BUDGET / STAGE;
 	static constexpr int SMEM = STAGES * STAGE + 1024;         /* + alignment slack */
 	static constexpr int PITCH = CO + 16 / ELEM;               /* epilogue row, elements */
 	static_assert (STAGES >= 3, "at least one step in flight beside the two in use");
@@ -78,12 +81,12 @@ probe_kernel (int *has_wgmma)
 	*has_wgmma = BD_HAVE_WGMMA;
 }
 
-template <int PIX, int CO, bool SWAP, bool F32>
-__global__ void __launch_bounds__ (THREADS, 1)
+template <int PIX, int CO, bool SWAP, bool F32, int BLOCKS>
+__global__ void __launch_bounds__ (THREADS, BLOCKS)
 conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 {
 #if BD_HAVE_WGMMA
-	using T = tile<PIX, CO, SWAP, F32>;
+	using T = tile<PIX, CO, SWAP, F32, BLOCKS>;
 	constexpr int S = T::STAGES, AHEAD = S - 2, R = T::N / 2, ELEM = T::ELEM, BK = T::BK;
 	/* Within a step's bytes: pixels, weights, then (F32) their small parts. */
 	constexpr int W_OFF = PIX * 128, PS_OFF = (PIX + CO) * 128, WS_OFF = (2 * PIX + CO) * 128;
@@ -95,7 +98,7 @@ conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 	const int m0 = blockIdx.x * PIX, n0 = blockIdx.y * CO;
 	const int cin = (int) p.in.channels, slices = cin / BK, steps = (int) p.taps * slices;
 	const int K = (int) p.taps * cin, cout = (int) p.out.channels;
-	const int M = (int) (p.in.height * p.in.width), W = (int) p.in.width, H = (int) p.in.height;
+	const int M = (int) (p.in.height * p.in.width), W = (int) p.in.width, H = bd_conv2d_image_rows (p);
 
 	/* This thread copies chunk `chunk` of rows row0 + 32 i. Their swizzled chunk is the same
 	 * for all of them (32 i does not change row % 8). */
@@ -105,11 +108,13 @@ conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 #pragma unroll
 	for (int i = 0; i < PIX / 32; i++) {
 		int m = m0 + row0 + 32 * i;
-		ay[i] = m < M ? m / W : -100000;   /* never inside the image, whatever the tap */
+		ay[i] = m < M ? m / W % H : -100000;   /* never inside the image, whatever the tap */
 		ax[i] = m < M ? m % W : 0;
 	}
 	const char *in = (const char *) p.in.data;
-	const char *wk = (const char *) p.weights_k, *wk_small = (const char *) p.weights_k_small;
+	const size_t w_off = bd_conv2d_weight_offset (p) * ELEM;
+	const char *wk = (const char *) p.weights_k + w_off;
+	const char *wk_small = F32 ? (const char *) p.weights_k_small + w_off : nullptr;
 
 	auto load = [&] (int s) {
 		const uint32_t st = base + (s % S) * T::STAGE;
@@ -119,7 +124,9 @@ conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 		for (int i = 0; i < PIX / 32; i++) {
 			int y = ay[i] + dy, x = ax[i] + dx;
 			bool ok = y >= 0 && x >= 0 && y < H && x < W;
-			const char *src = ok ? in + (((size_t) y * W + x) * p.in.pixel_stride + c) * ELEM : in;
+			/* The neighbour, in this pixel's own image of the stack. */
+			size_t m = (size_t) (m0 + row0 + 32 * i + dy * W + dx);
+			const char *src = ok ? in + (m * p.in.pixel_stride + c) * ELEM : in;
 			cp_async16 (st + i * 32 * 128 + dst0, src, ok);
 		}
 #pragma unroll
@@ -252,27 +259,37 @@ conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 #endif
 }
 
-template <int PIX, int CO, bool SWAP, bool F32>
+template <int PIX, int CO, bool SWAP, bool F32, int BLOCKS = 1>
 bd_status
 launch (const bd_gpu_conv2d_params *p, size_t M, cudaStream_t stream, bd_error *error)
 {
-	dim3 grid (bd_div_up (M, PIX), bd_div_up (p->out.channels, CO));
-	conv2d_wgmma_kernel<PIX, CO, SWAP, F32><<<grid, THREADS, tile<PIX, CO, SWAP, F32>::SMEM, stream>>> (*p);
+	using T = tile<PIX, CO, SWAP, F32, BLOCKS>;
+	dim3 grid (bd_div_up (M, PIX), bd_div_up (p->out.channels, CO), bd_conv2d_grid_z (p));
+	conv2d_wgmma_kernel<PIX, CO, SWAP, F32, BLOCKS><<<grid, THREADS, T::SMEM, stream>>> (*p);
 	BD_CUDA_CHECK_LAUNCH ();
 	return BD_OK;
 }
 
-template <int PIX, int CO, bool SWAP, bool F32>
+template <int PIX, int CO, bool SWAP, bool F32, int BLOCKS = 1>
 bd_status
 allow_smem (bd_error *error)
 {
-	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_wgmma_kernel<PIX, CO, SWAP, F32>,
+	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_wgmma_kernel<PIX, CO, SWAP, F32, BLOCKS>,
 	                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-	                                     tile<PIX, CO, SWAP, F32>::SMEM));
+	                                     tile<PIX, CO, SWAP, F32, BLOCKS>::SMEM));
 	return BD_OK;
 }
 
 int hopper_state = -1;   /* -1 unknown, 0 unusable, 1 usable */
+
+/* The fast path's tiles. */
+enum fast_tile {
+	TILE_AUTO, TILE_128x128, TILE_256x128, TILE_128x256, TILE_128x128_TWICE, TILE_256x64_SWAP,
+	TILE_128x64_SWAP_TWICE, TILE_128x64_SWAP_THRICE,
+};
+
+/* BACKDROP_GPU_TILE names one tile for every layer it fits (bench-conv-cuda compares them). */
+fast_tile forced_tile = TILE_AUTO;
 
 } // namespace
 
@@ -293,6 +310,13 @@ bd_gpu_conv2d_hopper_init (bd_error *error)
 	}
 	/* The kernels hold wgmma only in the sm_90a machine code: a build without it (or a
 	 * driver that compiled PTX instead) runs empty kernels, so ask the device which it has. */
+	static const char *const names[] = {
+		"", "128x128", "256x128", "128x256", "128x128x2", "256x64", "128x64x2", "128x64x3",
+	};
+	const char *tile = getenv ("BACKDROP_GPU_TILE");
+	for (int i = 1; tile && i < (int) BD_ARRAY_LEN (names); i++)
+		if (!strcmp (tile, names[i]))
+			forced_tile = (fast_tile) i;
 	int *flag, has = 0;
 	BD_CUDA_CHECK (cudaMalloc (&flag, sizeof *flag));
 	probe_kernel<<<1, 1>>> (flag);
@@ -310,6 +334,12 @@ bd_gpu_conv2d_hopper_init (bd_error *error)
 		st = allow_smem<256, 128, false, false> (error);
 	if (has && st == BD_OK)
 		st = allow_smem<128, 256, false, false> (error);
+	if (has && st == BD_OK)
+		st = allow_smem<128, 128, false, false, 2> (error);
+	if (has && st == BD_OK)
+		st = allow_smem<128, 64, true, false, 2> (error);
+	if (has && st == BD_OK)
+		st = allow_smem<128, 64, true, false, 3> (error);
 	if (has && st == BD_OK)
 		st = allow_smem<128, 64, false, true> (error);
 	if (has && st == BD_OK)
@@ -338,17 +368,32 @@ bd_gpu_conv2d_hopper (const bd_gpu_conv2d_params *p, bd_precision precision, cud
 	if (precision == BD_PRECISION_EXACT)
 		return cout <= 64 ? launch<128, 64, false, true> (p, M, stream, error)
 		                  : launch<128, 128, false, true> (p, M, stream, error);
+	switch (forced_tile) {
+	case TILE_128x128: return launch<128, 128, false, false> (p, M, stream, error);
+	case TILE_256x128: return launch<256, 128, false, false> (p, M, stream, error);
+	case TILE_128x256: return launch<128, 256, false, false> (p, M, stream, error);
+	case TILE_128x128_TWICE: return launch<128, 128, false, false, 2> (p, M, stream, error);
+	case TILE_256x64_SWAP: return launch<256, 64, true, false> (p, M, stream, error);
+	case TILE_128x64_SWAP_TWICE: return launch<128, 64, true, false, 2> (p, M, stream, error);
+	case TILE_128x64_SWAP_THRICE: return launch<128, 64, true, false, 3> (p, M, stream, error);
+	case TILE_AUTO: break;
+	}
+	/* The tiles that won the per-layer sweep (bench/gpu-bench.sh runs every tile on every
+	 * layer of the seed's table; docs/PERFORMANCE.md has the figures). The wide shallow
+	 * layers have only 9 or 18 steps of K (one or two a tap), so a block's prologue and
+	 * epilogue weigh: blocks that share a multiprocessor hide them behind each other's
+	 * multiplies. Up to 64 output channels:
+	 * 128 x 64 swapped, three blocks a multiprocessor. Up to one wave of 128 x 128 tiles over
+	 * the 132 multiprocessors of an H100/H200 (deep layers of one image): 128 x 128, which
+	 * makes the most blocks. More: 128 x 256 for 256+ channels where it needs no more waves,
+	 * else 128 x 128 two blocks a multiprocessor. */
 	if (cout <= 64)
-		return launch<256, 64, true, false> (p, M, stream, error);
-	/* Bigger tiles read each byte for more multiply-adds, but deep layers and the
-	 * up-convolution's taps have few pixels: count the waves of blocks over the 132
-	 * multiprocessors of an H100/H200, each wave weighted by its tile's time relative to a
-	 * 128 x 128 tile's (1.7 for 256 x 128 and 128 x 256: measured per layer). */
-	auto waves = [&] (size_t pix, size_t co) { return (bd_div_up (M, pix) * bd_div_up (cout, co) + 131) / 132; };
-	size_t square = waves (128, 128) * 10, tall = waves (256, 128) * 17, wide = waves (128, 256) * 17;
-	if (cout >= 256 && wide <= tall && wide <= square)
+		return launch<128, 64, true, false, 3> (p, M, stream, error);
+	size_t rows = bd_div_up (M, 128) * bd_conv2d_grid_z (p), tiles = rows * bd_div_up (cout, 128);
+	if (tiles <= 132)
+		return launch<128, 128, false, false> (p, M, stream, error);
+	size_t wide_waves = (rows * bd_div_up (cout, 256) + 131) / 132, square_waves = (tiles + 263) / 264;
+	if (cout >= 256 && wide_waves <= square_waves)
 		return launch<128, 256, false, false> (p, M, stream, error);
-	if (tall <= square)
-		return launch<256, 128, false, false> (p, M, stream, error);
-	return launch<128, 128, false, false> (p, M, stream, error);
+	return launch<128, 128, false, false, 2> (p, M, stream, error);
 }

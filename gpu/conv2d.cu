@@ -3,7 +3,8 @@
  * fast: fp16 operands on the tensor cores (WMMA 16x16x16), fp32 accumulation; a block
  * computes 128 pixels x 64 output channels with 8 warps of 32x32, staging 16-channel slices
  * of one tap through shared memory, the next slice's global loads issued before the current
- * one's multiply-adds. exact: the same tiling in fp32 on the CUDA cores, 4x4 outputs a thread.
+ * one's multiply-adds. exact: the same tiling in fp32 on the CUDA cores, 4x4 outputs a thread
+ * (8x8 for wide layers), and a direct kernel for the photo's 3-channel layer.
  * Epilogue: bias, ReLU, and the store into the output's channel slice. */
 #include "conv2d.cuh"
 
@@ -35,10 +36,11 @@ load_a8 (const bd_gpu_conv2d_params &p, int m, int tap, int c)
 	if (m >= M)
 		return make_uint4 (0, 0, 0, 0);
 	tap_offset o = tap_of (tap, (int) p.taps);
-	int y = m / (int) p.in.width + o.dy, x = m % (int) p.in.width + o.dx;
-	if (y < 0 || x < 0 || y >= (int) p.in.height || x >= (int) p.in.width)
+	int W = (int) p.in.width;
+	int y = m / W % bd_conv2d_image_rows (p) + o.dy, x = m % W + o.dx;
+	if (y < 0 || x < 0 || y >= bd_conv2d_image_rows (p) || x >= W)
 		return make_uint4 (0, 0, 0, 0);
-	const __half *src = (const __half *) p.in.data + ((size_t) y * p.in.width + x) * p.in.pixel_stride + c;
+	const __half *src = (const __half *) p.in.data + (size_t) (m + o.dy * W + o.dx) * p.in.pixel_stride + c;
 	return *(const uint4 *) src;
 }
 
@@ -47,7 +49,7 @@ load_b8 (const bd_gpu_conv2d_params &p, int k, int n)
 {
 	if (n >= (int) p.out.channels)
 		return make_uint4 (0, 0, 0, 0);
-	return *(const uint4 *) ((const __half *) p.weights + (size_t) k * p.out.channels + n);
+	return *(const uint4 *) ((const __half *) p.weights + bd_conv2d_weight_offset (p) + (size_t) k * p.out.channels + n);
 }
 
 __global__ void __launch_bounds__ (THREADS)
@@ -162,7 +164,7 @@ conv2d_tc_kernel (const bd_gpu_conv2d_params p)
 	const int wm = warp % 4, wn = warp / 4;
 	const int m0 = blockIdx.x * BM, n0 = blockIdx.y * TBN;
 	const int cin = (int) p.in.channels, slices = cin / TBK, steps = (int) p.taps * slices;
-	const int M = (int) (p.in.height * p.in.width), W = (int) p.in.width, H = (int) p.in.height;
+	const int M = (int) (p.in.height * p.in.width), W = (int) p.in.width, H = bd_conv2d_image_rows (p);
 
 	/* The pixels this thread copies never change across steps: locate them once. */
 	int a_row[A_CHUNKS], a_col[A_CHUNKS], a_y[A_CHUNKS], a_x[A_CHUNKS];
@@ -171,7 +173,7 @@ conv2d_tc_kernel (const bd_gpu_conv2d_params p)
 		a_row[i] = c / (TBK / 8);
 		a_col[i] = (c % (TBK / 8)) * 8;
 		int m = m0 + a_row[i];
-		a_y[i] = m < M ? m / W : -100000;
+		a_y[i] = m < M ? m / W % H : -100000;
 		a_x[i] = m < M ? m % W : 0;
 	}
 
@@ -181,14 +183,14 @@ conv2d_tc_kernel (const bd_gpu_conv2d_params p)
 		for (int i = 0; i < A_CHUNKS; i++) {
 			int y = a_y[i] + o.dy, x = a_x[i] + o.dx;
 			bool ok = y >= 0 && x >= 0 && y < H && x < W;
-			const __half *src = (const __half *) p.in.data +
-			                    (ok ? ((size_t) y * W + x) * p.in.pixel_stride + c0 + a_col[i] : 0);
+			size_t m = (size_t) (m0 + a_row[i] + o.dy * W + o.dx);   /* in the pixel's own image */
+			const __half *src = (const __half *) p.in.data + (ok ? m * p.in.pixel_stride + c0 + a_col[i] : 0);
 			cp_async16 (&As[buf][a_row[i]][a_col[i]], src, ok);
 		}
 		for (int c = t; c < B_VECTORS; c += THREADS) {
 			int row = c / (TBN / 8), col = (c % (TBN / 8)) * 8;
 			bool ok = n0 + col < (int) p.out.channels;
-			const __half *src = (const __half *) p.weights +
+			const __half *src = (const __half *) p.weights + bd_conv2d_weight_offset (p) +
 			                    (ok ? (size_t) (tap * cin + c0 + row) * p.out.channels + n0 + col : 0);
 			cp_async16 (&Bs[buf][row][col], src, ok);
 		}
@@ -274,10 +276,10 @@ conv2d_fp32_kernel (const bd_gpu_conv2d_params p)
 				int row = t / 4, c = (t % 4) * 4, m = m0 + row;
 				float4 v = make_float4 (0, 0, 0, 0);
 				if (m < M) {
-					int y = m / (int) p.in.width + o.dy, x = m % (int) p.in.width + o.dx;
-					if (y >= 0 && x >= 0 && y < (int) p.in.height && x < (int) p.in.width)
+					int W = (int) p.in.width, y = m / W % bd_conv2d_image_rows (p) + o.dy, x = m % W + o.dx;
+					if (y >= 0 && x >= 0 && y < bd_conv2d_image_rows (p) && x < W)
 						v = *(const float4 *) ((const float *) p.in.data +
-						                       ((size_t) y * p.in.width + x) * p.in.pixel_stride + c0 + c);
+						                       (size_t) (m + o.dy * W + o.dx) * p.in.pixel_stride + c0 + c);
 				}
 				As[c][row] = v.x; As[c + 1][row] = v.y; As[c + 2][row] = v.z; As[c + 3][row] = v.w;
 			}
@@ -286,7 +288,7 @@ conv2d_fp32_kernel (const bd_gpu_conv2d_params p)
 				int k = t / 16, n = (t % 16) * 4;
 				float4 v = make_float4 (0, 0, 0, 0);
 				if (n0 + n < (int) p.out.channels)
-					v = *(const float4 *) ((const float *) p.weights +
+					v = *(const float4 *) ((const float *) p.weights + bd_conv2d_weight_offset (p) +
 					                       ((size_t) tap * cin + c0 + k) * p.out.channels + n0 + n);
 				*(float4 *) &Bs[k][n] = v;
 			}
@@ -331,17 +333,17 @@ conv2d_fp32_wide_kernel (const bd_gpu_conv2d_params p)
 	const int t = threadIdx.x, tx = t % 16, ty = t / 16;
 	const int m0 = blockIdx.x * WM, n0 = blockIdx.y * WN;
 	const int cin = (int) p.in.channels, slices = cin / WK, steps = (int) p.taps * slices;
-	const int M = (int) (p.in.height * p.in.width), W = (int) p.in.width, H = (int) p.in.height;
+	const int M = (int) (p.in.height * p.in.width), W = (int) p.in.width, H = bd_conv2d_image_rows (p);
 	/* This thread copies 4 channels of one pixel of A and 4 of one row of B each step. */
 	const int a_row = t / 2, a_c = (t % 2) * 4, b_row = t / 32, b_col = (t % 32) * 4;
-	const int am = m0 + a_row, ay = am < M ? am / W : -100000, ax = am < M ? am % W : 0;
+	const int am = m0 + a_row, ay = am < M ? am / W % H : -100000, ax = am < M ? am % W : 0;
 
 	auto load_a = [&] (int s) -> float4 {
 		tap_offset o = tap_of (s / slices, (int) p.taps);
 		int y = ay + o.dy, x = ax + o.dx;
 		if (y < 0 || x < 0 || y >= H || x >= W)
 			return make_float4 (0, 0, 0, 0);
-		return *(const float4 *) ((const float *) p.in.data + ((size_t) y * W + x) * p.in.pixel_stride +
+		return *(const float4 *) ((const float *) p.in.data + (size_t) (am + o.dy * W + o.dx) * p.in.pixel_stride +
 		                          (s % slices) * WK + a_c);
 	};
 	auto load_b = [&] (int s) -> float4 {
@@ -349,7 +351,7 @@ conv2d_fp32_wide_kernel (const bd_gpu_conv2d_params p)
 		if (n >= (int) p.out.channels)
 			return make_float4 (0, 0, 0, 0);
 		int k = (s / slices) * cin + (s % slices) * WK + b_row;
-		return *(const float4 *) ((const float *) p.weights + (size_t) k * p.out.channels + n);
+		return *(const float4 *) ((const float *) p.weights + bd_conv2d_weight_offset (p) + (size_t) k * p.out.channels + n);
 	};
 
 	float acc[8][8] = {};
@@ -403,13 +405,71 @@ conv2d_fp32_wide_kernel (const bd_gpu_conv2d_params p)
 	}
 }
 
+/* fp32 for the photo's layer (at most 4 input channels hold data): a direct convolution on
+ * the CUDA cores. The tiled kernels would multiply all 16 stored channels, 13 of them zeros,
+ * and stage them through shared memory; here each thread reads its pixel's 4 channels at
+ * each tap straight from global memory (neighbours share them through L1) and keeps 32
+ * output channels in registers, the weights broadcast from shared memory. */
+constexpr int DIRECT_CO = 32, DIRECT_CIN = 4;
+
+__global__ void __launch_bounds__ (THREADS)
+conv2d_fp32_direct_kernel (const bd_gpu_conv2d_params p)
+{
+	__shared__ __align__ (16) float ws[9][DIRECT_CIN][DIRECT_CO];
+	const int t = threadIdx.x, n0 = blockIdx.y * DIRECT_CO, cout = (int) p.out.channels;
+	const int cin = (int) p.in.channels, W = (int) p.in.width, H = bd_conv2d_image_rows (p);
+	for (int i = t; i < 9 * DIRECT_CIN * DIRECT_CO; i += THREADS) {
+		int tap = i / (DIRECT_CIN * DIRECT_CO), c = i / DIRECT_CO % DIRECT_CIN, n = n0 + i % DIRECT_CO;
+		ws[tap][c][i % DIRECT_CO] =
+			tap < (int) p.taps && n < cout
+				? ((const float *) p.weights)[bd_conv2d_weight_offset (p) + ((size_t) tap * cin + c) * cout + n] : 0.0f;
+	}
+	__syncthreads ();
+	const int M = (int) (p.in.height * p.in.width), m = blockIdx.x * THREADS + t;
+	if (m >= M)
+		return;
+	const int y = m / W % H, x = m % W;
+	float acc[DIRECT_CO] = {};
+	for (int tap = 0; tap < (int) p.taps; tap++) {
+		tap_offset o = tap_of (tap, (int) p.taps);
+		if (y + o.dy < 0 || y + o.dy >= H || x + o.dx < 0 || x + o.dx >= W)
+			continue;
+		float4 v = *(const float4 *) ((const float *) p.in.data + (size_t) (m + o.dy * W + o.dx) * p.in.pixel_stride);
+		const float a[DIRECT_CIN] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+		for (int c = 0; c < DIRECT_CIN; c++)
+#pragma unroll
+			for (int j = 0; j < DIRECT_CO; j += 4) {
+				float4 w4 = *(const float4 *) &ws[tap][c][j];
+				acc[j] = fmaf (a[c], w4.x, acc[j]);
+				acc[j + 1] = fmaf (a[c], w4.y, acc[j + 1]);
+				acc[j + 2] = fmaf (a[c], w4.z, acc[j + 2]);
+				acc[j + 3] = fmaf (a[c], w4.w, acc[j + 3]);
+			}
+	}
+	float *dst = (float *) p.out.data + bd_conv2d_out_index (p, m) + n0;
+#pragma unroll
+	for (int j = 0; j < DIRECT_CO; j += 4) {
+		if (n0 + j >= cout)
+			break;
+		float4 r;
+		float *rv = &r.x;
+		for (int k = 0; k < 4; k++) {
+			float v = acc[j + k] + p.bias[n0 + j + k];
+			rv[k] = p.relu && v < 0.0f ? 0.0f : v;
+		}
+		*(float4 *) (dst + j) = r;
+	}
+}
+
 } // namespace
 
 bd_status
 bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream_t stream, bd_error *error)
 {
 	if (p->in.channels % 16 || p->out.channels % 16 || (p->taps != 9 && p->taps != 1) ||
-	    (p->out_step != 1 && p->out_step != 2) || p->in.pixel_stride % 16 || p->out.pixel_stride % 16)
+	    (p->out_step != 1 && p->out_step != 2) || p->in.pixel_stride % 16 || p->out.pixel_stride % 16 ||
+	    (p->image_height && p->in.height % p->image_height) || (p->out_step == 2 && p->taps != 1))
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_gpu_conv2d: bad shape");
 	size_t M = (size_t) p->in.height * p->in.width;
 	if (M == 0 || p->out.channels == 0)
@@ -422,7 +482,7 @@ bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream
 		return bd_gpu_conv2d_hopper (p, precision, stream, error);
 	if (precision == BD_PRECISION_FAST && !simple) {
 		bool wide = p->out.channels > 64, deep = p->in.channels % 32 == 0;
-		dim3 grid (bd_div_up (M, BM), bd_div_up (p->out.channels, wide ? 128 : 64));
+		dim3 grid (bd_div_up (M, BM), bd_div_up (p->out.channels, wide ? 128 : 64), bd_conv2d_grid_z (p));
 		if (wide && deep)
 			conv2d_tc_kernel<128, 32><<<grid, THREADS, 0, stream>>> (*p);
 		else if (wide)
@@ -432,13 +492,16 @@ bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream
 		else
 			conv2d_tc_kernel<64, 16><<<grid, THREADS, 0, stream>>> (*p);
 	} else if (precision == BD_PRECISION_FAST) {
-		dim3 grid (bd_div_up (M, BM), bd_div_up (p->out.channels, BN));
+		dim3 grid (bd_div_up (M, BM), bd_div_up (p->out.channels, BN), bd_conv2d_grid_z (p));
 		conv2d_wmma_kernel<<<grid, THREADS, 0, stream>>> (*p);
+	} else if (p->in_used && p->in_used <= DIRECT_CIN && !simple) {
+		dim3 grid (bd_div_up (M, THREADS), bd_div_up (p->out.channels, DIRECT_CO), bd_conv2d_grid_z (p));
+		conv2d_fp32_direct_kernel<<<grid, THREADS, 0, stream>>> (*p);
 	} else if (p->out.channels >= 128) {
-		dim3 grid (bd_div_up (M, WM), bd_div_up (p->out.channels, WN));
+		dim3 grid (bd_div_up (M, WM), bd_div_up (p->out.channels, WN), bd_conv2d_grid_z (p));
 		conv2d_fp32_wide_kernel<<<grid, THREADS, 0, stream>>> (*p);
 	} else {
-		dim3 grid (bd_div_up (M, FM), bd_div_up (p->out.channels, FN));
+		dim3 grid (bd_div_up (M, FM), bd_div_up (p->out.channels, FN), bd_conv2d_grid_z (p));
 		conv2d_fp32_kernel<<<grid, THREADS, 0, stream>>> (*p);
 	}
 	BD_CUDA_CHECK_LAUNCH ();

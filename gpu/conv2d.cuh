@@ -3,29 +3,61 @@
 #include "cuda-common.cuh"
 
 /* A 3x3 (padding 1) or 1x1 convolution, stride 1, + bias + optional ReLU, as an implicit
- * GEMM: M = pixels, N = output channels, K = taps x input channels. With out_step 2 it
- * writes every other pixel of a twice-as-large output (the transposed convolution's taps). */
+ * GEMM: M = pixels, N = output channels, K = taps x input channels. With out_step 2 it is a
+ * 2x2 stride-2 transposed convolution: four 1x1 convolutions in one launch (block z = tap
+ * 2 dy + dx), each writing every other pixel (2y + dy, 2x + dx) of the twice-as-large output.
+ * A batch is its images stacked into one view, image_height rows each: the GEMM runs over
+ * all of them at once, and the 3x3 taps see zeros beyond each image's own edges. */
 struct bd_gpu_conv2d_params {
 	bd_gpu_view  in;            /* height x width, channels a multiple of 16 */
 	bd_gpu_view  out;           /* (height, width) x out_step; channels = output channels */
-	uint32_t     out_step;      /* 1, or 2 for a transposed convolution's tap */
+	uint32_t     out_step;      /* 1, or 2 for a transposed convolution (taps 1) */
 	uint32_t     taps;          /* 9 (3x3) or 1 */
-	const void  *weights;       /* [taps][in channels][out channels], half or float */
+	const void  *weights;       /* [taps][in channels][out channels], half or float; a
+	                             * transposed convolution's 4 taps one after the other */
 	const float *bias;          /* [out channels] */
 	bool         relu;
 	const void  *weights_k;     /* or null: [out channels][taps][in channels], half or float
-	                             * (K-major, as Hopper's wgmma reads them) */
+	                             * (K-major, as Hopper's wgmma reads them); transposed: 4 x
+	                             * [out channels][in channels] */
 	const float *weights_k_small;   /* exact only, or null: weights_k minus its tf32 part */
+	uint32_t     image_height;  /* rows of one image of a batch (divides in.height); 0: one image */
+	uint32_t     in_used;       /* input channels that hold data, the rest zeros (the photo's 3
+	                             * of 16); 0: all */
 };
 
+/* The rows of one image: where a 3x3 tap's neighbours stop. */
+__host__ __device__ inline int
+bd_conv2d_image_rows (const bd_gpu_conv2d_params &p)
+{
+	return (int) (p.image_height ? p.image_height : p.in.height);
+}
+
 /* Output element index of pixel m (flattened y * width + x of the input) at channel 0: with
- * out_step 2, pixel (2y, 2x) of the twice-as-large output. */
+ * out_step 2, pixel (2y + dy, 2x + dx) of the twice-as-large output for this block's tap.
+ * Stacked images stay stacked: image i's rows 2y are rows 2 (i * image_height + y) of the
+ * stacked output. */
 __device__ inline size_t
 bd_conv2d_out_index (const bd_gpu_conv2d_params &p, int m)
 {
 	int y = m / (int) p.in.width, x = m % (int) p.in.width;
 	size_t w = (size_t) p.in.width * p.out_step;
-	return ((size_t) y * p.out_step * w + (size_t) x * p.out_step) * p.out.pixel_stride;
+	size_t ty = p.out_step == 2 ? blockIdx.z / 2 : 0, tx = p.out_step == 2 ? blockIdx.z % 2 : 0;
+	return (((size_t) y * p.out_step + ty) * w + (size_t) x * p.out_step + tx) * p.out.pixel_stride;
+}
+
+/* Where this block's weights start, in elements: a transposed convolution's tap z has its own. */
+__device__ inline size_t
+bd_conv2d_weight_offset (const bd_gpu_conv2d_params &p)
+{
+	return p.out_step == 2 ? (size_t) blockIdx.z * p.in.channels * p.out.channels : 0;
+}
+
+/* The launch's third grid dimension: the transposed convolution's four taps. */
+static inline unsigned
+bd_conv2d_grid_z (const bd_gpu_conv2d_params *p)
+{
+	return p->out_step == 2 ? 4 : 1;
 }
 
 bd_status bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision,

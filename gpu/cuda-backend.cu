@@ -1,5 +1,6 @@
 /* The CUDA backend: the device, weights packed once per session, a memory plan per input
- * size whose forward pass is captured into a CUDA graph, and one stream per session. */
+ * size and batch whose forward pass is captured into a CUDA graph, and one stream per
+ * session. A batch is its images stacked into each buffer, one under the other. */
 #include "conv2d.cuh"
 #include "head.cuh"
 #include "letterbox.cuh"
@@ -21,6 +22,8 @@ struct gpu_conv {
 	float   *weights_k_small;   /* exact: weights_k minus its tf32 part */
 	float   *bias;
 	uint32_t taps, cout;
+	uint32_t cin;       /* leading input channels that hold data (the rest are padding) */
+	bool     transposed;/* a 2x2 stride-2 transposed convolution: taps 1x1 convolutions */
 };
 
 struct gpu_buffer {
@@ -29,10 +32,9 @@ struct gpu_buffer {
 };
 
 struct gpu_plan {
-	uint32_t        height, width;
-	float          *input;     /* CHW floats as uploaded */
-	float          *prob;
-	float          *prob_sum;  /* run(): the first pass's probabilities, then the average */
+	uint32_t        batch, height, width;   /* images, and the size of one */
+	float          *input;     /* NCHW floats as uploaded */
+	float          *prob;      /* N x height x width */
 	gpu_buffer      image, pooled[BD_MAX_DEPTH], tmp[BD_MAX_DEPTH], cat[BD_MAX_DEPTH], out[BD_MAX_DEPTH];
 	cudaGraphExec_t graph;
 };
@@ -50,7 +52,7 @@ struct gpu_state {
 	cudaStream_t stream;
 	gpu_photo    photo;
 	bd_precision precision;
-	gpu_conv     enc[BD_MAX_DEPTH][2], up[BD_MAX_DEPTH][4], dec[BD_MAX_DEPTH][2];
+	gpu_conv     enc[BD_MAX_DEPTH][2], up[BD_MAX_DEPTH], dec[BD_MAX_DEPTH][2];
 	float       *head_weight;
 	float        head_bias;
 	gpu_plan     plan;
@@ -58,12 +60,13 @@ struct gpu_state {
 };
 
 /* Packs w[co * s_co + ci * s_ci + tap * s_tap] into [tap][cin storage][cout storage] in the
- * session's precision, and K-major ([cout storage][tap][cin storage]) for the Hopper kernels,
+ * session's precision, and K-major ([cout storage][tap][cin storage], or for a transposed
+ * convolution [tap][cout storage][cin storage]: one GEMM a tap) for the Hopper kernels,
  * uploads them and the bias (all zero-padded to 16 output channels). */
 bd_status
 upload_conv (gpu_conv *c, const float *w, const float *bias, uint32_t cout, uint32_t cin, uint32_t taps,
              size_t s_co, size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t cin_storage,
-             bd_precision precision, bd_error *error)
+             bool transposed, bd_precision precision, bd_error *error)
 {
 	uint32_t cout_s = bd_pad16 (cout);
 	size_t n = (size_t) taps * cin_storage * cout_s, el = bd_precision_size (precision);
@@ -89,7 +92,9 @@ upload_conv (gpu_conv *c, const float *w, const float *bias, uint32_t cout, uint
 	else
 		memcpy (packed, f, n * sizeof (float));
 	c->taps = taps;
+	c->transposed = transposed;
 	c->cout = cout_s;
+	c->cin = in_map ? cin_storage : cin;   /* mapped channels are not the leading ones */
 	cudaError_t e = cudaMalloc (&c->weights, n * el);
 	if (e == cudaSuccess)
 		e = cudaMemcpy (c->weights, packed, n * el, cudaMemcpyHostToDevice);
@@ -98,10 +103,12 @@ upload_conv (gpu_conv *c, const float *w, const float *bias, uint32_t cout, uint
 	for (uint32_t co = 0; e == cudaSuccess && co < cout_s; co++)
 		for (size_t k = 0; k < K; k++) {
 			float v = f[k * cout_s + co];
+			size_t t = k / cin_storage, ci = k % cin_storage;
+			size_t at = transposed ? (t * cout_s + co) * cin_storage + ci : co * K + k;
 			if (precision == BD_PRECISION_FAST)
-				((__half *) packed)[co * K + k] = __float2half (v);
+				((__half *) packed)[at] = __float2half (v);
 			else
-				((float *) packed)[co * K + k] = v;
+				((float *) packed)[at] = v;
 		}
 	if (e == cudaSuccess)
 		e = cudaMalloc (&c->weights_k, n * el);
@@ -139,7 +146,7 @@ upload_conv3x3 (gpu_state *s, gpu_conv *c, const bd_conv_weights *w, const uint3
 {
 	uint32_t cout = w->weight.dims[0], cin = w->weight.dims[1];
 	return upload_conv (c, w->weight.data, w->bias.data, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map,
-	                    cin_storage, s->precision, error);
+	                    cin_storage, false, s->precision, error);
 }
 
 void
@@ -187,7 +194,6 @@ plan_free (gpu_plan *p)
 		cudaGraphExecDestroy (p->graph);
 	cudaFree (p->input);
 	cudaFree (p->prob);
-	cudaFree (p->prob_sum);
 	buffer_free (&p->image);
 	for (int l = 0; l < BD_MAX_DEPTH; l++) {
 		buffer_free (&p->pooled[l]);
@@ -198,21 +204,21 @@ plan_free (gpu_plan *p)
 	memset (p, 0, sizeof *p);
 }
 
+/* Buffers for @batch images of h x w, each image's rows under the last's. */
 bd_status
-plan_make (gpu_state *s, const bd_model *m, uint32_t h, uint32_t w, bd_error *error)
+plan_make (gpu_state *s, const bd_model *m, uint32_t batch, uint32_t h, uint32_t w, bd_error *error)
 {
 	gpu_plan *p = &s->plan;
-	if (p->height == h && p->width == w)
+	if (p->batch == batch && p->height == h && p->width == w)
 		return BD_OK;
 	plan_free (p);
 	bd_precision pr = s->precision;
-	size_t n = (size_t) h * w;
+	size_t n = (size_t) batch * h * w;
 	BD_CUDA_CHECK (cudaMalloc (&p->input, 3 * n * sizeof (float)));
 	BD_CUDA_CHECK (cudaMalloc (&p->prob, n * sizeof (float)));
-	BD_CUDA_CHECK (cudaMalloc (&p->prob_sum, n * sizeof (float)));
-	bd_status st = buffer_make (&p->image, 16, h, w, pr, error);
+	bd_status st = buffer_make (&p->image, 16, batch * h, w, pr, error);
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
-		uint32_t lh = h >> l, lw = w >> l, c = bd_pad16 (m->widths[l]);
+		uint32_t lh = batch * (h >> l), lw = w >> l, c = bd_pad16 (m->widths[l]);
 		if (l > 0)
 			st = buffer_make (&p->pooled[l], bd_pad16 (m->widths[l - 1]), lh, lw, pr, error);
 		if (st == BD_OK)
@@ -226,17 +232,30 @@ plan_make (gpu_state *s, const bd_model *m, uint32_t h, uint32_t w, bd_error *er
 		plan_free (p);
 		return st;
 	}
+	p->batch = batch;
 	p->height = h;
 	p->width = w;
 	return BD_OK;
 }
 
-bd_status
-conv (gpu_state *s, const gpu_conv *c, const bd_gpu_view &in, const bd_gpu_view &out, bool relu,
-      uint32_t step, bd_error *error)
+/* Image @i of a batch's stacked view. */
+bd_gpu_view
+image_of (const bd_gpu_view &v, uint32_t batch, uint32_t i, bd_precision precision)
 {
-	bd_gpu_conv2d_params p{ in, out, step, c->taps, c->weights, c->bias, relu, c->weights_k,
-	                        c->weights_k_small };
+	bd_gpu_view one = v;
+	one.height = v.height / batch;
+	one.data = (char *) v.data + (size_t) i * one.height * one.width * one.pixel_stride * bd_precision_size (precision);
+	return one;
+}
+
+/* @in holds the batch's images stacked, @rows rows each. */
+bd_status
+conv (gpu_state *s, const gpu_conv *c, const bd_gpu_view &in, uint32_t rows, const bd_gpu_view &out, bool relu,
+      bd_error *error)
+{
+	bd_gpu_conv2d_params p{ in, out, c->transposed ? 2u : 1u, c->transposed ? 1u : c->taps, c->weights,
+	                        c->bias, relu, c->weights_k, c->weights_k_small, rows,
+	                        c->cin < in.channels ? c->cin : 0 };
 	p.out.channels = c->cout;
 	return bd_gpu_conv2d (&p, s->precision, s->stream, error);
 }
@@ -258,29 +277,23 @@ enqueue_layers (gpu_state *s, const bd_model *m, bd_error *error)
 			st = bd_gpu_maxpool2x2 (&skip, &p->pooled[l].view, pr, s->stream, error);
 			x = p->pooled[l].view;
 		}
+		uint32_t rows = p->height >> l;
 		if (st == BD_OK)
-			st = conv (s, &s->enc[l][0], x, p->tmp[l].view, true, 1, error);
+			st = conv (s, &s->enc[l][0], x, rows, p->tmp[l].view, true, error);
 		bd_gpu_view dst = l + 1 < D ? channel_slice (p->cat[l], 0, c, pr) : p->out[l].view;
 		if (st == BD_OK)
-			st = conv (s, &s->enc[l][1], p->tmp[l].view, dst, true, 1, error);
+			st = conv (s, &s->enc[l][1], p->tmp[l].view, rows, dst, true, error);
 	}
 	for (uint32_t l = D - 1; l-- > 0 && st == BD_OK;) {
 		uint32_t c = bd_pad16 (m->widths[l]);
-		for (int t = 0; t < 4 && st == BD_OK; t++) {
-			/* Tap (dy, dx) writes pixels (2y + dy, 2x + dx) of the up half. */
-			bd_gpu_view up = channel_slice (p->cat[l], c, c, pr);
-			up.data = (char *) up.data +
-			          ((size_t) (t / 2) * up.width + (t % 2)) * up.pixel_stride * bd_precision_size (pr);
-			bd_gpu_view in = p->out[l + 1].view;
-			up.height = in.height;
-			up.width = in.width;
-			/* out_index() steps rows by width * step, the full output's width. */
-			st = conv (s, &s->up[l][t], in, up, false, 2, error);
-		}
+		/* The four taps write the up half of the concatenation, each every other pixel. */
+		st = conv (s, &s->up[l], p->out[l + 1].view, p->height >> (l + 1), channel_slice (p->cat[l], c, c, pr),
+		           false, error);
+		uint32_t rows = p->height >> l;
 		if (st == BD_OK)
-			st = conv (s, &s->dec[l][0], p->cat[l].view, p->tmp[l].view, true, 1, error);
+			st = conv (s, &s->dec[l][0], p->cat[l].view, rows, p->tmp[l].view, true, error);
 		if (st == BD_OK)
-			st = conv (s, &s->dec[l][1], p->tmp[l].view, p->out[l].view, true, 1, error);
+			st = conv (s, &s->dec[l][1], p->tmp[l].view, rows, p->out[l].view, true, error);
 	}
 	if (st == BD_OK)
 		st = bd_gpu_head_sigmoid (&p->out[0].view, m->widths[0], s->head_weight, s->head_bias, p->prob, pr,
@@ -328,9 +341,8 @@ cuda_init (bd_session *session, bd_error *error)
 	for (uint32_t l = 0; l + 1 < m->depth && st == BD_OK; l++) {
 		uint32_t c = m->widths[l], cn = m->widths[l + 1];
 		/* ConvTranspose2d weights are [cin][cout][2][2]: tap t is a 1x1 [cout][cin]. */
-		for (int t = 0; t < 4 && st == BD_OK; t++)
-			st = upload_conv (&s->up[l][t], m->up[l].weight.data + t, m->up[l].bias.data, c, cn, 1, 4,
-			                  (size_t) c * 4, 0, nullptr, bd_pad16 (cn), s->precision, error);
+		st = upload_conv (&s->up[l], m->up[l].weight.data, m->up[l].bias.data, c, cn, 4, 4, (size_t) c * 4, 1,
+		                  nullptr, bd_pad16 (cn), true, s->precision, error);
 		/* The decoder reads skip | up, the up half starting at channel pad16(c). */
 		uint32_t *map = (uint32_t *) malloc (2 * (size_t) c * sizeof *map);
 		if (!map)
@@ -370,8 +382,7 @@ cuda_destroy (bd_session *session)
 		conv_free (&s->enc[l][1]);
 		conv_free (&s->dec[l][0]);
 		conv_free (&s->dec[l][1]);
-		for (int t = 0; t < 4; t++)
-			conv_free (&s->up[l][t]);
+		conv_free (&s->up[l]);
 	}
 	cudaFree (s->head_weight);
 	plan_free (&s->plan);
@@ -414,20 +425,23 @@ run_network (gpu_state *s, const bd_model *m, bd_error *error)
 }
 
 bd_status
-cuda_forward (bd_session *session, const float *input, uint32_t height, uint32_t width, float *output,
-              const bd_run_options *opts, bd_error *error)
+cuda_forward (bd_session *session, const float *input, uint32_t batch, uint32_t height, uint32_t width,
+              float *output, const bd_run_options *opts, bd_error *error)
 {
 	gpu_state *s = (gpu_state *) session->backend_data;
 	const bd_model *m = session->model;
 	if (opts && opts->progress && opts->progress (0.0f, opts->user_data))
 		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
-	bd_status st = plan_make (s, m, height, width, error);
+	bd_status st = plan_make (s, m, batch, height, width, error);
 	if (st != BD_OK)
 		return st;
 	gpu_plan *p = &s->plan;
-	size_t n = (size_t) height * width;
+	size_t n = (size_t) batch * height * width;
 	BD_CUDA_CHECK (cudaMemcpyAsync (p->input, input, 3 * n * sizeof (float), cudaMemcpyHostToDevice, s->stream));
-	st = bd_gpu_to_nhwc (p->input, &p->image.view, s->precision, s->stream, error);
+	for (uint32_t i = 0; i < batch && st == BD_OK; i++) {
+		bd_gpu_view image = image_of (p->image.view, batch, i, s->precision);
+		st = bd_gpu_to_nhwc (p->input + i * 3 * (n / batch), &image, s->precision, s->stream, error);
+	}
 	if (st != BD_OK)
 		return st;
 	BD_CUDA_CHECK (cudaEventRecord (s->net_start, s->stream));
@@ -477,7 +491,9 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 	if (opts->progress && opts->progress (0.0f, opts->user_data))
 		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
 	bd_letterbox lb = bd_letterbox_for (session, photo->width, photo->height);
-	bd_status st = plan_make (s, m, lb.ph, lb.pw, error);
+	/* With mirror averaging, the photo and its mirror image go through as a batch of two. */
+	uint32_t batch = opts->mirror_average ? 2 : 1;
+	bd_status st = plan_make (s, m, batch, lb.ph, lb.pw, error);
 	if (st != BD_OK)
 		return st;
 	gpu_photo *ph = &s->photo;
@@ -492,30 +508,24 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 
 	BD_CUDA_CHECK (cudaMemcpy2DAsync (ph->pixels, row, photo->pixels, photo->stride, row, photo->height,
 	                                  cudaMemcpyHostToDevice, s->stream));
+	gpu_plan *p = &s->plan;
 	bd_gpu_letterbox_params lp = {
 		ph->pixels, photo->width, photo->height, ch, row, lb,
 		{ m->mean[0], m->mean[1], m->mean[2] }, { m->std[0], m->std[1], m->std[2] },
-		s->plan.image.view, ph->rgb_low, false,
+		image_of (p->image.view, batch, 0, s->precision), ph->rgb_low, false,
 	};
-	gpu_plan *p = &s->plan;
 	st = bd_gpu_letterbox (&lp, s->precision, s->stream, error);
-	if (st == BD_OK)
-		st = run_network (s, m, error);
-	/* Mirror averaging (session.c says why): the network again on the mirrored canvas. */
-	const float *prob = p->prob;
+	/* Mirror averaging (session.c says why): the mirrored canvas is the batch's second image. */
 	if (st == BD_OK && opts->mirror_average) {
-		size_t bytes = (size_t) lb.pw * lb.ph * sizeof (float);
-		cudaError_t e = cudaMemcpyAsync (p->prob_sum, p->prob, bytes, cudaMemcpyDeviceToDevice, s->stream);
-		if (e != cudaSuccess)
-			return bd_error_set (error, BD_ERR_DEVICE, "copying probabilities: %s", cudaGetErrorString (e));
+		lp.canvas = image_of (p->image.view, batch, 1, s->precision);
 		lp.mirror = true;
 		st = bd_gpu_letterbox (&lp, s->precision, s->stream, error);
-		if (st == BD_OK)
-			st = run_network (s, m, error);
-		if (st == BD_OK)
-			st = bd_gpu_mirror_average (p->prob_sum, p->prob, lb.pw, lb.ph, s->stream, error);
-		prob = p->prob_sum;
 	}
+	if (st == BD_OK)
+		st = run_network (s, m, error);
+	const float *prob = p->prob;
+	if (st == BD_OK && opts->mirror_average)
+		st = bd_gpu_mirror_average (p->prob, p->prob + (size_t) lb.pw * lb.ph, lb.pw, lb.ph, s->stream, error);
 	bd_gpu_upsample_params up = {
 		prob, lb, ph->rgb_low, ph->pixels, photo->width, photo->height, ch, row,
 		opts->refine_edges != 0, ph->scratch, ph->alpha,

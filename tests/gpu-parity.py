@@ -5,7 +5,7 @@
 
 For random U-Nets of several shapes (odd widths included) and for any model files given:
 the CUDA backend's probabilities in exact (fp32) and fast (fp16) precision against the CPU
-backend's on random input. With --photos (and a model): whole photos through bd_session_run
+backend's on random input, one input at a time and as a batch of three different ones. With --photos (and a model): whole photos through bd_session_run
 (8-bit in, full-size 8-bit alpha out, letterbox and guided filter on the device), CUDA exact
 against the CPU and fast against exact, within 1/255 for at least 99.9% of pixels, and the
 time per photo at 1 and 12 megapixels. Prints tables; exits non-zero when a check fails.
@@ -60,11 +60,12 @@ def session(lib, model, device, precision):
 
 
 def forward(lib, s, x):
-    _, h, w = x.shape
-    out = np.full((h, w), np.nan, dtype=np.float32)
+    """x: CHW (one input) or NCHW (a batch)."""
+    *n, _, h, w = x.shape
+    out = np.full((*n, h, w), np.nan, dtype=np.float32)
     err = Error()
-    st = lib.bd_session_forward(s, x.ctypes.data_as(ctypes.c_void_p), h, w,
-                                out.ctypes.data_as(ctypes.c_void_p), ctypes.byref(err))
+    st = lib.bd_session_forward_batch(s, x.ctypes.data_as(ctypes.c_void_p), n[0] if n else 1, h, w,
+                                      out.ctypes.data_as(ctypes.c_void_p), ctypes.byref(err))
     if st:
         raise RuntimeError(err.message.decode())
     return out
@@ -79,11 +80,14 @@ def check(lib, path, h, w, rng):
     exact = session(lib, model, CUDA, EXACT)
     fast = session(lib, model, CUDA, FAST)
     rows = []
-    for run in range(2):   # the second run replays the CUDA graph
-        x = rng.uniform(-2, 2, (3, h, w)).astype(np.float32)
-        ref = forward(lib, cpu, x)
+    # The second run replays the CUDA graph; the third is a batch of three different inputs
+    # against the CPU one at a time (each image's borders are its own).
+    for run in range(3):
+        x = rng.uniform(-2, 2, (3, 3, h, w) if run == 2 else (3, h, w)).astype(np.float32)
+        ref = np.stack([forward(lib, cpu, xi) for xi in x]) if run == 2 else forward(lib, cpu, x)
         for name, s, tol in (("exact", exact, 1e-4), ("fast", fast, 2e-2)):
             got = forward(lib, s, x)
+            name += " b3" if run == 2 else ""
             ok = np.isfinite(got).all()
             rel = float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-12)) if ok else float("inf")
             worst = float(np.abs(got - ref).max()) if ok else float("inf")
@@ -167,10 +171,10 @@ def main():
             r, desc = check(lib, path, 512, 352, rng)
             rows += r
     print(f"device: {desc}")
-    print(f"{'model':24} {'input':9} {'prec':6} {'run':3} {'rel.err':>9} {'max|d|':>9} {'<=1/255':>8} ok")
+    print(f"{'model':24} {'input':9} {'prec':8} {'run':3} {'rel.err':>9} {'max|d|':>9} {'<=1/255':>8} ok")
     failed = 0
     for m, size, prec, run, rel, worst, within, ok in rows:
-        print(f"{m:24} {size:9} {prec:6} {run:3} {rel:9.2e} {worst:9.2e} {within:8.4%} {'yes' if ok else 'NO'}")
+        print(f"{m:24} {size:9} {prec:8} {run:3} {rel:9.2e} {worst:9.2e} {within:8.4%} {'yes' if ok else 'NO'}")
         failed += not ok
     checks = len(rows)
     if photo_dir and len(sys.argv) > 2:

@@ -1,5 +1,5 @@
 /* The CUDA backend against the CPU backend, through the public API: the network on random
- * U-Nets (exact and fast precision) and whole photos through bd_session_run. Skipped, with
+ * U-Nets (exact and fast precision), a batch, and whole photos through bd_session_run. Skipped, with
  * the reason, where no usable GPU is there (as in CI); tests/gpu-parity.py runs the same
  * checks on the GPU machine, which has no GLib. */
 #include "backdrop.h"
@@ -54,8 +54,8 @@ have_gpu (const bd_model *m)
 static void
 test_network (void)
 {
-	/* Depth, width, height, width of the input: the last two reach the Hopper kernels in every
-	 * tile shape (64-channel layers swapped, 128-channel tall, 256+ wide), and exact's tf32 split. */
+	/* Depth, width, height, width of the input: the last two reach the Hopper kernels (64-channel
+	 * layers swapped, 128 x 128 tiles) and exact's tf32 split; test_batch the larger tiles. */
 	static const uint32_t cases[][4] = {
 		{ 2, 8, 32, 48 }, { 3, 12, 64, 40 }, { 5, 16, 352, 512 }, { 4, 64, 160, 224 },
 	};
@@ -92,6 +92,44 @@ test_network (void)
 	}
 }
 
+/* A batch of different inputs in one pass: each image as the CPU gives it alone (the 3x3
+ * taps stop at each image's own edges, not the stacked neighbour's). Four 192x256 images of a
+ * width-64 network make enough pixels for the Hopper tiles of large layers (128 x 128 two a
+ * multiprocessor at 128 channels, 128 x 256 at 256). */
+static void
+test_batch (void)
+{
+	bd_model *m = synthetic (4, 64, 11);
+	if (!have_gpu (m)) {
+		bd_model_free (m);
+		return;
+	}
+	enum { B = 4, H = 192, W = 256 };
+	size_t n = (size_t) H * W;
+	g_autofree float *in = g_new (float, B * 3 * n), *ref = g_new (float, B * n), *got = g_new (float, B * n);
+	bd_rng rng = { 9 };
+	for (size_t k = 0; k < B * 3 * n; k++)
+		in[k] = bd_rng_uniform (&rng, -2, 2);
+	bd_session *cpu = open_session (m, BD_DEVICE_CPU, BD_PRECISION_EXACT, NULL);
+	for (int b = 0; b < B; b++)
+		g_assert_cmpint (bd_session_forward (cpu, in + b * 3 * n, H, W, ref + b * n, NULL), ==, BD_OK);
+	const struct { bd_precision p; double tol; } precisions[] = {
+		{ BD_PRECISION_EXACT, 1e-4 }, { BD_PRECISION_FAST, 2e-2 },
+	};
+	for (size_t p = 0; p < G_N_ELEMENTS (precisions); p++) {
+		bd_session *gpu = open_session (m, BD_DEVICE_CUDA, precisions[p].p, NULL);
+		g_assert_nonnull (gpu);
+		for (size_t k = 0; k < B * n; k++)
+			got[k] = NAN;
+		g_assert_cmpint (bd_session_forward_batch (gpu, in, B, H, W, got, NULL), ==, BD_OK);
+		for (int b = 0; b < B; b++)
+			g_assert_cmpfloat (ref_relative_error (got + b * n, ref + b * n, n), <=, precisions[p].tol);
+		bd_session_free (gpu);
+	}
+	bd_session_free (cpu);
+	bd_model_free (m);
+}
+
 static void
 test_photo (void)
 {
@@ -125,6 +163,7 @@ main (int argc, char **argv)
 {
 	g_test_init (&argc, &argv, NULL);
 	g_test_add_func ("/cuda/network", test_network);
+	g_test_add_func ("/cuda/batch", test_batch);
 	g_test_add_func ("/cuda/photo", test_photo);
 	return g_test_run ();
 }

@@ -74,6 +74,43 @@ test_random_unets (void)
 		run_case (&net_cases[i], g_test_rand_int ());
 }
 
+/* bd_session_forward_batch: each of a batch of different inputs as the reference gives it. */
+static void
+test_batch (void)
+{
+	const net_case *c = &net_cases[3];
+	bd_synthetic_spec spec = { .depth = c->depth, .input_size = 64, .seed = 17 };
+	memcpy (spec.widths, c->widths, sizeof c->widths);
+	size_t size;
+	g_autofree uint8_t *bytes = bd_synthetic_model_bytes (&spec, &size);
+	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-batch.bdm", NULL);
+	g_assert_true (g_file_set_contents (path, (const char *) bytes, (gssize) size, NULL));
+	bd_model *m = NULL;
+	bd_session *s = open_cpu_session (path, &m);
+	g_unlink (path);
+
+	enum { B = 3 };
+	size_t n = (size_t) c->h * c->w;
+	g_autofree float *in = g_new (float, B * 3 * n), *got = g_new (float, B * n), *want = g_new (float, n);
+	bd_rng rng = { 23 };
+	for (size_t i = 0; i < B * 3 * n; i++)
+		in[i] = bd_rng_uniform (&rng, -2, 2);
+	for (size_t i = 0; i < B * n; i++)
+		got[i] = NAN;
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_session_forward_batch (s, in, B, c->h, c->w, got, &err), ==, BD_OK);
+	for (int b = 0; b < B; b++) {
+		g_assert_cmpint (ref_unet_forward (bytes, in + b * 3 * n, c->h, c->w, want), ==, 0);
+		g_assert_cmpfloat (ref_relative_error (got + b * n, want, n), <, 1e-5);
+	}
+	g_assert_cmpint (bd_session_forward_batch (s, in, 0, c->h, c->w, got, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_session_forward_batch (s, in, BD_MAX_BATCH + 1, c->h, c->w, got, &err), ==,
+	                 BD_ERR_INVALID_ARGUMENT);
+	g_assert_nonnull (strstr (err.message, "batch"));
+	bd_session_free (s);
+	bd_model_free (m);
+}
+
 static void
 test_bad_sizes (void)
 {
@@ -141,6 +178,7 @@ main (int argc, char **argv)
 {
 	g_test_init (&argc, &argv, NULL);
 	g_test_add_func ("/core/network/random-unets", test_random_unets);
+	g_test_add_func ("/core/network/batch", test_batch);
 	g_test_add_func ("/core/network/bad-sizes", test_bad_sizes);
 	g_test_add_func ("/core/network/golden", test_golden);
 	return g_test_run ();
