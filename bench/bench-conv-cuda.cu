@@ -1,8 +1,8 @@
 /* One 3x3 convolution layer on the GPU, ours in fast (fp16 tensor cores) and exact (fp32)
  * precision, on the seed's per-layer table: batch 4 of C_in x H x W -> C_out, timed with CUDA
- * events (median of 50 after warm-up) on random data. The batch runs as one image four times
- * as tall (the same GEMM: 4 x H x W pixels); the 3-channel layer is stored padded to 16
- * channels, but its FLOPs are counted for 3. Prints ms and TFLOP/s per layer.
+ * events (median of 50 after warm-up) on random data. The batch of 4 runs as the backend runs
+ * one (four images stacked, each with its own zero border); the 3-channel layer is stored
+ * padded to 16 channels, but its FLOPs are counted for 3. Prints ms and TFLOP/s per layer.
  *
  *   bench-conv-cuda            (bench/torch_conv.py gives PyTorch's figures for the same table) */
 #include "../gpu/conv2d.cuh"
@@ -103,6 +103,9 @@ main (void)
 			CHECK (cudaMalloc (&out[pr], npx * cout * el));
 			CHECK (cudaMalloc (&w[pr], nw * el));
 			fill_random<<<bd_div_up (npx * cs, 256), 256>>> (in[pr], npx * cs, el, 1, pr == 0);
+			/* Padding channels hold zeros, as in the backend's buffers. */
+			if (cs > cin)
+				CHECK (cudaMemset2D (in[pr] + cin * el, cs * el, 0, (cs - cin) * el, npx));
 			fill_random<<<bd_div_up (nw, 256), 256>>> (w[pr], nw, el, 2, pr == 0);
 		}
 		CHECK (cudaMalloc (&wk[0], nw * 2));
@@ -117,7 +120,7 @@ main (void)
 		for (int pr = 0; pr < 2; pr++) {
 			bd_gpu_conv2d_params p = {
 				{ in[pr], 4 * size, size, cs, cs }, { out[pr], 4 * size, size, cout, cout }, 1, 9, w[pr], bias, true,
-				wk[pr], pr == 1 ? wk_small : nullptr,
+				wk[pr], pr == 1 ? wk_small : nullptr, (uint32_t) size, (uint32_t) cin,
 			};
 			ms[pr] = time_conv (&p, pr == 0 ? BD_PRECISION_FAST : BD_PRECISION_EXACT, stream, t0, t1);
 		}

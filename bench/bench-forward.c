@@ -1,7 +1,9 @@
 /* Times the U-Net forward pass of libbackdrop on a synthetic model (random weights) of a
- * given depth, base width and input size, on random input, and prints the median.
+ * given depth, base width and input size, on random input, and prints the median. With
+ * --batch N each call runs N inputs (bd_session_forward_batch) and the images per second are
+ * printed too.
  *
- *   bench-forward [--depth 5] [--width 16] [--size 512] [--height H] [--runs 10]
+ *   bench-forward [--depth 5] [--width 16] [--size 512] [--height H] [--batch 1] [--runs 10]
  *                 [--threads 0] [--device cpu|cuda|auto] [--exact]
  */
 #include "backdrop.h"
@@ -46,7 +48,7 @@ flops (const bd_synthetic_spec *s, uint32_t h, uint32_t w)
 int
 main (int argc, char **argv)
 {
-	uint32_t depth = 5, width = 16, size = 512, height = 0;
+	uint32_t depth = 5, width = 16, size = 512, height = 0, batch = 1;
 	int runs = 10, threads = 0;
 	bd_device device = BD_DEVICE_CPU;
 	bd_precision precision = BD_PRECISION_FAST;
@@ -56,6 +58,7 @@ main (int argc, char **argv)
 		else if (!strcmp (a, "--width") && v) { width = (uint32_t) atoi (v); i++; }
 		else if (!strcmp (a, "--size") && v) { size = (uint32_t) atoi (v); i++; }
 		else if (!strcmp (a, "--height") && v) { height = (uint32_t) atoi (v); i++; }
+		else if (!strcmp (a, "--batch") && v) { batch = (uint32_t) atoi (v); i++; }
 		else if (!strcmp (a, "--runs") && v) { runs = atoi (v); i++; }
 		else if (!strcmp (a, "--threads") && v) { threads = atoi (v); i++; }
 		else if (!strcmp (a, "--exact")) precision = BD_PRECISION_EXACT;
@@ -63,12 +66,12 @@ main (int argc, char **argv)
 			device = !strcmp (v, "cuda") ? BD_DEVICE_CUDA : !strcmp (v, "auto") ? BD_DEVICE_AUTO : BD_DEVICE_CPU;
 			i++;
 		} else {
-			fprintf (stderr, "usage: %s [--depth N] [--width N] [--size N] [--height N] [--runs N] "
-			         "[--threads N] [--device cpu|cuda|auto] [--exact]\n", argv[0]);
+			fprintf (stderr, "usage: %s [--depth N] [--width N] [--size N] [--height N] [--batch N] "
+			         "[--runs N] [--threads N] [--device cpu|cuda|auto] [--exact]\n", argv[0]);
 			return 2;
 		}
 	}
-	if (depth < 1 || depth > 8 || width < 1 || runs < 1 || size < 16) {
+	if (depth < 1 || depth > 8 || width < 1 || runs < 1 || size < 16 || batch < 1 || batch > BD_MAX_BATCH) {
 		fprintf (stderr, "bench-forward: bad arguments\n");
 		return 2;
 	}
@@ -100,7 +103,7 @@ main (int argc, char **argv)
 	}
 	unlink (path);
 
-	size_t n = (size_t) size * height;
+	size_t n = (size_t) batch * size * height;
 	float *in = malloc (3 * n * sizeof *in), *out = malloc (n * sizeof *out);
 	double *times = malloc ((size_t) runs * sizeof *times), *net = malloc ((size_t) runs * sizeof *net);
 	if (!in || !out || !times || !net)
@@ -109,13 +112,13 @@ main (int argc, char **argv)
 	for (size_t i = 0; i < 3 * n; i++)
 		in[i] = bd_rng_uniform (&rng, -2, 2);
 	/* Warm-up: the plan is made and the caches filled outside the timed runs. */
-	if (bd_session_forward (session, in, height, size, out, &err) != BD_OK) {
+	if (bd_session_forward_batch (session, in, batch, height, size, out, &err) != BD_OK) {
 		fprintf (stderr, "bench-forward: %s\n", err.message);
 		return 1;
 	}
 	for (int r = 0; r < runs; r++) {
 		double t0 = now_ms ();
-		bd_session_forward (session, in, height, size, out, &err);
+		bd_session_forward_batch (session, in, batch, height, size, out, &err);
 		times[r] = now_ms () - t0;
 		net[r] = session->backend->network_ms ? session->backend->network_ms (session) : -1.0;
 	}
@@ -124,10 +127,11 @@ main (int argc, char **argv)
 	double med = times[runs / 2];
 	/* median_ms: the whole call, transfers of the float input and output included;
 	 * network_ms (GPU only): the network on the device alone, as PyTorch's figures are. */
-	printf ("backdrop depth=%u width=%u size=%ux%u device=\"%s\" median_ms=%.3f min_ms=%.3f network_ms=%.3f "
-	        "gflop=%.2f gflops=%.1f\n",
-	        depth, width, size, height, bd_session_device_description (session), med, times[0], net[runs / 2],
-	        flops (&spec, height, size) / 1e9, flops (&spec, height, size) / 1e6 / med);
+	double gflop = batch * flops (&spec, height, size) / 1e9, net_med = net[runs / 2];
+	printf ("backdrop depth=%u width=%u size=%ux%u batch=%u device=\"%s\" median_ms=%.3f min_ms=%.3f "
+	        "network_ms=%.3f gflop=%.2f gflops=%.1f images_per_s=%.1f network_images_per_s=%.1f\n",
+	        depth, width, size, height, batch, bd_session_device_description (session), med, times[0], net_med,
+	        gflop, gflop * 1e3 / med, batch * 1e3 / med, net_med > 0 ? batch * 1e3 / net_med : -1.0);
 	free (net);
 	free (in);
 	free (out);

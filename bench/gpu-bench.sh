@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: build the library (core + CUDA), check CUDA against the
 # CPU (tests/gpu-parity.py), run compute-sanitizer, and time the per-layer table and the seed
-# U-Net (depth 5, widths 64..1024) against PyTorch. Logs go to OUT (default ./gpu-out); a table is printed last.
+# U-Net (depth 5, widths 64..1024, batch 1 and 4) against PyTorch, and the shipped model's
+# shape by batch. Logs go to OUT (default ./gpu-out); a table is printed last.
 #
 #   bench/gpu-bench.sh [OUT] [MODEL.bdm...]
 set -uo pipefail
@@ -18,6 +19,7 @@ export PYTHONUNBUFFERED=1
 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity.log" 2>&1
 parity=$?
 BACKDROP_GPU_SIMPLE_CONV=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-simple.log" 2>&1
+BACKDROP_GPU_NO_WGMMA=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-portable.log" 2>&1
 
 # Widths 16..256 at 128x128 reach every kernel: the portable and the Hopper convolutions
 # (all three tile shapes), pool, up-convolution, head.
@@ -41,6 +43,12 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
             printf '%-40s %10s %12s\n' "pytorch $mode ${size}" "" "$(torch python3 bench/torch_unet.py --device cuda --mode $mode --width 64 --size $size --runs 50)"
         done
     done
+    printf '%-40s %10s %12s\n' "seed U-Net (w64, depth 5), batch 4" "call ms" "network ms"
+    printf '%-40s %10s %12s\n' "backdrop fast 512 b4" $(ours $fwd --width 64 --size 512 --batch 4 --runs 50)
+    printf '%-40s %10s %12s\n' "backdrop exact 512 b4" $(ours $fwd --exact --width 64 --size 512 --batch 4 --runs 20)
+    for mode in fp32 tf32 fp16cl compile; do
+        printf '%-40s %10s %12s\n' "pytorch $mode 512 b4" "" "$(torch python3 bench/torch_unet.py --device cuda --mode $mode --width 64 --size 512 --batch 4 --runs 50)"
+    done
     printf '%-40s %10s %12s\n' "backdrop fast (simple conv) 512" $(BACKDROP_GPU_SIMPLE_CONV=1 ours $fwd --width 64 --size 512 --runs 50)
     for w in 16 32; do
         for h in 512 352; do
@@ -49,7 +57,39 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
         printf '%-40s %10s %12s\n' "pytorch compile w$w 512" "" "$(torch python3 bench/torch_unet.py --device cuda --mode compile --width $w --size 512 --runs 50)"
     done
 } >"$out/table.txt"
+# The shipped model's shape (widths 32..512) on a 2:3 portrait canvas: images per second by batch.
+{
+    printf '%-40s %10s %12s %10s\n' "w32 512x352 fast, batch" "call ms" "network ms" "images/s"
+    for b in 1 2 4 8 16; do
+        $fwd --width 32 --size 352 --height 512 --batch $b --runs 30 2>&1 | tee -a "$out/bench.log" |
+            sed -n "s/.*median_ms=\([0-9.]*\).*network_ms=\([0-9.]*\).*network_images_per_s=\([0-9.]*\).*/$b \1 \2 \3/p" |
+            { read -r b c n i && printf '%-40s %10s %12s %10s\n' "batch $b" "$c" "$n" "$i"; }
+    done
+} >"$out/batch.txt"
+# Every fast tile on every layer (BACKDROP_GPU_TILE forces one), for the rule in
+# conv2d-hopper.cu, and the same for the whole seed U-Net at batch 1.
+for t in 128x128 256x128 128x256 128x128x2 256x64 128x64x2 128x64x3; do
+    BACKDROP_GPU_TILE=$t "$build/bench/bench-conv-cuda" >"$out/conv-$t.txt" 2>&1
+    echo "$t $(BACKDROP_GPU_TILE=$t ours $fwd --width 64 --size 512 --runs 50)" >>"$out/unet-tiles.txt"
+done
+# Where the batch-1 seed U-Net's time goes, kernel by kernel (Nsight Compute, clocks and
+# caches left alone; the probe kernel, the input conversion and the first, eager pass: 41 launches).
+if command -v ncu >/dev/null; then
+    ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --launch-count 41 --csv \
+        $fwd --width 64 --size 512 --runs 1 >"$out/ncu-unet.csv" 2>"$out/ncu-unet.err"
+    python3 bench/ncu_summary.py "$out/ncu-unet.csv" >"$out/ncu-unet.txt" 2>&1
+fi
 tail -n 3 "$out/parity.log"; echo "simple conv kernel: $(tail -n 1 "$out/parity-simple.log")"
+echo "portable kernels (no wgmma): $(tail -n 1 "$out/parity-portable.log")"
 echo "memcheck exit $memcheck, racecheck exit $racecheck (0 = clean)"
 grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/memcheck.log" "$out/racecheck.log"
-cat "$out/conv.txt" "$out/torch-conv.txt" "$out/table.txt"
+cat "$out/conv.txt" "$out/torch-conv.txt" "$out/table.txt" "$out/batch.txt"
+tiles="128x128 256x128 128x256 128x128x2 256x64 128x64x2 128x64x3"
+printf '%-16s' "fast ms, tile:"; for t in $tiles; do printf ' %10s' "$t"; done; echo
+awk '/@/ {print $1}' "$out/conv-128x128.txt" | while read -r layer; do
+    printf '%-16s' "$layer"
+    for t in $tiles; do printf ' %10s' "$(awk -v l="$layer" '$1 == l {print $2}' "$out/conv-$t.txt")"; done
+    echo
+done
+echo "seed U-Net 512 b1 by tile (call ms, network ms):"; cat "$out/unet-tiles.txt"
+[[ -f $out/ncu-unet.txt ]] && cat "$out/ncu-unet.txt"
