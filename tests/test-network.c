@@ -33,18 +33,27 @@ static const net_case net_cases[] = {
 	{ 4, { 24, 17, 40, 33 }, 24, 16 },     /* widths that shrink and grow */
 };
 
-static void
-run_case (const net_case *c, uint64_t seed)
+/* A CPU session on a random model of @c's shape; *bytes: the model file, for the reference. */
+static bd_session *
+case_session (const net_case *c, uint64_t seed, uint8_t **bytes, bd_model **model)
 {
 	bd_synthetic_spec spec = { .depth = c->depth, .input_size = 64, .seed = seed };
 	memcpy (spec.widths, c->widths, sizeof c->widths);
 	size_t size;
-	g_autofree uint8_t *bytes = bd_synthetic_model_bytes (&spec, &size);
+	*bytes = bd_synthetic_model_bytes (&spec, &size);
 	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-network.bdm", NULL);
-	g_assert_true (g_file_set_contents (path, (const char *) bytes, (gssize) size, NULL));
+	g_assert_true (g_file_set_contents (path, (const char *) *bytes, (gssize) size, NULL));
+	bd_session *s = open_cpu_session (path, model);
+	g_unlink (path);   /* the model is mapped: the file can go */
+	return s;
+}
 
+static void
+run_case (const net_case *c, uint64_t seed)
+{
+	g_autofree uint8_t *bytes = NULL;
 	bd_model *m = NULL;
-	bd_session *s = open_cpu_session (path, &m);
+	bd_session *s = case_session (c, seed, &bytes, &m);
 	bd_error err = { 0 };
 
 	size_t n = (size_t) c->h * c->w;
@@ -64,7 +73,6 @@ run_case (const net_case *c, uint64_t seed)
 	}
 	bd_session_free (s);
 	bd_model_free (m);
-	g_unlink (path);
 }
 
 static void
@@ -79,15 +87,9 @@ static void
 test_batch (void)
 {
 	const net_case *c = &net_cases[3];
-	bd_synthetic_spec spec = { .depth = c->depth, .input_size = 64, .seed = 17 };
-	memcpy (spec.widths, c->widths, sizeof c->widths);
-	size_t size;
-	g_autofree uint8_t *bytes = bd_synthetic_model_bytes (&spec, &size);
-	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-batch.bdm", NULL);
-	g_assert_true (g_file_set_contents (path, (const char *) bytes, (gssize) size, NULL));
+	g_autofree uint8_t *bytes = NULL;
 	bd_model *m = NULL;
-	bd_session *s = open_cpu_session (path, &m);
-	g_unlink (path);
+	bd_session *s = case_session (c, 17, &bytes, &m);
 
 	enum { B = 3 };
 	size_t n = (size_t) c->h * c->w;
