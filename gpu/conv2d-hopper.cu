@@ -11,8 +11,11 @@
  * the K-major weights. cp.async copies them, STAGES - 2 steps ahead, into swizzled shared
  * tiles that wgmma reads directly; one multiply stays in flight while the next step's copies
  * land. Epilogue: bias and ReLU in registers, the tile staged through shared memory in the
- * output's type, written out 16 bytes a thread into the output's channel slice. */
+ * output's type, written out 16 bytes a thread into the output's channel slice. Layers with
+ * too few tiles to fill the GPU split K over block z instead: each part writes its fp32 sums
+ * to scratch and splitk-reduce.cu adds them up, with the bias and ReLU. */
 #include "conv2d.cuh"
+#include "splitk-reduce.cuh"
 #include "wgmma.cuh"
 
 #include <stdlib.h>
@@ -97,6 +100,10 @@ conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 	const int t = threadIdx.x, wg = t / 128;
 	const int m0 = blockIdx.x * PIX, n0 = blockIdx.y * CO;
 	const int cin = (int) p.in.channels, slices = cin / BK, steps = (int) p.taps * slices;
+	/* With a split K, block z runs steps [first, last) and writes fp32 partial sums. */
+	const bool split = p.out_step == 1 && p.splits > 1;
+	const int first = split ? (int) ((long) steps * blockIdx.z / p.splits) : 0;
+	const int last = split ? (int) ((long) steps * (blockIdx.z + 1) / p.splits) : steps;
 	const int K = (int) p.taps * cin, cout = (int) p.out.channels;
 	const int M = (int) (p.in.height * p.in.width), W = (int) p.in.width, H = bd_conv2d_image_rows (p);
 
@@ -148,12 +155,12 @@ conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 		for (int i = 0; i < R; i++)
 			d[mi][i] = 0.0f;
 
-	for (int s = 0; s < AHEAD; s++) {
-		if (s < steps)
+	for (int s = first; s < first + AHEAD; s++) {
+		if (s < last)
 			load (s);
 		cp_async_commit ();
 	}
-	for (int s = 0; s < steps; s++) {
+	for (int s = first; s < last; s++) {
 		/* Step s's copies are done (at most AHEAD - 1 younger groups pending). */
 		cp_async_wait<AHEAD - 1> ();
 		const uint32_t st = base + (s % S) * T::STAGE;
@@ -171,7 +178,7 @@ conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 		__syncthreads ();
 		/* Every warpgroup has finished the multiply of step s - 2 (it waited for all but
 		 * step s - 1's), so that step's slot can be refilled with step s + AHEAD. */
-		if (s + AHEAD < steps)
+		if (s + AHEAD < last)
 			load (s + AHEAD);
 		cp_async_commit ();
 
@@ -219,6 +226,20 @@ conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 	 * padded by 16 bytes to spread them over the banks. */
 	constexpr int PITCH = T::PITCH;
 	const int lane = t % 32, frow = (t % 128) / 32 * 16 + lane / 4;
+	if (split) {   /* raw sums to this part's slab; bd_gpu_splitk_reduce finishes the layer */
+		float *slab = p.splitk + (size_t) blockIdx.z * M * cout;
+#pragma unroll
+		for (int mi = 0; mi < MW; mi++)
+#pragma unroll
+			for (int i = 0; i < R; i++) {
+				int row = frow + 8 * (i / 2 % 2), col = (i / 4) * 8 + (lane % 4) * 2 + i % 2;
+				int pix = SWAP ? wg * (PIX / 2) + col : wg * (PIX / 2) + mi * 64 + row;
+				int ch = SWAP ? row : col;
+				if (m0 + pix < M && n0 + ch < cout)
+					slab[(size_t) (m0 + pix) * cout + n0 + ch] = d[mi][i];
+			}
+		return;
+	}
 #pragma unroll
 	for (int mi = 0; mi < MW; mi++) {
 #pragma unroll
@@ -291,6 +312,9 @@ enum fast_tile {
 /* BACKDROP_GPU_TILE names one tile for every layer it fits (bench-conv-cuda compares them). */
 fast_tile forced_tile = TILE_AUTO;
 
+/* Layers of at most this many 128 x 128 tiles split K (BACKDROP_GPU_SPLITK=N; 0: never). */
+long splitk_tiles = 66;
+
 } // namespace
 
 bd_status
@@ -317,6 +341,9 @@ bd_gpu_conv2d_hopper_init (bd_error *error)
 	for (int i = 1; tile && i < (int) BD_ARRAY_LEN (names); i++)
 		if (!strcmp (tile, names[i]))
 			forced_tile = (fast_tile) i;
+	const char *splitk = getenv ("BACKDROP_GPU_SPLITK");
+	if (splitk && *splitk)
+		splitk_tiles = strtol (splitk, NULL, 10);
 	int *flag, has = 0;
 	BD_CUDA_CHECK (cudaMalloc (&flag, sizeof *flag));
 	probe_kernel<<<1, 1>>> (flag);
@@ -390,6 +417,21 @@ bd_gpu_conv2d_hopper (const bd_gpu_conv2d_params *p, bd_precision precision, cud
 	if (cout <= 64)
 		return launch<128, 64, true, false, 3> (p, M, stream, error);
 	size_t rows = bd_div_up (M, 128) * bd_conv2d_grid_z (p), tiles = rows * bd_div_up (cout, 128);
+	/* Too few tiles to fill the GPU (the deep levels of one image: 64 tiles at 32 x 32 x 1024,
+	 * 24 for the shipped model's 32 x 22 x 512) leave multiprocessors idle through a long K:
+	 * split K into parts of at least 8 steps, two blocks a multiprocessor, and sum the parts
+	 * in a second kernel. splits x tiles <= 264 keeps the partial sums within the scratch. */
+	if (p->splitk && p->out_step == 1 && (long) tiles <= splitk_tiles) {
+		size_t steps = (size_t) p->taps * p->in.channels / 64, parts = 264 / tiles;
+		parts = parts < steps / 8 ? parts : steps / 8;
+		parts = parts < 8 ? parts : 8;
+		if (parts >= 2) {
+			bd_gpu_conv2d_params q = *p;
+			q.splits = (uint32_t) parts;
+			bd_status st = launch<128, 128, false, false, 2> (&q, M, stream, error);
+			return st != BD_OK ? st : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, stream, error);
+		}
+	}
 	if (tiles <= 132)
 		return launch<128, 128, false, false> (p, M, stream, error);
 	size_t wide_waves = (rows * bd_div_up (cout, 256) + 131) / 132, square_waves = (tiles + 263) / 264;

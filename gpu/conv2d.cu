@@ -469,7 +469,8 @@ bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream
 {
 	if (p->in.channels % 16 || p->out.channels % 16 || (p->taps != 9 && p->taps != 1) ||
 	    (p->out_step != 1 && p->out_step != 2) || p->in.pixel_stride % 16 || p->out.pixel_stride % 16 ||
-	    (p->image_height && p->in.height % p->image_height) || (p->out_step == 2 && p->taps != 1))
+	    (p->image_height && p->in.height % p->image_height) || (p->out_step == 2 && p->taps != 1) ||
+	    p->splits > 1)
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_gpu_conv2d: bad shape");
 	size_t M = (size_t) p->in.height * p->in.width;
 	if (M == 0 || p->out.channels == 0)

@@ -24,7 +24,15 @@ struct bd_gpu_conv2d_params {
 	uint32_t     image_height;  /* rows of one image of a batch (divides in.height); 0: one image */
 	uint32_t     in_used;       /* input channels that hold data, the rest zeros (the photo's 3
 	                             * of 16); 0: all */
+	float       *splitk;        /* or null: BD_GPU_SPLITK_FLOATS floats of scratch that lets the
+	                             * Hopper kernels split K over blocks when a layer has too few
+	                             * tiles to fill the GPU (conv2d-hopper.cu) */
+	uint32_t     splits;        /* set by the launcher: K split in this many parts (block z) */
 };
+
+/* Split K is taken while splits x tiles of 128 x 128 stay within two blocks on each of 132
+ * multiprocessors, so the partial sums of one layer never exceed this many floats. */
+#define BD_GPU_SPLITK_FLOATS ((size_t) 264 * 128 * 128)
 
 /* The rows of one image: where a 3x3 tap's neighbours stop. */
 __host__ __device__ inline int
@@ -53,11 +61,12 @@ bd_conv2d_weight_offset (const bd_gpu_conv2d_params &p)
 	return p.out_step == 2 ? (size_t) blockIdx.z * p.in.channels * p.out.channels : 0;
 }
 
-/* The launch's third grid dimension: the transposed convolution's four taps. */
+/* The launch's third grid dimension: the transposed convolution's four taps, or the parts
+ * of a split K. */
 static inline unsigned
 bd_conv2d_grid_z (const bd_gpu_conv2d_params *p)
 {
-	return p->out_step == 2 ? 4 : 1;
+	return p->out_step == 2 ? 4 : p->splits > 1 ? p->splits : 1;
 }
 
 bd_status bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision,

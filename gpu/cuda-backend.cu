@@ -35,6 +35,7 @@ struct gpu_plan {
 	uint32_t        batch, height, width;   /* images, and the size of one */
 	float          *input;     /* NCHW floats as uploaded */
 	float          *prob;      /* N x height x width */
+	float          *splitk;    /* fast: scratch for the partial sums of a split K (conv2d.cuh) */
 	gpu_buffer      image, pooled[BD_MAX_DEPTH], tmp[BD_MAX_DEPTH], cat[BD_MAX_DEPTH], out[BD_MAX_DEPTH];
 	cudaGraphExec_t graph;
 };
@@ -194,6 +195,7 @@ plan_free (gpu_plan *p)
 		cudaGraphExecDestroy (p->graph);
 	cudaFree (p->input);
 	cudaFree (p->prob);
+	cudaFree (p->splitk);
 	buffer_free (&p->image);
 	for (int l = 0; l < BD_MAX_DEPTH; l++) {
 		buffer_free (&p->pooled[l]);
@@ -216,6 +218,8 @@ plan_make (gpu_state *s, const bd_model *m, uint32_t batch, uint32_t h, uint32_t
 	size_t n = (size_t) batch * h * w;
 	BD_CUDA_CHECK (cudaMalloc (&p->input, 3 * n * sizeof (float)));
 	BD_CUDA_CHECK (cudaMalloc (&p->prob, n * sizeof (float)));
+	if (pr == BD_PRECISION_FAST)
+		BD_CUDA_CHECK (cudaMalloc (&p->splitk, BD_GPU_SPLITK_FLOATS * sizeof (float)));
 	bd_status st = buffer_make (&p->image, 16, batch * h, w, pr, error);
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
 		uint32_t lh = batch * (h >> l), lw = w >> l, c = bd_pad16 (m->widths[l]);
@@ -257,6 +261,7 @@ conv (gpu_state *s, const gpu_conv *c, const bd_gpu_view &in, uint32_t rows, con
 	                        c->bias, relu, c->weights_k, c->weights_k_small, rows,
 	                        c->cin < in.channels ? c->cin : 0 };
 	p.out.channels = c->cout;
+	p.splitk = s->plan.splitk;
 	return bd_gpu_conv2d (&p, s->precision, s->stream, error);
 }
 
