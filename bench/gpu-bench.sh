@@ -72,10 +72,19 @@ for t in 128x128 256x128 128x256 128x128x2 256x64 128x64x2 128x64x3; do
     BACKDROP_GPU_TILE=$t "$build/bench/bench-conv-cuda" >"$out/conv-$t.txt" 2>&1
     echo "$t $(BACKDROP_GPU_TILE=$t ours $fwd --width 64 --size 512 --runs 50)" >>"$out/unet-tiles.txt"
 done
+# Split K for layers with few tiles (BACKDROP_GPU_SPLITK=N splits layers of at most N tiles of
+# 128 x 128; 0 never; the default is 66): the seed U-Net at batch 1, the shipped shape at 1 and 2.
+for n in 0 66 132; do
+    echo "splitk $n seed-512-b1 $(BACKDROP_GPU_SPLITK=$n ours $fwd --width 64 --size 512 --runs 50)" >>"$out/splitk.txt"
+    for b in 1 2; do
+        echo "splitk $n w32-512x352-b$b $(BACKDROP_GPU_SPLITK=$n ours $fwd --width 32 --size 352 --height 512 --batch $b --runs 50)" >>"$out/splitk.txt"
+    done
+done
 # Where the batch-1 seed U-Net's time goes, kernel by kernel (Nsight Compute, clocks and
-# caches left alone; the probe kernel, the input conversion and the first, eager pass: 41 launches).
+# caches left alone): the probe kernel, then the first, eager pass, 30 launches from the input
+# conversion to the head (two of them the sums of the split-K layers).
 if command -v ncu >/dev/null; then
-    ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --launch-count 41 --csv \
+    ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --launch-count 31 --csv \
         $fwd --width 64 --size 512 --runs 1 >"$out/ncu-unet.csv" 2>"$out/ncu-unet.err"
     python3 bench/ncu_summary.py "$out/ncu-unet.csv" >"$out/ncu-unet.txt" 2>&1
 fi
@@ -92,4 +101,5 @@ awk '/@/ {print $1}' "$out/conv-128x128.txt" | while read -r layer; do
     echo
 done
 echo "seed U-Net 512 b1 by tile (call ms, network ms):"; cat "$out/unet-tiles.txt"
+echo "split K by tile-count limit (call ms, network ms):"; cat "$out/splitk.txt"
 [[ -f $out/ncu-unet.txt ]] && cat "$out/ncu-unet.txt"
