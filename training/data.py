@@ -11,15 +11,22 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from PIL import Image, ImageChops, ImageEnhance, ImageFilter
 
-# name -> (has exact masks, loss weight, split key). LFW's masks come from a teacher model,
-# so they count half as much as hand-made ones. DAVIS is split by clip (the file stem minus
-# the frame number) so that validation frames are not neighbours of training frames.
+# name -> (has exact masks, loss weight, split key, one in val_mod keys to validation). LFW's
+# masks come from a teacher model, so they count half as much as hand-made ones. DAVIS is
+# split by clip (the file stem minus the frame number) so that validation frames are not
+# neighbours of training frames. debian-negatives (fetch_negatives.py, not in the shared data
+# sets) is small, so a quarter of it is held out to give its validation figure some weight;
+# its photos are kept at up to 1024 pixels (zoom) so that training can crop close-ups.
 SETS = {
-    "ccp-person": dict(masks=True, weight=1.0, by_clip=False),
-    "davis-people-train": dict(masks=True, weight=1.0, by_clip=True),
-    "lfw-portraits-pseudo": dict(masks=True, weight=0.5, by_clip=False),
-    "davis-no-people": dict(masks=False, weight=1.0, by_clip=True),
+    "ccp-person": dict(masks=True, weight=1.0, by_clip=False, val_mod=10),
+    "davis-people-train": dict(masks=True, weight=1.0, by_clip=True, val_mod=10),
+    "lfw-portraits-pseudo": dict(masks=True, weight=0.5, by_clip=False, val_mod=10),
+    "davis-no-people": dict(masks=False, weight=1.0, by_clip=True, val_mod=10),
+    "debian-negatives": dict(masks=False, weight=1.0, by_clip=False, val_mod=4, zoom=True),
 }
+# Sets that only fetch_negatives.py provides: a data root without them is not an error.
+OPTIONAL_SETS = ("debian-negatives",)
+OBJECTS_DIR = os.path.join("debian-objects", "objects")
 IMAGE_EXTS = (".webp", ".jpg", ".jpeg", ".png")
 
 
@@ -28,12 +35,14 @@ def split_key(set_name, stem):
 
 
 def is_val(set_name, stem):
-    """About 10% of stems (or clips) go to validation, fixed by a hash of the name."""
-    return zlib.crc32(split_key(set_name, stem).encode()) % 10 == 0
+    """One stem (or clip) in val_mod goes to validation, fixed by a hash of the name."""
+    return zlib.crc32(split_key(set_name, stem).encode()) % SETS[set_name]["val_mod"] == 0
 
 
 def list_stems(root, set_name):
     d = os.path.join(root, set_name, "images")
+    if set_name in OPTIONAL_SETS and not os.path.isdir(d):
+        return []
     return sorted(os.path.splitext(f)[0] for f in os.listdir(d) if f.lower().endswith(IMAGE_EXTS))
 
 
@@ -76,6 +85,21 @@ def load_set(root, set_name, split, max_side=None, threads=8):
              if split == "all" or is_val(set_name, s) == (split == "val")]
     with ThreadPoolExecutor(threads) as pool:
         return list(pool.map(lambda s: load_record(root, set_name, s, max_side), stems))
+
+
+def load_objects(root, max_side=None):
+    """Cut-out objects that are not people (RGBA arrays), from fetch_negatives.py; [] if absent."""
+    d = os.path.join(root, OBJECTS_DIR)
+    if not os.path.isdir(d):
+        return []
+    out = []
+    for f in sorted(os.listdir(d)):
+        if f.endswith(".png"):
+            img = Image.open(os.path.join(d, f)).convert("RGBA")
+            if max_side:
+                img.thumbnail((max_side, max_side), Image.LANCZOS)
+            out.append(np.asarray(img))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,8 +201,9 @@ class TrainSamples:
                            trainer sets to zero after normalisation, as the engine does.
     """
 
-    def __init__(self, sets, size=384, length=10**7, seed=0, infer_side=512, mix=None):
-        """sets: dict set name -> list of Record (training split); mix: overrides of MIX."""
+    def __init__(self, sets, size=384, length=10**7, seed=0, infer_side=512, mix=None, objects=()):
+        """sets: dict set name -> list of Record (training split); mix: overrides of MIX;
+        objects: RGBA arrays of things that are not people, pasted as distractors."""
         self.size, self.length, self.seed, self.infer_side = size, length, seed, infer_side
         self.mix = dict(MIX, **(mix or {}))
         self.exact = sets.get("ccp-person", []) + sets.get("davis-people-train", [])
@@ -187,6 +212,8 @@ class TrainSamples:
         self.davis = [r for r in sets.get("davis-people-train", []) if r.bbox is not None]
         self.lfw = sets.get("lfw-portraits-pseudo", [])
         self.empty = sets.get("davis-no-people", [])
+        self.stills = sets.get("debian-negatives", [])  # close-ups, animals, cities, nature
+        self.objects = list(objects)
         # Person-free margins of CCP photos: columns left/right of the person, kept if wide.
         self.margins = []
         for r in self.ccp:
@@ -203,7 +230,7 @@ class TrainSamples:
 
     def _mode_ok(self, mode):
         return {"scene": self.exact, "lfw": self.lfw, "portrait": self.ccp,
-                "composite": self.exact, "negative": self.empty or self.margins}[mode]
+                "composite": self.exact, "negative": self.empty or self.margins or self.stills}[mode]
 
     def __len__(self):
         return self.length
@@ -265,6 +292,8 @@ class TrainSamples:
         out = self._place(rng, r.image, r.mask, r.weight, self._scene_scale(rng, h, w), centre)
         if rng.random() < 0.3:
             out = self._paste_people(rng, *out, count=rng.integers(1, 3))
+        if self.objects and rng.random() < 0.1:
+            out = self._paste_objects(rng, *out, count=1)
         return out
 
     def _lfw(self, rng):
@@ -284,6 +313,21 @@ class TrainSamples:
         return self._place(rng, r.image, r.mask, r.weight, scale, centre)
 
     def _negative(self, rng):
+        out = self._negative_photo(rng)
+        if self.objects and rng.random() < 0.3:  # a salient thing that is not a person
+            out = self._paste_objects(rng, *out, count=rng.integers(1, 4))
+        return out
+
+    def _still_scale(self, rng, h, w):
+        """From the whole photo down to a close-up of a third of it."""
+        return max(self.size / w, self.size / h) * log_uniform(rng, 1.0, 3.0) if rng.random() < 0.7 \
+            else self._scene_scale(rng, h, w)
+
+    def _negative_photo(self, rng):
+        if self.stills and (rng.random() < 0.3 or not (self.empty or self.margins)):
+            r = self.stills[rng.integers(len(self.stills))]
+            h, w = r.image.shape[:2]
+            return self._place(rng, r.image, None, 1.0, self._still_scale(rng, h, w))
         if self.margins and (rng.random() < 0.3 or not self.empty):
             strip = self.margins[rng.integers(len(self.margins))]
             h, w = strip.shape[:2]
@@ -302,8 +346,11 @@ class TrainSamples:
         if u < 0.15:
             img = synthetic_background(rng, (S, S))
             return img, np.zeros((S, S), np.uint8), np.ones((S, S), np.float32), np.ones((S, S), np.uint8)
-        if u < 0.45 and self.empty:
-            r = self.empty[rng.integers(len(self.empty))]
+        if u < 0.45 and (self.empty or self.stills):
+            # Half of these from the still photos: people pasted into meadows, gardens and
+            # cities, so that such scenes do not become "never a person".
+            pool = self.stills if self.stills and (rng.random() < 0.5 or not self.empty) else self.empty
+            r = pool[rng.integers(len(pool))]
             src, mask, wgt = r.image, None, 1.0
         elif u < 0.58 and self.margins:
             src, mask, wgt = self.margins[rng.integers(len(self.margins))], None, 1.0
@@ -320,7 +367,45 @@ class TrainSamples:
 
     def _composite(self, rng):
         n = rng.choice([1, 2, 3, 4, 5], p=[0.4, 0.25, 0.15, 0.12, 0.08])
-        return self._paste_people(rng, *self._background(rng), count=n)
+        out = self._background(rng)
+        # Objects behind the people, in front of them, or both: a person beside a dog, behind
+        # a bicycle, holding flowers in front of them; the mask follows what is in front.
+        k = rng.integers(1, 3) if self.objects and rng.random() < 0.25 else 0
+        behind = rng.integers(0, k + 1) if k else 0
+        if behind:
+            out = self._paste_objects(rng, *out, count=behind)
+        out = self._paste_people(rng, *out, count=n)
+        if k - behind:
+            out = self._paste_objects(rng, *out, count=k - behind)
+        return out
+
+    def _paste_objects(self, rng, img, target, weight, valid, count):
+        """Pastes cut-out things that are not people; where they cover a person, the mask drops."""
+        S = self.size
+        img = img.astype(np.float32)
+        target = target.astype(np.float32)
+        for _ in range(count):
+            obj = self.objects[rng.integers(len(self.objects))]
+            oh, ow = obj.shape[:2]
+            scale = log_uniform(rng, 0.08, 0.9) * S / max(oh, ow)
+            nw, nh = max(2, int(ow * scale + 0.5)), max(2, int(oh * scale + 0.5))
+            o = resized(obj, (nw, nh)).astype(np.float32)
+            if rng.random() < 0.5:
+                o = o[:, ::-1]
+            o_img = o[..., :3] * rng.uniform(0.85, 1.15) + rng.uniform(-15, 15, 3)
+            o_a = o[..., 3] / 255.0
+            px, py = int(rng.uniform(-nw / 3, S - 2 * nw / 3)), int(rng.uniform(-nh / 3, S - 2 * nh / 3))
+            cx0, cy0, cx1, cy1 = max(px, 0), max(py, 0), min(px + nw, S), min(py + nh, S)
+            if cx1 <= cx0 or cy1 <= cy0:
+                continue
+            sl = (slice(cy0, cy1), slice(cx0, cx1))
+            osl = (slice(cy0 - py, cy1 - py), slice(cx0 - px, cx1 - px))
+            a = o_a[osl]
+            img[sl] = img[sl] * (1 - a[..., None]) + o_img[osl] * a[..., None]
+            target[sl] = target[sl] * (1 - a)
+            weight[sl] = np.where(a > 0.01, np.maximum(weight[sl], 1.0), weight[sl])
+            valid[sl] = np.maximum(valid[sl], (a > 0.5).astype(np.uint8))
+        return (np.clip(img, 0, 255).astype(np.uint8), np.round(target).astype(np.uint8), weight, valid)
 
     def _paste_people(self, rng, img, target, weight, valid, count):
         S = self.size
@@ -416,6 +501,9 @@ def write_splits(root, folder):
     """Writes the validation stems of every set to folder/<set>.txt (names only)."""
     os.makedirs(folder, exist_ok=True)
     for name in SETS:
+        if name in OPTIONAL_SETS and not os.path.isdir(os.path.join(root, name)):
+            print(f"{name}: not in {root}, list left as it is (fetch_negatives.py makes it)")
+            continue
         stems = [s for s in list_stems(root, name) if is_val(name, s)]
         with open(os.path.join(folder, name + ".txt"), "w") as f:
             f.write("".join(s + "\n" for s in stems))

@@ -143,13 +143,18 @@ def main():
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = True
 
-    train_sets = {n: data.load_set(args.data, n, "train", max_side=args.input_size) for n in data.SETS}
+    # Sets marked zoom keep their larger photos for training, so that close-up crops stay sharp.
+    train_sets = {n: data.load_set(args.data, n, "train",
+                                   max_side=2 * args.input_size if data.SETS[n].get("zoom") else args.input_size)
+                  for n in data.SETS}
     val_sets = {n: data.load_set(args.data, n, "val", max_side=args.input_size) for n in data.SETS}
     log("train " + ", ".join(f"{n} {len(v)}" for n, v in train_sets.items()))
     log("val " + ", ".join(f"{n} {len(v)}" for n, v in val_sets.items()))
+    objects = data.load_objects(args.data, max_side=args.crop)
+    log(f"objects {len(objects)}")
 
     samples = data.TrainSamples(train_sets, size=args.crop, seed=args.seed, infer_side=args.input_size,
-                                 mix=data.parse_mix(args.mix))
+                                 mix=data.parse_mix(args.mix), objects=objects)
     log(f"mix {samples.mix}")
     loader = torch.utils.data.DataLoader(
         samples, batch_size=args.batch, shuffle=False, num_workers=args.workers, drop_last=True,
