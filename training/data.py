@@ -383,7 +383,7 @@ class TrainSamples:
         """Pastes cut-out things that are not people; where they cover a person, the mask drops."""
         S = self.size
         img = img.astype(np.float32)
-        target = target.astype(np.float32)
+        target = target.astype(np.float32) / 255.0
         for _ in range(count):
             obj = self.objects[rng.integers(len(self.objects))]
             oh, ow = obj.shape[:2]
@@ -395,17 +395,25 @@ class TrainSamples:
             o_img = o[..., :3] * rng.uniform(0.85, 1.15) + rng.uniform(-15, 15, 3)
             o_a = o[..., 3] / 255.0
             px, py = int(rng.uniform(-nw / 3, S - 2 * nw / 3)), int(rng.uniform(-nh / 3, S - 2 * nh / 3))
-            cx0, cy0, cx1, cy1 = max(px, 0), max(py, 0), min(px + nw, S), min(py + nh, S)
-            if cx1 <= cx0 or cy1 <= cy0:
-                continue
-            sl = (slice(cy0, cy1), slice(cx0, cx1))
-            osl = (slice(cy0 - py, cy1 - py), slice(cx0 - px, cx1 - px))
-            a = o_a[osl]
-            img[sl] = img[sl] * (1 - a[..., None]) + o_img[osl] * a[..., None]
-            target[sl] = target[sl] * (1 - a)
-            weight[sl] = np.where(a > 0.01, np.maximum(weight[sl], 1.0), weight[sl])
-            valid[sl] = np.maximum(valid[sl], (a > 0.5).astype(np.uint8))
-        return (np.clip(img, 0, 255).astype(np.uint8), np.round(target).astype(np.uint8), weight, valid)
+            self._blend_cutout(img, target, weight, valid, o_img, o_a, px, py, person=False, cut_weight=1.0)
+        return (np.clip(img, 0, 255).astype(np.uint8), np.round(target * 255).astype(np.uint8), weight, valid)
+
+    def _blend_cutout(self, img, target, weight, valid, cut, alpha, px, py, person, cut_weight):
+        """Alpha-blends a cut-out (float HxWx3, alpha 0..1) with its corner at (px, py), clipped
+        to the canvas, in place. Under a person the target rises to 1; under anything else it
+        drops, as the thing hides whoever is behind it."""
+        S = self.size
+        h, w = alpha.shape
+        cx0, cy0, cx1, cy1 = max(px, 0), max(py, 0), min(px + w, S), min(py + h, S)
+        if cx1 <= cx0 or cy1 <= cy0:
+            return
+        sl = (slice(cy0, cy1), slice(cx0, cx1))
+        csl = (slice(cy0 - py, cy1 - py), slice(cx0 - px, cx1 - px))
+        a = alpha[csl]
+        img[sl] = img[sl] * (1 - a[..., None]) + cut[csl] * a[..., None]
+        target[sl] = target[sl] * (1 - a) + (a if person else 0.0)
+        weight[sl] = np.where(a > 0.01, np.maximum(weight[sl], cut_weight), weight[sl])
+        valid[sl] = np.maximum(valid[sl], (a > 0.5).astype(np.uint8))
 
     def _paste_people(self, rng, img, target, weight, valid, count):
         S = self.size
@@ -435,17 +443,7 @@ class TrainSamples:
             p_img = p_img * rng.uniform(0.85, 1.15) + rng.uniform(-15, 15, 3)
             px = int(rng.uniform(-nw / 3, S - 2 * nw / 3))
             py = S - nh + int(rng.uniform(0, nh * 0.1)) if portrait else int(rng.uniform(-nh / 4, S - 2 * nh / 3))
-            # Clip the pasted rectangle to the canvas.
-            cx0, cy0, cx1, cy1 = max(px, 0), max(py, 0), min(px + nw, S), min(py + nh, S)
-            if cx1 <= cx0 or cy1 <= cy0:
-                continue
-            sl = (slice(cy0, cy1), slice(cx0, cx1))
-            psl = (slice(cy0 - py, cy1 - py), slice(cx0 - px, cx1 - px))
-            a = p_a[psl]
-            img[sl] = img[sl] * (1 - a[..., None]) + p_img[psl] * a[..., None]
-            target[sl] = target[sl] * (1 - a) + a
-            weight[sl] = np.where(a > 0.01, np.maximum(weight[sl], r.weight), weight[sl])
-            valid[sl] = np.maximum(valid[sl], (a > 0.5).astype(np.uint8))
+            self._blend_cutout(img, target, weight, valid, p_img, p_a, px, py, person=True, cut_weight=r.weight)
         return (np.clip(img, 0, 255).astype(np.uint8), np.round(target * 255).astype(np.uint8),
                 weight, valid)
 
