@@ -9,13 +9,13 @@
 # OUT/<set>/ gets the masks, scores.csv, summary.json and worst.png (a contact sheet).
 # Needs Python with numpy and Pillow (Debian: python3-numpy python3-pil).
 set -euo pipefail
-cli=$(realpath "$1") model=$(realpath "$2") data=$(realpath "$3") out=$4 more=${5:+$(realpath "$5")}
+cli=$(realpath "$1") model=$(realpath "$2") sets=$(realpath "$3") out=$4 more=${5:+$(realpath "$5")}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 python=${PYTHON:-python3}
 mkdir -p "$out"
 for set in ccp-person davis-people-train lfw-portraits-pseudo davis-no-people debian-negatives; do
     split="$here/splits/$set.txt"
-    data=$(realpath "$3")
+    data=$sets
     [[ ! -d $data/$set/images && -n $more ]] && data=$more
     [[ -f $split && -d $data/$set/images ]] || { echo "evaluate-cli: skipping $set (no split or data)" >&2; continue; }
     inputs="$out/$set/inputs"
