@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Re-encode the four data sets at the training resolution, small enough to travel to the GPU
-machine in one call (< 55 MiB):
+machine in two calls (about 70 MiB in all; a call carries 64 MiB):
 
     pack_data.py --src ../shared/datasets --dst .data
 
