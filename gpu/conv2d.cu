@@ -479,6 +479,8 @@ bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream
 	static int simple = -1;
 	if (simple < 0)
 		simple = getenv ("BACKDROP_GPU_SIMPLE_CONV") != NULL;
+	if (!simple && bd_gpu_conv2d_tma_fits (p, precision))
+		return bd_gpu_conv2d_tma (p, stream, error);
 	if (!simple && bd_gpu_conv2d_hopper_fits (p, precision))
 		return bd_gpu_conv2d_hopper (p, precision, stream, error);
 	if (precision == BD_PRECISION_FAST && !simple) {

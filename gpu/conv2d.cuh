@@ -80,3 +80,10 @@ bd_status bd_gpu_conv2d_hopper_init (bd_error *error);
 bool      bd_gpu_conv2d_hopper_fits (const bd_gpu_conv2d_params *p, bd_precision precision);
 bd_status bd_gpu_conv2d_hopper (const bd_gpu_conv2d_params *p, bd_precision precision,
                                 cudaStream_t stream, bd_error *error);
+
+/* The warp-specialised TMA kernels (conv2d-tma.cu), fast precision: init once per process
+ * after bd_gpu_conv2d_hopper_init found wgmma usable; bd_gpu_conv2d prefers them for the
+ * layers that fit (K-major weights, input channels a multiple of 64). */
+bd_status bd_gpu_conv2d_tma_init (bd_error *error);
+bool      bd_gpu_conv2d_tma_fits (const bd_gpu_conv2d_params *p, bd_precision precision);
+bd_status bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bd_error *error);

@@ -1,0 +1,427 @@
+/* Convolution on Hopper with warp-specialised blocks fed by the tensor memory accelerator
+ * (TMA): the fast path (fp16) for layers whose input channels are a multiple of 64, on GPUs
+ * of compute capability 9.0. The same implicit GEMM as conv2d-hopper.cu (M = pixels, N =
+ * output channels, K = taps x input channels, a step = one tap's 64 channels), but:
+ *
+ * - A block's 128 pixels are a rectangle of the image (TW x TH, TW from 8 to 128 chosen per
+ *   layer so that the rectangles waste the least), so a step's pixels are one TMA box at
+ *   (channel, x + dx, y + dy, image): the copy engine fetches the shifted neighbours, writes
+ *   zeros outside the image (the padding), and swizzles them as wgmma reads them. The
+ *   weights are a second box. No thread computes an address.
+ * - One producer warp issues the copies; two consumer warpgroups multiply. They meet on
+ *   mbarriers, a "full" one per stage (the copy engine counts the bytes in) and an "empty"
+ *   one (each consumer warp arrives when its multiply of that stage is done), so no
+ *   block-wide barrier falls inside the K loop, and the copies run as many stages ahead as
+ *   fit in shared memory.
+ *
+ * Epilogue as conv2d-hopper.cu: bias and ReLU in registers, the tile staged in shared memory,
+ * 16 bytes a thread into the output's channel slice, or fp32 partial sums of a split K. */
+#include "conv2d.cuh"
+#include "splitk-reduce.cuh"
+#include "wgmma.cuh"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Outside the sm_90a pass the kernel compiles empty, leaving its helpers unused. */
+#pragma nv_diag_suppress 177
+
+namespace {
+
+constexpr int PIX = 128;                      /* pixels a block */
+constexpr int CONSUMERS = 256;                /* two warpgroups */
+constexpr int THREADS = CONSUMERS + 32;       /* + the producer warp */
+
+/* A block's tile: 128 pixels x CO output channels. With SWAP (64-channel layers) the
+ * weights are wgmma's A and each warpgroup's 64 pixels its B (see conv2d-hopper.cu). */
+template <int CO, bool SWAP, int BLOCKS> struct ws_tile {
+	static constexpr int N = SWAP ? PIX / 2 : CO;               /* wgmma's N */
+	static constexpr int STAGE = (PIX + CO) * 128;              /* bytes a step */
+	static constexpr int BUDGET = (228 / BLOCKS - 2) * 1024;    /* a block's share, less slack */
+	static constexpr int STAGES = BUDGET / STAGE > 8 ? 8 : BUDGET / STAGE;
+	static constexpr int BARRIERS = 2 * STAGES * 8;             /* full and empty, 8 bytes each */
+	static constexpr int SMEM = STAGES * STAGE + BARRIERS + 1024;   /* + alignment slack */
+	static constexpr int PITCH = CO + 8;                        /* epilogue row, halves */
+	static_assert (STAGES >= 3, "two steps in use and one in flight");
+	static_assert (!SWAP || CO == 64, "swapped tiles hold 64 channels (wgmma's M)");
+	static_assert (PIX * PITCH * 2 <= STAGES * STAGE, "the epilogue's tile fits");
+};
+
+/* Where a block's pixels lie: image b, rows y0.., columns x0.. of a TW-wide rectangle. */
+struct ws_geometry {
+	int tw_shift;   /* log2 TW */
+	int tiles_x, tiles_y;
+};
+
+#if BD_HAVE_WGMMA
+__device__ __forceinline__ void
+mbar_init (uint32_t bar, int count)
+{
+	asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void
+mbar_expect_bytes (uint32_t bar, int bytes)
+{
+	asm volatile ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void
+mbar_arrive (uint32_t bar)
+{
+	asm volatile ("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* Until the phase of parity `parity` has completed (on a fresh barrier, parity 1 has). */
+__device__ __forceinline__ void
+mbar_wait (uint32_t bar, uint32_t parity)
+{
+	uint32_t done;
+	do {
+		asm volatile ("{\n.reg .pred p;\n"
+		              "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+		              "selp.u32 %0, 1, 0, p;\n}\n"
+		              : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+	} while (!done);
+}
+
+/* The box of `map` at the coordinates, into shared memory at dst; counted on bar. */
+__device__ __forceinline__ void
+tma_load_4d (uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0, int c1, int c2, int c3)
+{
+	asm volatile ("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+	              " [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+	              ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar) : "memory");
+}
+
+__device__ __forceinline__ void
+tma_load_3d (uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0, int c1, int c2)
+{
+	asm volatile ("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+	              " [%0], [%1, {%2, %3, %4}], [%5];\n"
+	              ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
+}
+
+/* The two consumer warpgroups only (the producer warp may have left). */
+__device__ __forceinline__ void
+consumers_sync ()
+{
+	asm volatile ("bar.sync 1, %0;\n" ::"n"(CONSUMERS) : "memory");
+}
+#endif
+
+template <int CO, bool SWAP, int BLOCKS>
+__global__ void __launch_bounds__ (THREADS, BLOCKS)
+conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_constant__ CUtensorMap pixels,
+                   const __grid_constant__ CUtensorMap weights, const ws_geometry g)
+{
+#if BD_HAVE_WGMMA
+	using T = ws_tile<CO, SWAP, BLOCKS>;
+	constexpr int S = T::STAGES, R = T::N / 2;
+	extern __shared__ unsigned char smem_raw[];
+	unsigned char *smem = (unsigned char *) (((uintptr_t) smem_raw + 1023) & ~(uintptr_t) 1023);
+	const uint32_t base = (uint32_t) __cvta_generic_to_shared (smem);
+	const uint32_t full = base + S * T::STAGE, empty = full + 8 * S;
+
+	const int t = threadIdx.x;
+	const int cin = (int) p.in.channels, slices = cin / 64, steps = (int) p.taps * slices;
+	const bool split = p.out_step == 1 && p.splits > 1;
+	const int first = split ? (int) ((long) steps * blockIdx.z / p.splits) : 0;
+	const int last = split ? (int) ((long) steps * (blockIdx.z + 1) / p.splits) : steps;
+	const int n = last - first;
+
+	/* This block's rectangle. */
+	const int TW = 1 << g.tw_shift, TH = PIX >> g.tw_shift;
+	const int tx = blockIdx.x % g.tiles_x, ty = blockIdx.x / g.tiles_x % g.tiles_y;
+	const int img = blockIdx.x / (g.tiles_x * g.tiles_y);
+	const int x0 = tx * TW, y0 = ty * TH, n0 = blockIdx.y * CO;
+	const int W = (int) p.in.width, H = bd_conv2d_image_rows (p), cout = (int) p.out.channels;
+
+	if (t == 0) {
+		for (int i = 0; i < S; i++) {
+			mbar_init (full + 8 * i, 1);                  /* the producer's expect_tx */
+			mbar_init (empty + 8 * i, CONSUMERS / 32);    /* each consumer warp */
+		}
+		asm volatile ("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+	}
+	__syncthreads ();
+
+	if (t >= CONSUMERS) {   /* the producer warp: one thread issues every copy */
+		if (t != CONSUMERS)
+			return;
+		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&pixels) : "memory");
+		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&weights) : "memory");
+		const int z = p.out_step == 2 ? (int) blockIdx.z : 0;
+		for (int i = 0; i < n; i++) {
+			const int s = first + i, slot = i % S;
+			mbar_wait (empty + 8 * slot, ((i / S) & 1) ^ 1);
+			const uint32_t st = base + slot * T::STAGE;
+			const int tap = s / slices, c = (s % slices) * 64;
+			const int dy = p.taps == 9 ? tap / 3 - 1 : 0, dx = p.taps == 9 ? tap % 3 - 1 : 0;
+			mbar_expect_bytes (full + 8 * slot, T::STAGE);
+			tma_load_4d (st, &pixels, full + 8 * slot, c, x0 + dx, y0 + dy, img);
+			tma_load_3d (st + PIX * 128, &weights, full + 8 * slot, tap * cin + c, n0, z);
+		}
+		return;
+	}
+
+	/* The consumers: warpgroup cw multiplies pixels cw * 64 .. + 63 by all CO channels. */
+	const int cw = t / 128;
+	float d[R];
+#pragma unroll
+	for (int i = 0; i < R; i++)
+		d[i] = 0.0f;
+	for (int i = 0; i < n; i++) {
+		const int slot = i % S;
+		mbar_wait (full + 8 * slot, (i / S) & 1);
+		const uint32_t st = base + slot * T::STAGE;
+		const uint32_t pix = st + cw * (PIX / 2) * 128, w = st + PIX * 128;
+		const uint64_t da = sw128_descriptor (SWAP ? w : pix), db = sw128_descriptor (SWAP ? pix : w);
+		wgmma_fence_operands (d);
+		wgmma_fence ();
+#pragma unroll
+		for (int k = 0; k < 4; k++)   /* 32 bytes of K a multiply = 2 descriptor units */
+			wgmma_f16<T::N>::mma (d, da + 2 * k, db + 2 * k);
+		wgmma_commit ();
+		/* The multiply of step i - 1 is done: its stage goes back to the producer. */
+		wgmma_wait<1> ();
+		wgmma_fence_operands (d);
+		if (i > 0 && t % 32 == 0)
+			mbar_arrive (empty + 8 * ((i - 1) % S));
+	}
+	wgmma_wait<0> ();
+	wgmma_fence_operands (d);
+	consumers_sync ();   /* both warpgroups are done with every stage: reuse it */
+
+	/* Accumulator fragment (conv2d-hopper.cu): register i of lane l in warp w of the
+	 * warpgroup holds row w * 16 + l / 4 + 8 * (i / 2 % 2), column (i / 4) * 8 + (l % 4) * 2
+	 * + i % 2 of the warpgroup's 64 x N result. Tile row r is pixel (x0 + r % TW, y0 + r / TW). */
+	const int lane = t % 32, frow = (t % 128) / 32 * 16 + lane / 4;
+	auto pixel_index = [&] (int r) -> int {   /* flattened pixel of tile row r, or -1 outside */
+		int x = x0 + (r & (TW - 1)), y = y0 + (r >> g.tw_shift);
+		return x < W && y < H ? (img * H + y) * W + x : -1;
+	};
+	(void) TH;
+	if (split) {   /* raw sums to this part's slab; bd_gpu_splitk_reduce finishes the layer */
+		const int M = (int) (p.in.height * p.in.width);
+		float *slab = p.splitk + (size_t) blockIdx.z * M * cout;
+#pragma unroll
+		for (int i = 0; i < R; i++) {
+			int row = frow + 8 * (i / 2 % 2), col = (i / 4) * 8 + (lane % 4) * 2 + i % 2;
+			int r = SWAP ? cw * (PIX / 2) + col : cw * (PIX / 2) + row, ch = SWAP ? row : col;
+			int m = pixel_index (r);
+			if (m >= 0 && n0 + ch < cout)
+				slab[(size_t) m * cout + n0 + ch] = d[i];
+		}
+		return;
+	}
+	constexpr int PITCH = T::PITCH;
+#pragma unroll
+	for (int i = 0; i < R; i += 2) {
+		int row = frow + 8 * (i / 2 % 2), col = (i / 4) * 8 + (lane % 4) * 2;
+		int pix0, pix1, ch0, ch1;   /* where d[i] and d[i + 1] go */
+		if (SWAP) {   /* row: channel; col, col + 1: two pixels */
+			pix0 = cw * (PIX / 2) + col, pix1 = pix0 + 1, ch0 = ch1 = row;
+		} else {      /* row: pixel; col, col + 1: two channels */
+			pix0 = pix1 = cw * (PIX / 2) + row, ch0 = col, ch1 = col + 1;
+		}
+		float v0 = d[i] + (n0 + ch0 < cout ? p.bias[n0 + ch0] : 0.0f);
+		float v1 = d[i + 1] + (n0 + ch1 < cout ? p.bias[n0 + ch1] : 0.0f);
+		if (p.relu) {
+			v0 = fmaxf (v0, 0.0f);
+			v1 = fmaxf (v1, 0.0f);
+		}
+		((__half *) smem)[pix0 * PITCH + ch0] = __float2half_rn (v0);
+		((__half *) smem)[pix1 * PITCH + ch1] = __float2half_rn (v1);
+	}
+	consumers_sync ();
+	for (int v = t; v < PIX * CO / 8; v += CONSUMERS) {
+		int r = v / (CO / 8), col = (v % (CO / 8)) * 8;
+		int m = pixel_index (r);
+		if (m < 0 || n0 + col >= cout)
+			continue;
+		size_t e = bd_conv2d_out_index (p, m) + n0 + col;
+		*(uint4 *) ((__half *) p.out.data + e) = *(const uint4 *) (smem + ((size_t) r * PITCH + col) * 2);
+	}
+#endif
+}
+
+/* The fast path's tiles here; BACKDROP_GPU_TILE=ws... forces one for every layer. */
+enum ws_choice { WS_AUTO, WS_128x128, WS_128x256, WS_128x128x2, WS_128x64x2, WS_128x64x3 };
+const char *const ws_names[] = { "", "ws128x128", "ws128x256", "ws128x128x2", "ws128x64x2", "ws128x64x3" };
+ws_choice forced = WS_AUTO;
+int tma_state = -1;   /* -1 unknown, 0 unusable, 1 usable */
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
+long splitk_tiles = 66;   /* as conv2d-hopper.cu: BACKDROP_GPU_SPLITK */
+
+template <int CO, bool SWAP, int BLOCKS>
+bd_status
+allow_smem (bd_error *error)
+{
+	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_tma_kernel<CO, SWAP, BLOCKS>,
+	                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                                     ws_tile<CO, SWAP, BLOCKS>::SMEM));
+	return BD_OK;
+}
+
+/* The rectangle width (8..128, a power of two) whose tiles cover width x height with the
+ * fewest wasted pixels; on a tie the wider (longer rows a copy). */
+int
+choose_tw_shift (int width, int height)
+{
+	int best = 7;
+	long best_area = -1;
+	for (int s = 7; s >= 3; s--) {
+		long tw = 1L << s, th = PIX >> s;
+		long area = (long) bd_div_up ((size_t) width, (unsigned) tw) * tw *
+		            (long) bd_div_up ((size_t) height, (unsigned) th) * th;
+		if (best_area < 0 || area < best_area)
+			best = s, best_area = area;
+	}
+	return best;
+}
+
+bd_status
+encode (CUtensorMap *map, const void *data, int rank, const cuuint64_t *dims, const cuuint64_t *strides,
+        const cuuint32_t *box, bd_error *error)
+{
+	static const cuuint32_t ones[4] = { 1, 1, 1, 1 };
+	CUresult r = encode_tiled (map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, (cuuint32_t) rank, (void *) data, dims,
+	                           strides, box, ones, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+	                           CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+	if (r != CUDA_SUCCESS)
+		return bd_error_set (error, BD_ERR_DEVICE, "cuTensorMapEncodeTiled failed (%d) for a %d-d map", (int) r, rank);
+	return BD_OK;
+}
+
+template <int CO, bool SWAP, int BLOCKS>
+bd_status
+launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bd_error *error)
+{
+	using T = ws_tile<CO, SWAP, BLOCKS>;
+	const size_t el = sizeof (__half);
+	const uint32_t H = p->image_height ? p->image_height : p->in.height, images = p->in.height / H;
+	ws_geometry g;
+	g.tw_shift = choose_tw_shift ((int) p->in.width, (int) H);
+	g.tiles_x = (int) bd_div_up (p->in.width, 1u << g.tw_shift);
+	g.tiles_y = (int) bd_div_up (H, PIX >> g.tw_shift);
+
+	/* The pixels: channels x width x rows x images, strided as the view (a channel slice of
+	 * a wider buffer reads its own channels only). */
+	CUtensorMap pixels, weights;
+	const cuuint64_t pdims[4] = { p->in.channels, p->in.width, H, images };
+	const cuuint64_t pstrides[3] = { p->in.pixel_stride * el, (cuuint64_t) p->in.width * p->in.pixel_stride * el,
+		                         (cuuint64_t) H * p->in.width * p->in.pixel_stride * el };
+	const cuuint32_t pbox[4] = { 64, 1u << g.tw_shift, (uint32_t) PIX >> g.tw_shift, 1 };
+	/* The K-major weights: K x output channels x (the transposed convolution's 4 taps). */
+	const cuuint64_t K = (cuuint64_t) p->taps * p->in.channels, Z = p->out_step == 2 ? 4 : 1;
+	const cuuint64_t wdims[3] = { K, p->out.channels, Z };
+	const cuuint64_t wstrides[2] = { K * el, K * p->out.channels * el };
+	const cuuint32_t wbox[3] = { 64, CO, 1 };
+	bd_status st = encode (&pixels, p->in.data, 4, pdims, pstrides, pbox, error);
+	if (st == BD_OK)
+		st = encode (&weights, p->weights_k, 3, wdims, wstrides, wbox, error);
+	if (st != BD_OK)
+		return st;
+	dim3 grid ((unsigned) (images * g.tiles_x * g.tiles_y), bd_div_up (p->out.channels, CO), bd_conv2d_grid_z (p));
+	conv2d_tma_kernel<CO, SWAP, BLOCKS><<<grid, THREADS, T::SMEM, stream>>> (*p, pixels, weights, g);
+	BD_CUDA_CHECK_LAUNCH ();
+	return BD_OK;
+}
+
+} // namespace
+
+bd_status
+bd_gpu_conv2d_tma_init (bd_error *error)
+{
+	if (tma_state >= 0)
+		return BD_OK;
+	tma_state = 0;
+	/* BACKDROP_GPU_NO_TMA=1 keeps conv2d-hopper.cu's kernels, to compare the two. */
+	const char *off = getenv ("BACKDROP_GPU_NO_TMA");
+	if (off && *off && strcmp (off, "0"))
+		return BD_OK;
+	/* The encoder is the driver's: found through the runtime, so nothing links libcuda. */
+	void *fn = NULL;
+	cudaDriverEntryPointQueryResult found;
+	if (cudaGetDriverEntryPointByVersion ("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
+	            cudaSuccess ||
+	    found != cudaDriverEntryPointSuccess || !fn) {
+		cudaGetLastError ();   /* an old driver: the other Hopper kernels remain */
+		return BD_OK;
+	}
+	encode_tiled = (PFN_cuTensorMapEncodeTiled_v12000) fn;
+	/* BACKDROP_GPU_TILE naming one of conv2d-hopper.cu's tiles leaves every layer to it. */
+	const char *tile = getenv ("BACKDROP_GPU_TILE");
+	for (int i = 1; tile && i < (int) BD_ARRAY_LEN (ws_names); i++)
+		if (!strcmp (tile, ws_names[i]))
+			forced = (ws_choice) i;
+	if (tile && *tile && forced == WS_AUTO)
+		return BD_OK;
+	const char *splitk = getenv ("BACKDROP_GPU_SPLITK");
+	if (splitk && *splitk)
+		splitk_tiles = strtol (splitk, NULL, 10);
+	bd_status st = allow_smem<128, false, 1> (error);
+	if (st == BD_OK)
+		st = allow_smem<256, false, 1> (error);
+	if (st == BD_OK)
+		st = allow_smem<128, false, 2> (error);
+	if (st == BD_OK)
+		st = allow_smem<64, true, 2> (error);
+	if (st == BD_OK)
+		st = allow_smem<64, true, 3> (error);
+	if (st != BD_OK)
+		return st;
+	tma_state = 1;
+	return BD_OK;
+}
+
+bool
+bd_gpu_conv2d_tma_fits (const bd_gpu_conv2d_params *p, bd_precision precision)
+{
+	/* TMA needs 16-byte aligned rows and strides: channels padded to 16 give that. */
+	return tma_state == 1 && precision == BD_PRECISION_FAST && p->weights_k && p->in.channels % 64 == 0 &&
+	       p->in.pixel_stride % 8 == 0 && p->out.pixel_stride % 8 == 0 && ((uintptr_t) p->in.data & 15) == 0 &&
+	       p->in.width <= (1u << 24) && p->in.height <= (1u << 24);
+}
+
+bd_status
+bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bd_error *error)
+{
+	switch (forced) {
+	case WS_128x128: return launch<128, false, 1> (p, stream, error);
+	case WS_128x256: return launch<256, false, 1> (p, stream, error);
+	case WS_128x128x2: return launch<128, false, 2> (p, stream, error);
+	case WS_128x64x2: return launch<64, true, 2> (p, stream, error);
+	case WS_128x64x3: return launch<64, true, 3> (p, stream, error);
+	case WS_AUTO: break;
+	}
+	/* As conv2d-hopper.cu chooses (its per-layer sweep): up to 64 output channels, swapped
+	 * 128 x 64 tiles, three blocks a multiprocessor; layers of too few tiles split K; one
+	 * wave: 128 x 128; more: 128 x 256 where it needs no more waves, else 128 x 128 twice. */
+	const size_t cout = p->out.channels;
+	if (cout <= 64)
+		return launch<64, true, 3> (p, stream, error);
+	const size_t rows = bd_div_up ((size_t) p->in.height * p->in.width, PIX) * bd_conv2d_grid_z (p);
+	const size_t tiles = rows * bd_div_up (cout, 128);
+	if (p->splitk && p->out_step == 1 && (long) tiles <= splitk_tiles) {
+		size_t steps = (size_t) p->taps * p->in.channels / 64, parts = 264 / tiles;
+		parts = parts < steps / 8 ? parts : steps / 8;
+		parts = parts < 8 ? parts : 8;
+		if (parts >= 2) {
+			bd_gpu_conv2d_params q = *p;
+			q.splits = (uint32_t) parts;
+			bd_status st = launch<128, false, 2> (&q, stream, error);
+			return st != BD_OK ? st
+			                   : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, stream, error);
+		}
+	}
+	if (tiles <= 132)
+		return launch<128, false, 1> (p, stream, error);
+	size_t wide_waves = (rows * bd_div_up (cout, 256) + 131) / 132, square_waves = (tiles + 263) / 264;
+	if (cout >= 256 && wide_waves <= square_waves)
+		return launch<256, false, 1> (p, stream, error);
+	return launch<128, false, 2> (p, stream, error);
+}
