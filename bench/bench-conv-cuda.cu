@@ -118,10 +118,18 @@ main (void)
 		fill_random<<<bd_div_up (cout, 256), 256>>> ((uint8_t *) bias, cout, 4, 3, false);
 		CHECK (cudaGetLastError ());
 		for (int pr = 0; pr < 2; pr++) {
-			bd_gpu_conv2d_params p = {
-				{ in[pr], 4 * size, size, cs, cs }, { out[pr], 4 * size, size, cout, cout }, 1, 9, w[pr], bias, true,
-				wk[pr], pr == 1 ? wk_small : nullptr, (uint32_t) size, (uint32_t) cin,
-			};
+			bd_gpu_conv2d_params p = {};
+			p.in = { in[pr], 4 * size, size, cs, cs };
+			p.out = { out[pr], 4 * size, size, cout, cout };
+			p.out_step = 1;
+			p.taps = 9;
+			p.weights = w[pr];
+			p.bias = bias;
+			p.relu = true;
+			p.weights_k = wk[pr];
+			p.weights_k_small = pr == 1 ? wk_small : nullptr;
+			p.image_height = size;
+			p.in_used = cin;
 			ms[pr] = time_conv (&p, pr == 0 ? BD_PRECISION_FAST : BD_PRECISION_EXACT, stream, t0, t1);
 		}
 		/* ||fast - exact|| / ||exact|| over the whole output: half rounding gives ~1e-3, a

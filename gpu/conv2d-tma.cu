@@ -53,6 +53,7 @@ template <int CO, bool SWAP, int BLOCKS> struct ws_tile {
 struct ws_geometry {
 	int tw_shift;   /* log2 TW */
 	int tiles_x, tiles_y;
+	bool pool, head;   /* the epilogue also pools / runs the head (bd_gpu_conv2d_params) */
 };
 
 #if BD_HAVE_WGMMA
@@ -237,13 +238,42 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 		((__half *) smem)[pix1 * PITCH + ch1] = __float2half_rn (v1);
 	}
 	consumers_sync ();
+	const __half *tile = (const __half *) smem;
+	if (g.head) {   /* the network's last layer: only the probabilities leave the block */
+		int m = t < PIX ? pixel_index (t) : -1;
+		if (m >= 0) {
+			float s = p.head_bias;
+			for (int c = 0; c < (int) p.head_channels; c++)
+				s += __half2float (tile[t * PITCH + c]) * p.head_weight[c];
+			p.head_out[m] = 1.0f / (1.0f + __expf (-s));
+		}
+		return;
+	}
 	for (int v = t; v < PIX * CO / 8; v += CONSUMERS) {
 		int r = v / (CO / 8), col = (v % (CO / 8)) * 8;
 		int m = pixel_index (r);
 		if (m < 0 || n0 + col >= cout)
 			continue;
 		size_t e = bd_conv2d_out_index (p, m) + n0 + col;
-		*(uint4 *) ((__half *) p.out.data + e) = *(const uint4 *) (smem + ((size_t) r * PITCH + col) * 2);
+		*(uint4 *) ((__half *) p.out.data + e) = *(const uint4 *) (tile + r * PITCH + col);
+	}
+	if (g.pool) {   /* the next level's input: 2x2 maxima of the tile (TW, TH, W, H even) */
+		const int PW = TW / 2;
+		for (int v = t; v < PIX / 4 * CO / 8; v += CONSUMERS) {
+			int q = v / (CO / 8), col = (v % (CO / 8)) * 8;
+			int r = q / PW * 2 * TW + q % PW * 2, x = x0 + r % TW, y = y0 + r / TW;
+			if (x >= W || y >= H || n0 + col >= cout)
+				continue;
+			uint4 a = *(const uint4 *) (tile + r * PITCH + col), b = *(const uint4 *) (tile + (r + 1) * PITCH + col);
+			uint4 c = *(const uint4 *) (tile + (r + TW) * PITCH + col);
+			uint4 e = *(const uint4 *) (tile + (r + TW + 1) * PITCH + col);
+			__half2 *ha = (__half2 *) &a, *hb = (__half2 *) &b, *hc = (__half2 *) &c, *he = (__half2 *) &e;
+#pragma unroll
+			for (int k = 0; k < 4; k++)
+				ha[k] = __hmax2 (__hmax2 (ha[k], hb[k]), __hmax2 (hc[k], he[k]));
+			size_t o = ((size_t) ((img * H + y) / 2) * (W / 2) + x / 2) * p.pool.pixel_stride + n0 + col;
+			*(uint4 *) ((__half *) p.pool.data + o) = a;
+		}
 	}
 #endif
 }
@@ -269,11 +299,11 @@ allow_smem (bd_error *error)
 /* The rectangle width (8..128, a power of two) whose tiles cover width x height with the
  * fewest wasted pixels; on a tie the wider (longer rows a copy). */
 int
-choose_tw_shift (int width, int height)
+choose_tw_shift (int width, int height, int widest)
 {
-	int best = 7;
+	int best = widest;
 	long best_area = -1;
-	for (int s = 7; s >= 3; s--) {
+	for (int s = widest; s >= 3; s--) {
 		long tw = 1L << s, th = PIX >> s;
 		long area = (long) bd_div_up ((size_t) width, (unsigned) tw) * tw *
 		            (long) bd_div_up ((size_t) height, (unsigned) th) * th;
@@ -298,13 +328,19 @@ encode (CUtensorMap *map, const void *data, int rank, const cuuint64_t *dims, co
 
 template <int CO, bool SWAP, int BLOCKS>
 bd_status
-launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bd_error *error)
+launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *headed, bd_error *error)
 {
 	using T = ws_tile<CO, SWAP, BLOCKS>;
 	const size_t el = sizeof (__half);
 	const uint32_t H = p->image_height ? p->image_height : p->in.height, images = p->in.height / H;
+	const bool whole = p->out_step == 1 && p->splits <= 1;   /* the block holds final values */
 	ws_geometry g;
-	g.tw_shift = choose_tw_shift ((int) p->in.width, (int) H);
+	/* Pooling in the block needs whole 2x2 squares: rectangles at least two rows high. */
+	g.pool = whole && p->pool.data && p->in.width % 2 == 0 && H % 2 == 0;
+	g.head = whole && p->head_out && p->out.channels <= (uint32_t) CO;
+	g.tw_shift = choose_tw_shift ((int) p->in.width, (int) H, g.pool ? 6 : 7);
+	*pooled = g.pool;
+	*headed = g.head;
 	g.tiles_x = (int) bd_div_up (p->in.width, 1u << g.tw_shift);
 	g.tiles_y = (int) bd_div_up (H, PIX >> g.tw_shift);
 
@@ -388,14 +424,15 @@ bd_gpu_conv2d_tma_fits (const bd_gpu_conv2d_params *p, bd_precision precision)
 }
 
 bd_status
-bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bd_error *error)
+bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *headed, bd_error *error)
 {
+	*pooled = *headed = false;
 	switch (forced) {
-	case WS_128x128: return launch<128, false, 1> (p, stream, error);
-	case WS_128x256: return launch<256, false, 1> (p, stream, error);
-	case WS_128x128x2: return launch<128, false, 2> (p, stream, error);
-	case WS_128x64x2: return launch<64, true, 2> (p, stream, error);
-	case WS_128x64x3: return launch<64, true, 3> (p, stream, error);
+	case WS_128x128: return launch<128, false, 1> (p, stream, pooled, headed, error);
+	case WS_128x256: return launch<256, false, 1> (p, stream, pooled, headed, error);
+	case WS_128x128x2: return launch<128, false, 2> (p, stream, pooled, headed, error);
+	case WS_128x64x2: return launch<64, true, 2> (p, stream, pooled, headed, error);
+	case WS_128x64x3: return launch<64, true, 3> (p, stream, pooled, headed, error);
 	case WS_AUTO: break;
 	}
 	/* As conv2d-hopper.cu chooses (its per-layer sweep): up to 64 output channels, swapped
@@ -403,7 +440,7 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bd_error 
 	 * wave: 128 x 128; more: 128 x 256 where it needs no more waves, else 128 x 128 twice. */
 	const size_t cout = p->out.channels;
 	if (cout <= 64)
-		return launch<64, true, 3> (p, stream, error);
+		return launch<64, true, 3> (p, stream, pooled, headed, error);
 	const size_t rows = bd_div_up ((size_t) p->in.height * p->in.width, PIX) * bd_conv2d_grid_z (p);
 	const size_t tiles = rows * bd_div_up (cout, 128);
 	if (p->splitk && p->out_step == 1 && (long) tiles <= splitk_tiles) {
@@ -413,15 +450,15 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bd_error 
 		if (parts >= 2) {
 			bd_gpu_conv2d_params q = *p;
 			q.splits = (uint32_t) parts;
-			bd_status st = launch<128, false, 2> (&q, stream, error);
+			bd_status st = launch<128, false, 2> (&q, stream, pooled, headed, error);
 			return st != BD_OK ? st
 			                   : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, stream, error);
 		}
 	}
 	if (tiles <= 132)
-		return launch<128, false, 1> (p, stream, error);
+		return launch<128, false, 1> (p, stream, pooled, headed, error);
 	size_t wide_waves = (rows * bd_div_up (cout, 256) + 131) / 132, square_waves = (tiles + 263) / 264;
 	if (cout >= 256 && wide_waves <= square_waves)
-		return launch<256, false, 1> (p, stream, error);
-	return launch<128, false, 2> (p, stream, error);
+		return launch<256, false, 1> (p, stream, pooled, headed, error);
+	return launch<128, false, 2> (p, stream, pooled, headed, error);
 }

@@ -7,6 +7,8 @@
  * (8x8 for wide layers), and a direct kernel for the photo's 3-channel layer.
  * Epilogue: bias, ReLU, and the store into the output's channel slice. */
 #include "conv2d.cuh"
+#include "head.cuh"
+#include "maxpool2x2.cuh"
 
 #include <mma.h>
 #include <stdlib.h>
@@ -464,23 +466,19 @@ conv2d_fp32_direct_kernel (const bd_gpu_conv2d_params p)
 
 } // namespace
 
+namespace {
+
 bd_status
-bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream_t stream, bd_error *error)
+launch_conv (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream_t stream, bool *pooled,
+             bool *headed, bd_error *error)
 {
-	if (p->in.channels % 16 || p->out.channels % 16 || (p->taps != 9 && p->taps != 1) ||
-	    (p->out_step != 1 && p->out_step != 2) || p->in.pixel_stride % 16 || p->out.pixel_stride % 16 ||
-	    (p->image_height && p->in.height % p->image_height) || (p->out_step == 2 && p->taps != 1) ||
-	    p->splits > 1)
-		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_gpu_conv2d: bad shape");
 	size_t M = (size_t) p->in.height * p->in.width;
-	if (M == 0 || p->out.channels == 0)
-		return BD_OK;
 	/* BACKDROP_GPU_SIMPLE_CONV=1 takes the plain tensor-core kernel, to tell the two apart. */
 	static int simple = -1;
 	if (simple < 0)
 		simple = getenv ("BACKDROP_GPU_SIMPLE_CONV") != NULL;
 	if (!simple && bd_gpu_conv2d_tma_fits (p, precision))
-		return bd_gpu_conv2d_tma (p, stream, error);
+		return bd_gpu_conv2d_tma (p, stream, pooled, headed, error);
 	if (!simple && bd_gpu_conv2d_hopper_fits (p, precision))
 		return bd_gpu_conv2d_hopper (p, precision, stream, error);
 	if (precision == BD_PRECISION_FAST && !simple) {
@@ -509,4 +507,28 @@ bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream
 	}
 	BD_CUDA_CHECK_LAUNCH ();
 	return BD_OK;
+}
+
+} // namespace
+
+bd_status
+bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream_t stream, bd_error *error)
+{
+	if (p->in.channels % 16 || p->out.channels % 16 || (p->taps != 9 && p->taps != 1) ||
+	    (p->out_step != 1 && p->out_step != 2) || p->in.pixel_stride % 16 || p->out.pixel_stride % 16 ||
+	    (p->image_height && p->in.height % p->image_height) || (p->out_step == 2 && p->taps != 1) ||
+	    p->splits > 1 || ((p->pool.data || p->head_out) && p->out_step != 1) || (p->head_out && !p->head_weight))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_gpu_conv2d: bad shape");
+	size_t M = (size_t) p->in.height * p->in.width;
+	if (M == 0 || p->out.channels == 0)
+		return BD_OK;
+	bool pooled = false, headed = false;
+	bd_status st = launch_conv (p, precision, stream, &pooled, &headed, error);
+	/* What the kernel did not fuse runs on its output. */
+	if (st == BD_OK && p->pool.data && !pooled)
+		st = bd_gpu_maxpool2x2 (&p->out, &p->pool, precision, stream, error);
+	if (st == BD_OK && p->head_out && !headed)
+		st = bd_gpu_head_sigmoid (&p->out, p->head_channels, p->head_weight, p->head_bias, p->head_out, precision,
+		                          stream, error);
+	return st;
 }

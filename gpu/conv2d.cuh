@@ -28,6 +28,15 @@ struct bd_gpu_conv2d_params {
 	                             * Hopper kernels split K over blocks when a layer has too few
 	                             * tiles to fill the GPU (conv2d-hopper.cu) */
 	uint32_t     splits;        /* set by the launcher: K split in this many parts (block z) */
+	/* Optional work on the output, fused into the convolution's epilogue where the kernel
+	 * can (conv2d-tma.cu), else run after it by bd_gpu_conv2d: */
+	bd_gpu_view  pool;          /* data not null: also the 2x2 max-pool of out (even sizes) */
+	float       *head_out;      /* not null: also sigmoid(head_weight . out + head_bias) per
+	                             * pixel over head_channels channels (the 1x1 head); out
+	                             * itself is then not needed and may stay unwritten */
+	const float *head_weight;
+	float        head_bias;
+	uint32_t     head_channels;
 };
 
 /* Split K is taken while splits x tiles of 128 x 128 stay within two blocks on each of 132
@@ -86,4 +95,5 @@ bd_status bd_gpu_conv2d_hopper (const bd_gpu_conv2d_params *p, bd_precision prec
  * layers that fit (K-major weights, input channels a multiple of 64). */
 bd_status bd_gpu_conv2d_tma_init (bd_error *error);
 bool      bd_gpu_conv2d_tma_fits (const bd_gpu_conv2d_params *p, bd_precision precision);
-bd_status bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bd_error *error);
+bd_status bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *headed,
+                             bd_error *error);   /* *pooled, *headed: whether it fused them */

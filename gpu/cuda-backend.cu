@@ -2,9 +2,7 @@
  * size and batch whose forward pass is captured into a CUDA graph, and one stream per
  * session. A batch is its images stacked into each buffer, one under the other. */
 #include "conv2d.cuh"
-#include "head.cuh"
 #include "letterbox.cuh"
-#include "maxpool2x2.cuh"
 #include "mirror-average.cuh"
 #include "to-nhwc.cuh"
 #include "upsample-alpha.cuh"
@@ -252,16 +250,35 @@ image_of (const bd_gpu_view &v, uint32_t batch, uint32_t i, bd_precision precisi
 	return one;
 }
 
-/* @in holds the batch's images stacked, @rows rows each. */
+/* @in holds the batch's images stacked, @rows rows each. With @pool, also the 2x2 max-pool of
+ * the output into it; with @head, also the head's probabilities into plan.prob (the kernel
+ * fuses them where it can). */
 bd_status
-conv (gpu_state *s, const gpu_conv *c, const bd_gpu_view &in, uint32_t rows, const bd_gpu_view &out, bool relu,
-      bd_error *error)
+conv (gpu_state *s, const bd_model *m, const gpu_conv *c, const bd_gpu_view &in, uint32_t rows,
+      const bd_gpu_view &out, bool relu, const bd_gpu_view *pool, bool head, bd_error *error)
 {
-	bd_gpu_conv2d_params p{ in, out, c->transposed ? 2u : 1u, c->transposed ? 1u : c->taps, c->weights,
-	                        c->bias, relu, c->weights_k, c->weights_k_small, rows,
-	                        c->cin < in.channels ? c->cin : 0 };
+	bd_gpu_conv2d_params p = {};
+	p.in = in;
+	p.out = out;
 	p.out.channels = c->cout;
+	p.out_step = c->transposed ? 2u : 1u;
+	p.taps = c->transposed ? 1u : c->taps;
+	p.weights = c->weights;
+	p.bias = c->bias;
+	p.relu = relu;
+	p.weights_k = c->weights_k;
+	p.weights_k_small = c->weights_k_small;
+	p.image_height = rows;
+	p.in_used = c->cin < in.channels ? c->cin : 0;
 	p.splitk = s->plan.splitk;
+	if (pool)
+		p.pool = *pool;
+	if (head) {
+		p.head_out = s->plan.prob;
+		p.head_weight = s->head_weight;
+		p.head_bias = s->head_bias;
+		p.head_channels = m->widths[0];
+	}
 	return bd_gpu_conv2d (&p, s->precision, s->stream, error);
 }
 
@@ -275,34 +292,30 @@ enqueue_layers (gpu_state *s, const bd_model *m, bd_error *error)
 	bd_status st = BD_OK;
 	uint32_t D = m->depth;
 	bd_gpu_view x = p->image.view;
+	/* Each level's second convolution also pools its output for the next level; the last
+	 * convolution of the network also runs the head. */
 	for (uint32_t l = 0; l < D && st == BD_OK; l++) {
 		uint32_t c = bd_pad16 (m->widths[l]);
-		if (l > 0) {
-			bd_gpu_view skip = channel_slice (p->cat[l - 1], 0, bd_pad16 (m->widths[l - 1]), pr);
-			st = bd_gpu_maxpool2x2 (&skip, &p->pooled[l].view, pr, s->stream, error);
+		if (l > 0)
 			x = p->pooled[l].view;
-		}
 		uint32_t rows = p->height >> l;
-		if (st == BD_OK)
-			st = conv (s, &s->enc[l][0], x, rows, p->tmp[l].view, true, error);
+		st = conv (s, m, &s->enc[l][0], x, rows, p->tmp[l].view, true, nullptr, false, error);
 		bd_gpu_view dst = l + 1 < D ? channel_slice (p->cat[l], 0, c, pr) : p->out[l].view;
 		if (st == BD_OK)
-			st = conv (s, &s->enc[l][1], p->tmp[l].view, rows, dst, true, error);
+			st = conv (s, m, &s->enc[l][1], p->tmp[l].view, rows, dst, true,
+			           l + 1 < D ? &p->pooled[l + 1].view : nullptr, D == 1, error);
 	}
 	for (uint32_t l = D - 1; l-- > 0 && st == BD_OK;) {
 		uint32_t c = bd_pad16 (m->widths[l]);
 		/* The four taps write the up half of the concatenation, each every other pixel. */
-		st = conv (s, &s->up[l], p->out[l + 1].view, p->height >> (l + 1), channel_slice (p->cat[l], c, c, pr),
-		           false, error);
+		st = conv (s, m, &s->up[l], p->out[l + 1].view, p->height >> (l + 1),
+		           channel_slice (p->cat[l], c, c, pr), false, nullptr, false, error);
 		uint32_t rows = p->height >> l;
 		if (st == BD_OK)
-			st = conv (s, &s->dec[l][0], p->cat[l].view, rows, p->tmp[l].view, true, error);
+			st = conv (s, m, &s->dec[l][0], p->cat[l].view, rows, p->tmp[l].view, true, nullptr, false, error);
 		if (st == BD_OK)
-			st = conv (s, &s->dec[l][1], p->tmp[l].view, rows, p->out[l].view, true, error);
+			st = conv (s, m, &s->dec[l][1], p->tmp[l].view, rows, p->out[l].view, true, nullptr, l == 0, error);
 	}
-	if (st == BD_OK)
-		st = bd_gpu_head_sigmoid (&p->out[0].view, m->widths[0], s->head_weight, s->head_bias, p->prob, pr,
-		                          s->stream, error);
 	return st;
 }
 
