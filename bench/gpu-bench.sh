@@ -20,9 +20,10 @@ python3 tests/gpu-parity.py "$build" "$@" >"$out/parity.log" 2>&1
 parity=$?
 BACKDROP_GPU_SIMPLE_CONV=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-simple.log" 2>&1
 BACKDROP_GPU_NO_WGMMA=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-portable.log" 2>&1
+BACKDROP_GPU_NO_TMA=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-no-tma.log" 2>&1
 
-# Widths 16..256 at 128x128 reach every kernel: the portable and the Hopper convolutions
-# (all three tile shapes), pool, up-convolution, head.
+# Widths 16..256 at 128x128 reach every kernel: the first layer's, the portable and the TMA
+# convolutions (their fused pool and head too), pool, up-convolution.
 small="$build/bench/bench-forward --device cuda --width 16 --size 128 --runs 2"
 compute-sanitizer --tool memcheck --error-exitcode 9 $small >"$out/memcheck.log" 2>&1; memcheck=$?
 compute-sanitizer --tool racecheck --error-exitcode 9 $small >"$out/racecheck.log" 2>&1; racecheck=$?
@@ -37,6 +38,7 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
     printf '%-40s %10s %12s\n' "seed U-Net (w64, depth 5), batch 1" "call ms" "network ms"
     for size in 512 1024; do
         printf '%-40s %10s %12s\n' "backdrop fast ${size}" $(ours $fwd --width 64 --size $size --runs 50)
+        printf '%-40s %10s %12s\n' "backdrop fast, no TMA ${size}" $(BACKDROP_GPU_NO_TMA=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no wgmma ${size}" $(BACKDROP_GPU_NO_WGMMA=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop exact ${size}" $(ours $fwd --exact --width 64 --size $size --runs 20)
         for mode in fp32 tf32 fp16cl compile; do
@@ -66,9 +68,11 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
             { read -r b c n i && printf '%-40s %10s %12s %10s\n' "batch $b" "$c" "$n" "$i"; }
     done
 } >"$out/batch.txt"
-# Every fast tile on every layer (BACKDROP_GPU_TILE forces one), for the rule in
-# conv2d-hopper.cu, and the same for the whole seed U-Net at batch 1.
-for t in 128x128 256x128 128x256 128x128x2 256x64 128x64x2 128x64x3; do
+# Every fast tile on every layer (BACKDROP_GPU_TILE forces one), for the rules in
+# conv2d-tma.cu (ws...) and conv2d-hopper.cu (the others), and the same for the whole seed
+# U-Net at batch 1.
+tiles="ws128x128 ws128x256 ws128x128x2 ws128x64x2 ws128x64x3 128x128 128x256 128x128x2 128x64x3"
+for t in $tiles; do
     BACKDROP_GPU_TILE=$t "$build/bench/bench-conv-cuda" >"$out/conv-$t.txt" 2>&1
     echo "$t $(BACKDROP_GPU_TILE=$t ours $fwd --width 64 --size 512 --runs 50)" >>"$out/unet-tiles.txt"
 done
@@ -81,21 +85,20 @@ for n in 0 66 132; do
     done
 done
 # Where the batch-1 seed U-Net's time goes, kernel by kernel (Nsight Compute, clocks and
-# caches left alone): the probe kernel, then the first, eager pass, 30 launches from the input
-# conversion to the head (two of them the sums of the split-K layers).
+# caches left alone) in its first, eager pass; ncu_summary.py keeps that pass.
 if command -v ncu >/dev/null; then
-    ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --launch-count 31 --csv \
+    ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --launch-count 40 --csv \
         $fwd --width 64 --size 512 --runs 1 >"$out/ncu-unet.csv" 2>"$out/ncu-unet.err"
     python3 bench/ncu_summary.py "$out/ncu-unet.csv" >"$out/ncu-unet.txt" 2>&1
 fi
 tail -n 3 "$out/parity.log"; echo "simple conv kernel: $(tail -n 1 "$out/parity-simple.log")"
 echo "portable kernels (no wgmma): $(tail -n 1 "$out/parity-portable.log")"
+echo "cp.async Hopper kernels (no TMA): $(tail -n 1 "$out/parity-no-tma.log")"
 echo "memcheck exit $memcheck, racecheck exit $racecheck (0 = clean)"
 grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/memcheck.log" "$out/racecheck.log"
 cat "$out/conv.txt" "$out/torch-conv.txt" "$out/table.txt" "$out/batch.txt"
-tiles="128x128 256x128 128x256 128x128x2 256x64 128x64x2 128x64x3"
 printf '%-16s' "fast ms, tile:"; for t in $tiles; do printf ' %10s' "$t"; done; echo
-awk '/@/ {print $1}' "$out/conv-128x128.txt" | while read -r layer; do
+awk '/@/ {print $1}' "$out/conv.txt" | while read -r layer; do
     printf '%-16s' "$layer"
     for t in $tiles; do printf ' %10s' "$(awk -v l="$layer" '$1 == l {print $2}' "$out/conv-$t.txt")"; done
     echo

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Kernel-by-kernel times from an Nsight Compute CSV (ncu --csv --metrics gpu__time_duration.sum),
-in launch order, then the total per kernel family: where a forward pass's time goes.
+in launch order, then the total per kernel family: where a forward pass's time goes. Only
+the first pass is kept (a pass starts with the input conversion, to_nhwc_kernel).
 
     ncu_summary.py ncu.csv
 """
@@ -30,7 +31,10 @@ def main():
         us = float(r["Metric Value"].replace(",", "")) * SCALE.get(r["Metric Unit"], 1.0)
         if "probe_kernel" in r["Kernel Name"]:   # the start-up check, not part of a pass
             continue
-        rows.append((family(r["Kernel Name"]), r["Grid Size"], r["Block Size"], us))
+        name = family(r["Kernel Name"])
+        if rows and name.startswith("to_nhwc_kernel"):   # a pass starts there: keep the first
+            break
+        rows.append((name, r["Grid Size"], r["Block Size"], us))
     if not rows:
         print("no kernel times in", sys.argv[1])
         return 1
