@@ -22,11 +22,15 @@ BACKDROP_GPU_SIMPLE_CONV=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/pari
 BACKDROP_GPU_NO_WGMMA=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-portable.log" 2>&1
 BACKDROP_GPU_NO_TMA=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-no-tma.log" 2>&1
 
-# Widths 16..256 at 128x128 reach every kernel: the first layer's, the portable and the TMA
-# convolutions (their fused pool and head too), pool, up-convolution.
-small="$build/bench/bench-forward --device cuda --width 16 --size 128 --runs 2"
-compute-sanitizer --tool memcheck --error-exitcode 9 $small >"$out/memcheck.log" 2>&1; memcheck=$?
-compute-sanitizer --tool racecheck --error-exitcode 9 $small >"$out/racecheck.log" 2>&1; racecheck=$?
+# Widths 16..256 at 128x128 reach every kernel: the portable and the TMA convolutions (the
+# TMA one with the pool fused), pool, head, up-convolution; widths 64..1024 at 64x64 the TMA
+# kernel with the head fused.
+memcheck=0 racecheck=0
+for net in "--width 16 --size 128" "--width 64 --size 64"; do
+    small="$build/bench/bench-forward --device cuda $net --runs 2"
+    compute-sanitizer --tool memcheck --error-exitcode 9 $small >>"$out/memcheck.log" 2>&1 || memcheck=$?
+    compute-sanitizer --tool racecheck --error-exitcode 9 $small >>"$out/racecheck.log" 2>&1 || racecheck=$?
+done
 
 # ours: the whole call (float input up, probabilities down) and the network alone on the device.
 ours() { "$@" 2>&1 | tee -a "$out/bench.log" | sed -n 's/.*median_ms=\([0-9.]*\).*network_ms=\([0-9.]*\).*/\1 \2/p'; }
@@ -90,6 +94,10 @@ if command -v ncu >/dev/null; then
     ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --launch-count 40 --csv \
         $fwd --width 64 --size 512 --runs 1 >"$out/ncu-unet.csv" 2>"$out/ncu-unet.err"
     python3 bench/ncu_summary.py "$out/ncu-unet.csv" >"$out/ncu-unet.txt" 2>&1
+    # The shipped model's shape (widths 32..512 at 512x352), one image.
+    ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --launch-count 40 --csv \
+        $fwd --width 32 --size 352 --height 512 --runs 1 >"$out/ncu-w32.csv" 2>"$out/ncu-w32.err"
+    python3 bench/ncu_summary.py "$out/ncu-w32.csv" >"$out/ncu-w32.txt" 2>&1
 fi
 tail -n 3 "$out/parity.log"; echo "simple conv kernel: $(tail -n 1 "$out/parity-simple.log")"
 echo "portable kernels (no wgmma): $(tail -n 1 "$out/parity-portable.log")"
@@ -105,4 +113,4 @@ awk '/@/ {print $1}' "$out/conv.txt" | while read -r layer; do
 done
 echo "seed U-Net 512 b1 by tile (call ms, network ms):"; cat "$out/unet-tiles.txt"
 echo "split K by tile-count limit (call ms, network ms):"; cat "$out/splitk.txt"
-[[ -f $out/ncu-unet.txt ]] && cat "$out/ncu-unet.txt"
+[[ -f $out/ncu-unet.txt ]] && cat "$out/ncu-unet.txt" "$out/ncu-w32.txt"

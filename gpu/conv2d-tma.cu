@@ -30,13 +30,15 @@
 
 namespace {
 
-constexpr int PIX = 128;                      /* pixels a block */
 constexpr int CONSUMERS = 256;                /* two warpgroups */
 constexpr int THREADS = CONSUMERS + 32;       /* + the producer warp */
 
-/* A block's tile: 128 pixels x CO output channels. With SWAP (64-channel layers) the
- * weights are wgmma's A and each warpgroup's 64 pixels its B (see conv2d-hopper.cu). */
-template <int CO, bool SWAP, int BLOCKS> struct ws_tile {
+/* A block's tile: PIX pixels x CO output channels. With SWAP (64-channel layers) the
+ * weights are wgmma's A and each warpgroup's PIX / 2 pixels its B (see conv2d-hopper.cu):
+ * with 256 pixels a multiply reads 2 KB of weights and 4 KB of pixels from shared memory
+ * for 64 x 128 x 16 products, where 128 pixels read 2 + 2 KB for half as many, more than
+ * shared memory's 128 bytes a cycle can feed the tensor cores. */
+template <int PIX, int CO, bool SWAP, int BLOCKS> struct ws_tile {
 	static constexpr int N = SWAP ? PIX / 2 : CO;               /* wgmma's N */
 	static constexpr int STAGE = (PIX + CO) * 128;              /* bytes a step */
 	static constexpr int BUDGET = (228 / BLOCKS - 2) * 1024;    /* a block's share, less slack */
@@ -46,6 +48,7 @@ template <int CO, bool SWAP, int BLOCKS> struct ws_tile {
 	static constexpr int PITCH = CO + 8;                        /* epilogue row, halves */
 	static_assert (STAGES >= 3, "two steps in use and one in flight");
 	static_assert (!SWAP || CO == 64, "swapped tiles hold 64 channels (wgmma's M)");
+	static_assert (PIX == 128 || (SWAP && PIX == 256), "a warpgroup multiplies 64 pixels, or 128 swapped");
 	static_assert (PIX * PITCH * 2 <= STAGES * STAGE, "the epilogue's tile fits");
 };
 
@@ -113,13 +116,13 @@ consumers_sync ()
 }
 #endif
 
-template <int CO, bool SWAP, int BLOCKS>
+template <int PIX, int CO, bool SWAP, int BLOCKS>
 __global__ void __launch_bounds__ (THREADS, BLOCKS)
 conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_constant__ CUtensorMap pixels,
                    const __grid_constant__ CUtensorMap weights, const ws_geometry g)
 {
 #if BD_HAVE_WGMMA
-	using T = ws_tile<CO, SWAP, BLOCKS>;
+	using T = ws_tile<PIX, CO, SWAP, BLOCKS>;
 	constexpr int S = T::STAGES, R = T::N / 2;
 	extern __shared__ unsigned char smem_raw[];
 	unsigned char *smem = (unsigned char *) (((uintptr_t) smem_raw + 1023) & ~(uintptr_t) 1023);
@@ -279,32 +282,32 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 }
 
 /* The fast path's tiles here; BACKDROP_GPU_TILE=ws... forces one for every layer. */
-enum ws_choice { WS_AUTO, WS_128x128, WS_128x256, WS_128x128x2, WS_128x64x2, WS_128x64x3 };
-const char *const ws_names[] = { "", "ws128x128", "ws128x256", "ws128x128x2", "ws128x64x2", "ws128x64x3" };
+enum ws_choice { WS_AUTO, WS_128x128, WS_128x256, WS_128x128x2, WS_128x64x2, WS_128x64x3, WS_256x64 };
+const char *const ws_names[] = { "", "ws128x128", "ws128x256", "ws128x128x2", "ws128x64x2", "ws128x64x3", "ws256x64" };
 ws_choice forced = WS_AUTO;
 int tma_state = -1;   /* -1 unknown, 0 unusable, 1 usable */
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
 long splitk_tiles = 66;   /* as conv2d-hopper.cu: BACKDROP_GPU_SPLITK */
 
-template <int CO, bool SWAP, int BLOCKS>
+template <int PIX, int CO, bool SWAP, int BLOCKS>
 bd_status
 allow_smem (bd_error *error)
 {
-	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_tma_kernel<CO, SWAP, BLOCKS>,
+	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS>,
 	                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-	                                     ws_tile<CO, SWAP, BLOCKS>::SMEM));
+	                                     ws_tile<PIX, CO, SWAP, BLOCKS>::SMEM));
 	return BD_OK;
 }
 
 /* The rectangle width (8..128, a power of two) whose tiles cover width x height with the
  * fewest wasted pixels; on a tie the wider (longer rows a copy). */
 int
-choose_tw_shift (int width, int height, int widest)
+choose_tw_shift (int width, int height, int widest, int pixels)
 {
 	int best = widest;
 	long best_area = -1;
 	for (int s = widest; s >= 3; s--) {
-		long tw = 1L << s, th = PIX >> s;
+		long tw = 1L << s, th = pixels >> s;
 		long area = (long) bd_div_up ((size_t) width, (unsigned) tw) * tw *
 		            (long) bd_div_up ((size_t) height, (unsigned) th) * th;
 		if (best_area < 0 || area < best_area)
@@ -326,11 +329,11 @@ encode (CUtensorMap *map, const void *data, int rank, const cuuint64_t *dims, co
 	return BD_OK;
 }
 
-template <int CO, bool SWAP, int BLOCKS>
+template <int PIX, int CO, bool SWAP, int BLOCKS>
 bd_status
 launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *headed, bd_error *error)
 {
-	using T = ws_tile<CO, SWAP, BLOCKS>;
+	using T = ws_tile<PIX, CO, SWAP, BLOCKS>;
 	const size_t el = sizeof (__half);
 	const uint32_t H = p->image_height ? p->image_height : p->in.height, images = p->in.height / H;
 	const bool whole = p->out_step == 1 && p->splits <= 1;   /* the block holds final values */
@@ -338,7 +341,7 @@ launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *
 	/* Pooling in the block needs whole 2x2 squares: rectangles at least two rows high. */
 	g.pool = whole && p->pool.data && p->in.width % 2 == 0 && H % 2 == 0;
 	g.head = whole && p->head_out && p->out.channels <= (uint32_t) CO;
-	g.tw_shift = choose_tw_shift ((int) p->in.width, (int) H, g.pool ? 6 : 7);
+	g.tw_shift = choose_tw_shift ((int) p->in.width, (int) H, g.pool ? 6 : 7, PIX);
 	*pooled = g.pool;
 	*headed = g.head;
 	g.tiles_x = (int) bd_div_up (p->in.width, 1u << g.tw_shift);
@@ -362,7 +365,7 @@ launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *
 	if (st != BD_OK)
 		return st;
 	dim3 grid ((unsigned) (images * g.tiles_x * g.tiles_y), bd_div_up (p->out.channels, CO), bd_conv2d_grid_z (p));
-	conv2d_tma_kernel<CO, SWAP, BLOCKS><<<grid, THREADS, T::SMEM, stream>>> (*p, pixels, weights, g);
+	conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS><<<grid, THREADS, T::SMEM, stream>>> (*p, pixels, weights, g);
 	BD_CUDA_CHECK_LAUNCH ();
 	return BD_OK;
 }
@@ -399,15 +402,17 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 	const char *splitk = getenv ("BACKDROP_GPU_SPLITK");
 	if (splitk && *splitk)
 		splitk_tiles = strtol (splitk, NULL, 10);
-	bd_status st = allow_smem<128, false, 1> (error);
+	bd_status st = allow_smem<128, 128, false, 1> (error);
 	if (st == BD_OK)
-		st = allow_smem<256, false, 1> (error);
+		st = allow_smem<128, 256, false, 1> (error);
 	if (st == BD_OK)
-		st = allow_smem<128, false, 2> (error);
+		st = allow_smem<128, 128, false, 2> (error);
 	if (st == BD_OK)
-		st = allow_smem<64, true, 2> (error);
+		st = allow_smem<128, 64, true, 2> (error);
 	if (st == BD_OK)
-		st = allow_smem<64, true, 3> (error);
+		st = allow_smem<128, 64, true, 3> (error);
+	if (st == BD_OK)
+		st = allow_smem<256, 64, true, 1> (error);
 	if (st != BD_OK)
 		return st;
 	tma_state = 1;
@@ -428,11 +433,12 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 {
 	*pooled = *headed = false;
 	switch (forced) {
-	case WS_128x128: return launch<128, false, 1> (p, stream, pooled, headed, error);
-	case WS_128x256: return launch<256, false, 1> (p, stream, pooled, headed, error);
-	case WS_128x128x2: return launch<128, false, 2> (p, stream, pooled, headed, error);
-	case WS_128x64x2: return launch<64, true, 2> (p, stream, pooled, headed, error);
-	case WS_128x64x3: return launch<64, true, 3> (p, stream, pooled, headed, error);
+	case WS_128x128: return launch<128, 128, false, 1> (p, stream, pooled, headed, error);
+	case WS_128x256: return launch<128, 256, false, 1> (p, stream, pooled, headed, error);
+	case WS_128x128x2: return launch<128, 128, false, 2> (p, stream, pooled, headed, error);
+	case WS_128x64x2: return launch<128, 64, true, 2> (p, stream, pooled, headed, error);
+	case WS_128x64x3: return launch<128, 64, true, 3> (p, stream, pooled, headed, error);
+	case WS_256x64: return launch<256, 64, true, 1> (p, stream, pooled, headed, error);
 	case WS_AUTO: break;
 	}
 	/* As conv2d-hopper.cu chooses (its per-layer sweep): up to 64 output channels, swapped
@@ -440,8 +446,8 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 	 * wave: 128 x 128; more: 128 x 256 where it needs no more waves, else 128 x 128 twice. */
 	const size_t cout = p->out.channels;
 	if (cout <= 64)
-		return launch<64, true, 3> (p, stream, pooled, headed, error);
-	const size_t rows = bd_div_up ((size_t) p->in.height * p->in.width, PIX) * bd_conv2d_grid_z (p);
+		return launch<128, 64, true, 3> (p, stream, pooled, headed, error);
+	const size_t rows = bd_div_up ((size_t) p->in.height * p->in.width, 128) * bd_conv2d_grid_z (p);
 	const size_t tiles = rows * bd_div_up (cout, 128);
 	if (p->splitk && p->out_step == 1 && (long) tiles <= splitk_tiles) {
 		size_t steps = (size_t) p->taps * p->in.channels / 64, parts = 264 / tiles;
@@ -450,15 +456,15 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 		if (parts >= 2) {
 			bd_gpu_conv2d_params q = *p;
 			q.splits = (uint32_t) parts;
-			bd_status st = launch<128, false, 2> (&q, stream, pooled, headed, error);
+			bd_status st = launch<128, 128, false, 2> (&q, stream, pooled, headed, error);
 			return st != BD_OK ? st
 			                   : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, stream, error);
 		}
 	}
 	if (tiles <= 132)
-		return launch<128, false, 1> (p, stream, pooled, headed, error);
+		return launch<128, 128, false, 1> (p, stream, pooled, headed, error);
 	size_t wide_waves = (rows * bd_div_up (cout, 256) + 131) / 132, square_waves = (tiles + 263) / 264;
 	if (cout >= 256 && wide_waves <= square_waves)
-		return launch<256, false, 1> (p, stream, pooled, headed, error);
-	return launch<128, false, 2> (p, stream, pooled, headed, error);
+		return launch<128, 256, false, 1> (p, stream, pooled, headed, error);
+	return launch<128, 128, false, 2> (p, stream, pooled, headed, error);
 }
