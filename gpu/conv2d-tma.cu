@@ -282,8 +282,12 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 }
 
 /* The fast path's tiles here; BACKDROP_GPU_TILE=ws... forces one for every layer. */
-enum ws_choice { WS_AUTO, WS_128x128, WS_128x256, WS_128x128x2, WS_128x64x2, WS_128x64x3, WS_256x64 };
-const char *const ws_names[] = { "", "ws128x128", "ws128x256", "ws128x128x2", "ws128x64x2", "ws128x64x3", "ws256x64" };
+enum ws_choice {
+	WS_AUTO, WS_128x128, WS_128x256, WS_128x128x2, WS_128x64x2, WS_128x64x3, WS_256x64,
+};
+const char *const ws_names[] = {
+	"", "ws128x128", "ws128x256", "ws128x128x2", "ws128x64x2", "ws128x64x3", "ws256x64",
+};
 ws_choice forced = WS_AUTO;
 int tma_state = -1;   /* -1 unknown, 0 unusable, 1 usable */
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
@@ -413,6 +417,8 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 		st = allow_smem<128, 64, true, 3> (error);
 	if (st == BD_OK)
 		st = allow_smem<256, 64, true, 1> (error);
+
+
 	if (st != BD_OK)
 		return st;
 	tma_state = 1;
