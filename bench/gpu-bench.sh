@@ -75,7 +75,7 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
 # Every fast tile on every layer (BACKDROP_GPU_TILE forces one), for the rules in
 # conv2d-tma.cu (ws...) and conv2d-hopper.cu (the others), and the same for the whole seed
 # U-Net at batch 1.
-tiles="ws128x128 ws128x256 ws128x128x2 ws128x64x2 ws128x64x3 ws256x64 128x128 128x256 128x128x2 128x64x3"
+tiles="ws128x128 ws128x256 ws128x128x2 ws128x64x2 ws128x64x3 ws256x64 wshalo wshalox2 128x128 128x256 128x128x2 128x64x3"
 for t in $tiles; do
     BACKDROP_GPU_TILE=$t "$build/bench/bench-conv-cuda" >"$out/conv-$t.txt" 2>&1
     echo "$t $(BACKDROP_GPU_TILE=$t ours $fwd --width 64 --size 512 --runs 50)" >>"$out/unet-tiles.txt"

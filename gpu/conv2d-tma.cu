@@ -13,9 +13,13 @@
  *   one (each consumer warp arrives when its multiply of that stage is done), so no
  *   block-wide barrier falls inside the K loop, and the copies run as many stages ahead as
  *   fit in shared memory.
+ * - Halo tiles (3x3 layers of up to 64 outputs, the widest images): the block's pixels are
+ *   16 rows of 8, and one box of 18 rows, shifted by dx, serves the three taps dy of that
+ *   column at three 1 KB offsets: each input pixel is copied 3 times rather than 9.
  *
  * Epilogue as conv2d-hopper.cu: bias and ReLU in registers, the tile staged in shared memory,
- * 16 bytes a thread into the output's channel slice, or fp32 partial sums of a split K. */
+ * 16 bytes a thread into the output's channel slice, or fp32 partial sums of a split K; and
+ * where asked, the 2x2 max-pool of the tile for the next level and the network's 1x1 head. */
 #include "conv2d.cuh"
 #include "splitk-reduce.cuh"
 #include "wgmma.cuh"
@@ -38,15 +42,20 @@ constexpr int THREADS = CONSUMERS + 32;       /* + the producer warp */
  * with 256 pixels a multiply reads 2 KB of weights and 4 KB of pixels from shared memory
  * for 64 x 128 x 16 products, where 128 pixels read 2 + 2 KB for half as many, more than
  * shared memory's 128 bytes a cycle can feed the tensor cores. */
-template <int PIX, int CO, bool SWAP, int BLOCKS> struct ws_tile {
+template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO> struct ws_tile {
 	static constexpr int N = SWAP ? PIX / 2 : CO;               /* wgmma's N */
-	static constexpr int STAGE = (PIX + CO) * 128;              /* bytes a step */
+	/* Bytes a step: its pixels (HALO: 8-pixel rows, 1 KB each, two more than the tile's
+	 * 16) and its weights (HALO: the three taps of one column). */
+	static constexpr int PIXEL_BYTES = HALO ? (PIX / 8 + 2) * 1024 : PIX * 128;
+	static constexpr int STAGE = PIXEL_BYTES + (HALO ? 3 : 1) * CO * 128;
 	static constexpr int BUDGET = (228 / BLOCKS - 2) * 1024;    /* a block's share, less slack */
 	static constexpr int STAGES = BUDGET / STAGE > 8 ? 8 : BUDGET / STAGE;
 	static constexpr int BARRIERS = 2 * STAGES * 8;             /* full and empty, 8 bytes each */
 	static constexpr int SMEM = STAGES * STAGE + BARRIERS + 1024;   /* + alignment slack */
 	static constexpr int PITCH = CO + 8;                        /* epilogue row, halves */
-	static_assert (STAGES >= 3, "two steps in use and one in flight");
+	/* A step in use, one in flight; three taps a step (HALO) afford that. */
+	static_assert (STAGES >= (HALO ? 2 : 3), "too few stages");
+	static_assert (!HALO || (SWAP && PIX == 128), "halo tiles: 16 rows of 8 pixels, swapped");
 	static_assert (!SWAP || CO == 64, "swapped tiles hold 64 channels (wgmma's M)");
 	static_assert (PIX == 128 || (SWAP && PIX == 256), "a warpgroup multiplies 64 pixels, or 128 swapped");
 	static_assert (PIX * PITCH * 2 <= STAGES * STAGE, "the epilogue's tile fits");
@@ -116,13 +125,13 @@ consumers_sync ()
 }
 #endif
 
-template <int PIX, int CO, bool SWAP, int BLOCKS>
+template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO>
 __global__ void __launch_bounds__ (THREADS, BLOCKS)
 conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_constant__ CUtensorMap pixels,
                    const __grid_constant__ CUtensorMap weights, const ws_geometry g)
 {
 #if BD_HAVE_WGMMA
-	using T = ws_tile<PIX, CO, SWAP, BLOCKS>;
+	using T = ws_tile<PIX, CO, SWAP, BLOCKS, HALO>;
 	constexpr int S = T::STAGES, R = T::N / 2;
 	extern __shared__ unsigned char smem_raw[];
 	unsigned char *smem = (unsigned char *) (((uintptr_t) smem_raw + 1023) & ~(uintptr_t) 1023);
@@ -130,7 +139,9 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 	const uint32_t full = base + S * T::STAGE, empty = full + 8 * S;
 
 	const int t = threadIdx.x;
-	const int cin = (int) p.in.channels, slices = cin / 64, steps = (int) p.taps * slices;
+	/* A step: one tap's 64 channels; HALO (3x3 only): one column of taps (dx), its pixels
+	 * one box of 8 x 18 that the three rows of taps (dy) read at three offsets. */
+	const int cin = (int) p.in.channels, slices = cin / 64, steps = (HALO ? 3 : (int) p.taps) * slices;
 	const bool split = p.out_step == 1 && p.splits > 1;
 	const int first = split ? (int) ((long) steps * blockIdx.z / p.splits) : 0;
 	const int last = split ? (int) ((long) steps * (blockIdx.z + 1) / p.splits) : steps;
@@ -162,9 +173,17 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 			const int s = first + i, slot = i % S;
 			mbar_wait (empty + 8 * slot, ((i / S) & 1) ^ 1);
 			const uint32_t st = base + slot * T::STAGE;
+			mbar_expect_bytes (full + 8 * slot, T::STAGE);
+			if (HALO) {
+				const int column = s / slices, c = (s % slices) * 64;
+				tma_load_4d (st, &pixels, full + 8 * slot, c, x0 + column - 1, y0 - 1, img);
+				for (int row = 0; row < 3; row++)
+					tma_load_3d (st + T::PIXEL_BYTES + row * CO * 128, &weights, full + 8 * slot,
+					             (row * 3 + column) * cin + c, n0, z);
+				continue;
+			}
 			const int tap = s / slices, c = (s % slices) * 64;
 			const int dy = p.taps == 9 ? tap / 3 - 1 : 0, dx = p.taps == 9 ? tap % 3 - 1 : 0;
-			mbar_expect_bytes (full + 8 * slot, T::STAGE);
 			tma_load_4d (st, &pixels, full + 8 * slot, c, x0 + dx, y0 + dy, img);
 			tma_load_3d (st + PIX * 128, &weights, full + 8 * slot, tap * cin + c, n0, z);
 		}
@@ -181,13 +200,24 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 		const int slot = i % S;
 		mbar_wait (full + 8 * slot, (i / S) & 1);
 		const uint32_t st = base + slot * T::STAGE;
-		const uint32_t pix = st + cw * (PIX / 2) * 128, w = st + PIX * 128;
-		const uint64_t da = sw128_descriptor (SWAP ? w : pix), db = sw128_descriptor (SWAP ? pix : w);
 		wgmma_fence_operands (d);
 		wgmma_fence ();
+		if constexpr (HALO) {   /* tap row dy reads box rows cw * 8 + dy + 1 .. + 8 */
 #pragma unroll
-		for (int k = 0; k < 4; k++)   /* 32 bytes of K a multiply = 2 descriptor units */
-			wgmma_f16<T::N>::mma (d, da + 2 * k, db + 2 * k);
+			for (int row = 0; row < 3; row++) {
+				const uint64_t da = sw128_descriptor (st + T::PIXEL_BYTES + row * CO * 128);
+				const uint64_t db = sw128_descriptor (st + (cw * 8 + row) * 1024);
+#pragma unroll
+				for (int k = 0; k < 4; k++)
+					wgmma_f16<T::N>::mma (d, da + 2 * k, db + 2 * k);
+			}
+		} else {
+			const uint32_t pix = st + cw * (PIX / 2) * 128, w = st + PIX * 128;
+			const uint64_t da = sw128_descriptor (SWAP ? w : pix), db = sw128_descriptor (SWAP ? pix : w);
+#pragma unroll
+			for (int k = 0; k < 4; k++)   /* 32 bytes of K a multiply = 2 descriptor units */
+				wgmma_f16<T::N>::mma (d, da + 2 * k, db + 2 * k);
+		}
 		wgmma_commit ();
 		/* The multiply of step i - 1 is done: its stage goes back to the producer. */
 		wgmma_wait<1> ();
@@ -283,23 +313,23 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 
 /* The fast path's tiles here; BACKDROP_GPU_TILE=ws... forces one for every layer. */
 enum ws_choice {
-	WS_AUTO, WS_128x128, WS_128x256, WS_128x128x2, WS_128x64x2, WS_128x64x3, WS_256x64,
+	WS_AUTO, WS_128x128, WS_128x256, WS_128x128x2, WS_128x64x2, WS_128x64x3, WS_256x64, WS_HALO, WS_HALO_TWICE,
 };
 const char *const ws_names[] = {
-	"", "ws128x128", "ws128x256", "ws128x128x2", "ws128x64x2", "ws128x64x3", "ws256x64",
+	"", "ws128x128", "ws128x256", "ws128x128x2", "ws128x64x2", "ws128x64x3", "ws256x64", "wshalo", "wshalox2",
 };
 ws_choice forced = WS_AUTO;
 int tma_state = -1;   /* -1 unknown, 0 unusable, 1 usable */
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
 long splitk_tiles = 66;   /* as conv2d-hopper.cu: BACKDROP_GPU_SPLITK */
 
-template <int PIX, int CO, bool SWAP, int BLOCKS>
+template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO = false>
 bd_status
 allow_smem (bd_error *error)
 {
-	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS>,
+	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS, HALO>,
 	                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-	                                     ws_tile<PIX, CO, SWAP, BLOCKS>::SMEM));
+	                                     ws_tile<PIX, CO, SWAP, BLOCKS, HALO>::SMEM));
 	return BD_OK;
 }
 
@@ -333,11 +363,11 @@ encode (CUtensorMap *map, const void *data, int rank, const cuuint64_t *dims, co
 	return BD_OK;
 }
 
-template <int PIX, int CO, bool SWAP, int BLOCKS>
+template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO = false>
 bd_status
 launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *headed, bd_error *error)
 {
-	using T = ws_tile<PIX, CO, SWAP, BLOCKS>;
+	using T = ws_tile<PIX, CO, SWAP, BLOCKS, HALO>;
 	const size_t el = sizeof (__half);
 	const uint32_t H = p->image_height ? p->image_height : p->in.height, images = p->in.height / H;
 	const bool whole = p->out_step == 1 && p->splits <= 1;   /* the block holds final values */
@@ -345,7 +375,7 @@ launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *
 	/* Pooling in the block needs whole 2x2 squares: rectangles at least two rows high. */
 	g.pool = whole && p->pool.data && p->in.width % 2 == 0 && H % 2 == 0;
 	g.head = whole && p->head_out && p->out.channels <= (uint32_t) CO;
-	g.tw_shift = choose_tw_shift ((int) p->in.width, (int) H, g.pool ? 6 : 7, PIX);
+	g.tw_shift = HALO ? 3 : choose_tw_shift ((int) p->in.width, (int) H, g.pool ? 6 : 7, PIX);
 	*pooled = g.pool;
 	*headed = g.head;
 	g.tiles_x = (int) bd_div_up (p->in.width, 1u << g.tw_shift);
@@ -357,7 +387,7 @@ launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *
 	const cuuint64_t pdims[4] = { p->in.channels, p->in.width, H, images };
 	const cuuint64_t pstrides[3] = { p->in.pixel_stride * el, (cuuint64_t) p->in.width * p->in.pixel_stride * el,
 		                         (cuuint64_t) H * p->in.width * p->in.pixel_stride * el };
-	const cuuint32_t pbox[4] = { 64, 1u << g.tw_shift, (uint32_t) PIX >> g.tw_shift, 1 };
+	const cuuint32_t pbox[4] = { 64, 1u << g.tw_shift, ((uint32_t) PIX >> g.tw_shift) + (HALO ? 2 : 0), 1 };
 	/* The K-major weights: K x output channels x (the transposed convolution's 4 taps). */
 	const cuuint64_t K = (cuuint64_t) p->taps * p->in.channels, Z = p->out_step == 2 ? 4 : 1;
 	const cuuint64_t wdims[3] = { K, p->out.channels, Z };
@@ -369,7 +399,7 @@ launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *
 	if (st != BD_OK)
 		return st;
 	dim3 grid ((unsigned) (images * g.tiles_x * g.tiles_y), bd_div_up (p->out.channels, CO), bd_conv2d_grid_z (p));
-	conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS><<<grid, THREADS, T::SMEM, stream>>> (*p, pixels, weights, g);
+	conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS, HALO><<<grid, THREADS, T::SMEM, stream>>> (*p, pixels, weights, g);
 	BD_CUDA_CHECK_LAUNCH ();
 	return BD_OK;
 }
@@ -417,6 +447,10 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 		st = allow_smem<128, 64, true, 3> (error);
 	if (st == BD_OK)
 		st = allow_smem<256, 64, true, 1> (error);
+	if (st == BD_OK)
+		st = allow_smem<128, 64, true, 1, true> (error);
+	if (st == BD_OK)
+		st = allow_smem<128, 64, true, 2, true> (error);
 
 
 	if (st != BD_OK)
@@ -445,14 +479,23 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 	case WS_128x64x2: return launch<128, 64, true, 2> (p, stream, pooled, headed, error);
 	case WS_128x64x3: return launch<128, 64, true, 3> (p, stream, pooled, headed, error);
 	case WS_256x64: return launch<256, 64, true, 1> (p, stream, pooled, headed, error);
+	case WS_HALO:
+	case WS_HALO_TWICE:
+		if (p->taps != 9 || p->out.channels > 64)
+			break;   /* the halo tiles only for 3x3 layers of up to 64 outputs */
+		return forced == WS_HALO ? launch<128, 64, true, 1, true> (p, stream, pooled, headed, error)
+		                         : launch<128, 64, true, 2, true> (p, stream, pooled, headed, error);
 	case WS_AUTO: break;
 	}
-	/* As conv2d-hopper.cu chooses (its per-layer sweep): up to 64 output channels, swapped
-	 * 128 x 64 tiles, three blocks a multiprocessor; layers of too few tiles split K; one
-	 * wave: 128 x 128; more: 128 x 256 where it needs no more waves, else 128 x 128 twice. */
+	/* From the per-layer sweep (docs/PERFORMANCE.md): up to 64 output channels, swapped
+	 * 128 x 64 tiles, for 3x3 layers with the halo (two blocks a multiprocessor: a stage
+	 * holds three taps), else three blocks a multiprocessor; layers of too few tiles split
+	 * K; one wave: 128 x 128; more: 128 x 256 where it needs no more waves, else 128 x 128
+	 * twice. */
 	const size_t cout = p->out.channels;
 	if (cout <= 64)
-		return launch<128, 64, true, 3> (p, stream, pooled, headed, error);
+		return p->taps == 9 ? launch<128, 64, true, 2, true> (p, stream, pooled, headed, error)
+		                    : launch<128, 64, true, 3> (p, stream, pooled, headed, error);
 	const size_t rows = bd_div_up ((size_t) p->in.height * p->in.width, 128) * bd_conv2d_grid_z (p);
 	const size_t tiles = rows * bd_div_up (cout, 128);
 	if (p->splitk && p->out_step == 1 && (long) tiles <= splitk_tiles) {
