@@ -250,18 +250,21 @@ conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 	cp_async_wait<0> ();
 	__syncthreads ();   /* every multiply has read its tiles: the shared memory is free */
 
-	/* Staged as [pixel][channel] in the output's type, rows padded by 16 bytes to spread them
-	 * over the banks. */
+	/* Accumulator fragment: register i of lane l in warp w of the warpgroup holds row
+	 * w * 16 + l / 4 + 8 * (i / 2 % 2), column (i / 4) * 8 + (l % 4) * 2 + i % 2 of the
+	 * warpgroup's 64 x N result. Staged as [pixel][channel] in the output's type, rows
+	 * padded by 16 bytes to spread them over the banks. */
 	constexpr int PITCH = T::PITCH;
+	const int lane = t % 32, frow = (t % 128) / 32 * 16 + lane / 4;
 	if (split) {   /* raw sums to this part's slab; bd_gpu_splitk_reduce finishes the layer */
 		float *slab = p.splitk + (size_t) blockIdx.z * M * cout;
 #pragma unroll
 		for (int mi = 0; mi < MW; mi++)
 #pragma unroll
 			for (int i = 0; i < R; i++) {
-				int row, col;
-				wgmma_fragment_at (i, row, col);
-				int pix = wg * (PIX / 2) + (SWAP ? col : mi * 64 + row), ch = SWAP ? row : col;
+				int row = frow + 8 * (i / 2 % 2), col = (i / 4) * 8 + (lane % 4) * 2 + i % 2;
+				int pix = SWAP ? wg * (PIX / 2) + col : wg * (PIX / 2) + mi * 64 + row;
+				int ch = SWAP ? row : col;
 				if (m0 + pix < M && n0 + ch < cout)
 					slab[(size_t) (m0 + pix) * cout + n0 + ch] = d[mi][i];
 			}
@@ -269,11 +272,29 @@ conv2d_wgmma_kernel (const bd_gpu_conv2d_params p)
 	}
 #pragma unroll
 	for (int mi = 0; mi < MW; mi++) {
-		const int first = wg * (PIX / 2) + mi * 64;
-		if (F32)
-			wgmma_stage_fragment (d[mi], SWAP, first, n0, cout, p.bias, p.relu, (float *) smem, PITCH);
-		else
-			wgmma_stage_fragment (d[mi], SWAP, first, n0, cout, p.bias, p.relu, (__half *) smem, PITCH);
+#pragma unroll
+		for (int i = 0; i < R; i += 2) {
+			int row = frow + 8 * (i / 2 % 2), col = (i / 4) * 8 + (lane % 4) * 2;
+			int pix0, pix1, ch0, ch1;   /* where d[i] and d[i + 1] go */
+			if (SWAP) {   /* row: channel; col, col + 1: two pixels */
+				pix0 = wg * (PIX / 2) + col, pix1 = pix0 + 1, ch0 = ch1 = row;
+			} else {      /* row: pixel; col, col + 1: two channels */
+				pix0 = pix1 = wg * (PIX / 2) + mi * 64 + row, ch0 = col, ch1 = col + 1;
+			}
+			float v0 = d[mi][i] + (n0 + ch0 < cout ? p.bias[n0 + ch0] : 0.0f);
+			float v1 = d[mi][i + 1] + (n0 + ch1 < cout ? p.bias[n0 + ch1] : 0.0f);
+			if (p.relu) {
+				v0 = fmaxf (v0, 0.0f);
+				v1 = fmaxf (v1, 0.0f);
+			}
+			if (F32) {
+				((float *) smem)[pix0 * PITCH + ch0] = v0;
+				((float *) smem)[pix1 * PITCH + ch1] = v1;
+			} else {
+				((__half *) smem)[pix0 * PITCH + ch0] = __float2half_rn (v0);
+				((__half *) smem)[pix1 * PITCH + ch1] = __float2half_rn (v1);
+			}
+		}
 	}
 	__syncthreads ();
 	constexpr int VEC = 16 / ELEM;   /* elements per 16-byte store */
@@ -321,6 +342,8 @@ enum fast_tile {
 /* BACKDROP_GPU_TILE names one tile for every layer it fits (bench-conv-cuda compares them). */
 fast_tile forced_tile = TILE_AUTO;
 
+/* Layers of at most this many 128 x 128 tiles split K (BACKDROP_GPU_SPLITK=N; 0: never). */
+long splitk_tiles = 66;
 
 } // namespace
 
@@ -348,6 +371,9 @@ bd_gpu_conv2d_hopper_init (bd_error *error)
 	for (int i = 1; tile && i < (int) BD_ARRAY_LEN (names); i++)
 		if (!strcmp (tile, names[i]))
 			forced_tile = (fast_tile) i;
+	const char *splitk = getenv ("BACKDROP_GPU_SPLITK");
+	if (splitk && *splitk)
+		splitk_tiles = strtol (splitk, NULL, 10);
 	int *flag, has = 0;
 	BD_CUDA_CHECK (cudaMalloc (&flag, sizeof *flag));
 	probe_kernel<<<1, 1>>> (flag);
@@ -422,11 +448,15 @@ bd_gpu_conv2d_hopper (const bd_gpu_conv2d_params *p, bd_precision precision, cud
 	if (cout <= 64)
 		return launch<128, 64, true, false, 3> (p, M, stream, error);
 	size_t rows = bd_div_up (M, 128) * bd_conv2d_grid_z (p), tiles = rows * bd_div_up (cout, 128);
-	/* Too few tiles to fill the GPU: split K, two blocks a multiprocessor, and sum the parts
-	 * in a second kernel (splitk-reduce.cuh). */
-	if (p->splitk && p->out_step == 1) {
-		unsigned parts = bd_gpu_splitk_parts (tiles, (size_t) p->taps * p->in.channels / 64);
-		if (parts) {
+	/* Too few tiles to fill the GPU (the deep levels of one image: 64 tiles at 32 x 32 x 1024,
+	 * 24 for the shipped model's 32 x 22 x 512) leave multiprocessors idle through a long K:
+	 * split K into parts of at least 8 steps, two blocks a multiprocessor, and sum the parts
+	 * in a second kernel. splits x tiles <= 264 keeps the partial sums within the scratch. */
+	if (p->splitk && p->out_step == 1 && (long) tiles <= splitk_tiles) {
+		size_t steps = (size_t) p->taps * p->in.channels / 64, parts = 264 / tiles;
+		parts = parts < steps / 8 ? parts : steps / 8;
+		parts = parts < 8 ? parts : 8;
+		if (parts >= 2) {
 			bd_gpu_conv2d_params q = *p;
 			q.splits = (uint32_t) parts;
 			bd_status st = launch<128, 128, false, false, 2> (&q, M, stream, error);

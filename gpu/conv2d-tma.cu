@@ -229,7 +229,10 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 	wgmma_fence_operands (d);
 	consumers_sync ();   /* both warpgroups are done with every stage: reuse it */
 
-	/* Tile row r is pixel (x0 + r % TW, y0 + r / TW). */
+	/* Accumulator fragment (conv2d-hopper.cu): register i of lane l in warp w of the
+	 * warpgroup holds row w * 16 + l / 4 + 8 * (i / 2 % 2), column (i / 4) * 8 + (l % 4) * 2
+	 * + i % 2 of the warpgroup's 64 x N result. Tile row r is pixel (x0 + r % TW, y0 + r / TW). */
+	const int lane = t % 32, frow = (t % 128) / 32 * 16 + lane / 4;
 	auto pixel_index = [&] (int r) -> int {   /* flattened pixel of tile row r, or -1 outside */
 		int x = x0 + (r & (TW - 1)), y = y0 + (r >> g.tw_shift);
 		return x < W && y < H ? (img * H + y) * W + x : -1;
@@ -240,16 +243,33 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 		float *slab = p.splitk + (size_t) blockIdx.z * M * cout;
 #pragma unroll
 		for (int i = 0; i < R; i++) {
-			int row, col;
-			wgmma_fragment_at (i, row, col);
-			int m = pixel_index (cw * (PIX / 2) + (SWAP ? col : row)), ch = SWAP ? row : col;
+			int row = frow + 8 * (i / 2 % 2), col = (i / 4) * 8 + (lane % 4) * 2 + i % 2;
+			int r = SWAP ? cw * (PIX / 2) + col : cw * (PIX / 2) + row, ch = SWAP ? row : col;
+			int m = pixel_index (r);
 			if (m >= 0 && n0 + ch < cout)
 				slab[(size_t) m * cout + n0 + ch] = d[i];
 		}
 		return;
 	}
 	constexpr int PITCH = T::PITCH;
-	wgmma_stage_fragment (d, SWAP, cw * (PIX / 2), n0, cout, p.bias, p.relu, (__half *) smem, PITCH);
+#pragma unroll
+	for (int i = 0; i < R; i += 2) {
+		int row = frow + 8 * (i / 2 % 2), col = (i / 4) * 8 + (lane % 4) * 2;
+		int pix0, pix1, ch0, ch1;   /* where d[i] and d[i + 1] go */
+		if (SWAP) {   /* row: channel; col, col + 1: two pixels */
+			pix0 = cw * (PIX / 2) + col, pix1 = pix0 + 1, ch0 = ch1 = row;
+		} else {      /* row: pixel; col, col + 1: two channels */
+			pix0 = pix1 = cw * (PIX / 2) + row, ch0 = col, ch1 = col + 1;
+		}
+		float v0 = d[i] + (n0 + ch0 < cout ? p.bias[n0 + ch0] : 0.0f);
+		float v1 = d[i + 1] + (n0 + ch1 < cout ? p.bias[n0 + ch1] : 0.0f);
+		if (p.relu) {
+			v0 = fmaxf (v0, 0.0f);
+			v1 = fmaxf (v1, 0.0f);
+		}
+		((__half *) smem)[pix0 * PITCH + ch0] = __float2half_rn (v0);
+		((__half *) smem)[pix1 * PITCH + ch1] = __float2half_rn (v1);
+	}
 	consumers_sync ();
 	const __half *tile = (const __half *) smem;
 	if (g.head) {   /* the network's last layer: only the probabilities leave the block */
@@ -301,6 +321,7 @@ const char *const ws_names[] = {
 ws_choice forced = WS_AUTO;
 int tma_state = -1;   /* -1 unknown, 0 unusable, 1 usable */
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
+long splitk_tiles = 66;   /* as conv2d-hopper.cu: BACKDROP_GPU_SPLITK */
 
 template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO = false>
 bd_status
@@ -412,6 +433,9 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 			forced = (ws_choice) i;
 	if (tile && *tile && forced == WS_AUTO)
 		return BD_OK;
+	const char *splitk = getenv ("BACKDROP_GPU_SPLITK");
+	if (splitk && *splitk)
+		splitk_tiles = strtol (splitk, NULL, 10);
 	bd_status st = allow_smem<128, 128, false, 1> (error);
 	if (st == BD_OK)
 		st = allow_smem<128, 256, false, 1> (error);
@@ -474,9 +498,11 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 		                    : launch<128, 64, true, 3> (p, stream, pooled, headed, error);
 	const size_t rows = bd_div_up ((size_t) p->in.height * p->in.width, 128) * bd_conv2d_grid_z (p);
 	const size_t tiles = rows * bd_div_up (cout, 128);
-	if (p->splitk && p->out_step == 1) {
-		unsigned parts = bd_gpu_splitk_parts (tiles, (size_t) p->taps * p->in.channels / 64);
-		if (parts) {
+	if (p->splitk && p->out_step == 1 && (long) tiles <= splitk_tiles) {
+		size_t steps = (size_t) p->taps * p->in.channels / 64, parts = 264 / tiles;
+		parts = parts < steps / 8 ? parts : steps / 8;
+		parts = parts < 8 ? parts : 8;
+		if (parts >= 2) {
 			bd_gpu_conv2d_params q = *p;
 			q.splits = (uint32_t) parts;
 			bd_status st = launch<128, 128, false, 2> (&q, stream, pooled, headed, error);

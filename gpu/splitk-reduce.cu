@@ -2,8 +2,6 @@
  * half: one thread per pixel and 8 channels (two 16-byte reads a part, one 16-byte write). */
 #include "splitk-reduce.cuh"
 
-#include <stdlib.h>
-
 namespace {
 
 __global__ void
@@ -46,21 +44,4 @@ bd_gpu_splitk_reduce (const float *partial, uint32_t splits, const float *bias, 
 	splitk_reduce_kernel<<<bd_div_up (total, 256), 256, 0, stream>>> (partial, splits, bias, relu, *out);
 	BD_CUDA_CHECK_LAUNCH ();
 	return BD_OK;
-}
-
-unsigned
-bd_gpu_splitk_parts (size_t tiles, size_t k_steps)
-{
-	static long limit = -1;
-	if (limit < 0) {
-		const char *env = getenv ("BACKDROP_GPU_SPLITK");
-		limit = env && *env ? strtol (env, NULL, 10) : 66;
-		limit = limit < 0 ? 0 : limit;
-	}
-	if (tiles == 0 || (long) tiles > limit)
-		return 0;
-	size_t parts = 264 / tiles;
-	parts = parts < k_steps / 8 ? parts : k_steps / 8;
-	parts = parts < 8 ? parts : 8;
-	return parts >= 2 ? (unsigned) parts : 0;
 }

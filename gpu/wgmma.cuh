@@ -34,36 +34,6 @@ sw128_descriptor (uint32_t addr)
 	       (uint64_t) 1 << 62;
 }
 
-/* Accumulator fragment of a 64 x N wgmma result: register i of this thread (lane l of warp
- * w of its warpgroup) holds row w * 16 + l / 4 + 8 * (i / 2 % 2), column (i / 4) * 8 +
- * (l % 4) * 2 + i % 2. */
-__device__ __forceinline__ void
-wgmma_fragment_at (int i, int &row, int &col)
-{
-	const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;
-	row = warp * 16 + lane / 4 + 8 * (i / 2 % 2);
-	col = (i / 4) * 8 + (lane % 4) * 2 + i % 2;
-}
-
-/* A convolution's epilogue for one fragment: bias, ReLU if asked, and the values into a
- * [pixel][channel] tile of E in shared memory, `pitch` elements a pixel. The fragment's rows
- * are pixels first + 0..63 and its columns channels n0 + 0..N-1, or with `swapped` the
- * other way round (the weights were wgmma's A). */
-template <typename E, int R>
-__device__ __forceinline__ void
-wgmma_stage_fragment (const float (&d)[R], bool swapped, int first, int n0, int cout, const float *bias,
-                      bool relu, E *tile, int pitch)
-{
-#pragma unroll
-	for (int i = 0; i < R; i++) {
-		int row, col;
-		wgmma_fragment_at (i, row, col);
-		const int pix = first + (swapped ? col : row), ch = swapped ? row : col;
-		float v = d[i] + (n0 + ch < cout ? bias[n0 + ch] : 0.0f);
-		tile[pix * pitch + ch] = (E) (relu ? fmaxf (v, 0.0f) : v);
-	}
-}
-
 #if BD_HAVE_WGMMA
 __device__ __forceinline__ void wgmma_fence () { asm volatile ("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit () { asm volatile ("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
