@@ -237,7 +237,6 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 		int x = x0 + (r & (TW - 1)), y = y0 + (r >> g.tw_shift);
 		return x < W && y < H ? (img * H + y) * W + x : -1;
 	};
-	(void) TH;
 	if (split) {   /* raw sums to this part's slab; bd_gpu_splitk_reduce finishes the layer */
 		const int M = (int) (p.in.height * p.in.width);
 		float *slab = p.splitk + (size_t) blockIdx.z * M * cout;
