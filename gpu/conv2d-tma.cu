@@ -38,10 +38,9 @@ constexpr int CONSUMERS = 256;                /* two warpgroups */
 constexpr int THREADS = CONSUMERS + 32;       /* + the producer warp */
 
 /* A block's tile: PIX pixels x CO output channels. With SWAP (64-channel layers) the
- * weights are wgmma's A and each warpgroup's PIX / 2 pixels its B (see conv2d-hopper.cu):
- * with 256 pixels a multiply reads 2 KB of weights and 4 KB of pixels from shared memory
- * for 64 x 128 x 16 products, where 128 pixels read 2 + 2 KB for half as many, more than
- * shared memory's 128 bytes a cycle can feed the tensor cores. */
+ * weights are wgmma's A and each warpgroup's PIX / 2 pixels its B (see conv2d-hopper.cu).
+ * 256 pixels (a multiply reading 2 KB of weights for 4 KB of pixels, rather than 2 for 2)
+ * stay for the tile sweep: they measured slower than 128 (docs/PERFORMANCE.md). */
 template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO> struct ws_tile {
 	static constexpr int N = SWAP ? PIX / 2 : CO;               /* wgmma's N */
 	/* Bytes a step: its pixels (HALO: 8-pixel rows, 1 KB each, two more than the tile's
