@@ -249,6 +249,8 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 		}
 		return;
 	}
+	/* The same staging as conv2d-hopper.cu's, written out in each: one shared helper for
+	 * both measured 2% slower on both paths (docs/PERFORMANCE.md). */
 	constexpr int PITCH = T::PITCH;
 #pragma unroll
 	for (int i = 0; i < R; i += 2) {
