@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool bd_gpu_launch_early;
+
 namespace {
 
 /* Plain structs, zero-initialised with calloc: the backend needs no C++ runtime. */
@@ -348,6 +350,10 @@ cuda_init (bd_session *session, bd_error *error)
 		st = bd_error_set (error, BD_ERR_DEVICE, "cannot create CUDA events");
 	if (st == BD_OK)
 		st = bd_gpu_conv2d_hopper_init (error);
+	/* Kernels start in the tail of the one before them (cuda-common.cuh) from Hopper on;
+	 * BACKDROP_GPU_NO_PDL=1 serialises them, to compare. */
+	const char *no_pdl = getenv ("BACKDROP_GPU_NO_PDL");
+	bd_gpu_launch_early = prop.major >= 9 && !(no_pdl && *no_pdl && strcmp (no_pdl, "0"));
 
 	const bd_model *m = session->model;
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {

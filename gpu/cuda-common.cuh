@@ -49,3 +49,47 @@ bd_precision_size (bd_precision p)
 {
 	return p == BD_PRECISION_FAST ? sizeof (__half) : sizeof (float);
 }
+
+/* Programmatic dependent launch (compute capability 9.0 and newer): a kernel launched by
+ * bd_launch_early may be scheduled while the kernel before it on the stream finishes its last
+ * blocks, so its blocks set up (barriers, weights in shared memory) in that kernel's tail
+ * instead of after it. Such a kernel must call bd_wait_for_earlier_kernels () in every thread
+ * before it reads or writes any activation: the wait returns once the kernel before it has
+ * finished and its writes are visible, and since that kernel waited in turn, every earlier
+ * one has too (memory that a later layer reuses is free by then). */
+extern bool bd_gpu_launch_early;   /* set by the backend's init: the GPU can; BACKDROP_GPU_NO_PDL=1 turns it off */
+
+__device__ __forceinline__ void
+bd_wait_for_earlier_kernels ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	asm volatile ("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+/* Lets the next kernel be scheduled once every block of this one has said so (or ended). */
+__device__ __forceinline__ void
+bd_allow_next_kernel ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	asm volatile ("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
+template <typename... Params, typename... Args>
+static inline cudaError_t
+bd_launch_early (void (*kernel) (Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                 const Args &...args)
+{
+	cudaLaunchAttribute early;
+	early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+	early.val.programmaticStreamSerializationAllowed = 1;
+	cudaLaunchConfig_t config = {};
+	config.gridDim = grid;
+	config.blockDim = block;
+	config.dynamicSmemBytes = smem;
+	config.stream = stream;
+	config.attrs = &early;
+	config.numAttrs = bd_gpu_launch_early ? 1 : 0;
+	return cudaLaunchKernelEx (&config, kernel, args...);
+}

@@ -8,6 +8,8 @@ __global__ void
 splitk_reduce_kernel (const float *partial, uint32_t splits, const float *bias, bool relu,
                       const bd_gpu_view out)
 {
+	bd_allow_next_kernel ();
+	bd_wait_for_earlier_kernels ();
 	size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
 	uint32_t groups = out.channels / 8;
 	size_t pixels = (size_t) out.height * out.width;
@@ -41,7 +43,7 @@ bd_gpu_splitk_reduce (const float *partial, uint32_t splits, const float *bias, 
 	size_t total = (size_t) out->height * out->width * (out->channels / 8);
 	if (total == 0)
 		return BD_OK;
-	splitk_reduce_kernel<<<bd_div_up (total, 256), 256, 0, stream>>> (partial, splits, bias, relu, *out);
-	BD_CUDA_CHECK_LAUNCH ();
+	BD_CUDA_CHECK (bd_launch_early (splitk_reduce_kernel, dim3 (bd_div_up (total, 256)), dim3 (256), 0, stream, partial,
+	                                splits, bias, relu, *out));
 	return BD_OK;
 }
