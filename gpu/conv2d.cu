@@ -477,6 +477,8 @@ launch_conv (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream_t
 	static int simple = -1;
 	if (simple < 0)
 		simple = getenv ("BACKDROP_GPU_SIMPLE_CONV") != NULL;
+	if (!simple && bd_gpu_conv2d_photo_fits (p, precision))
+		return bd_gpu_conv2d_photo (p, stream, error);
 	if (!simple && bd_gpu_conv2d_tma_fits (p, precision))
 		return bd_gpu_conv2d_tma (p, stream, pooled, headed, error);
 	if (!simple && bd_gpu_conv2d_hopper_fits (p, precision))

@@ -81,6 +81,11 @@ bd_conv2d_grid_z (const bd_gpu_conv2d_params *p)
 bd_status bd_gpu_conv2d (const bd_gpu_conv2d_params *p, bd_precision precision,
                          cudaStream_t stream, bd_error *error);
 
+/* The photo's layer in fast precision (conv2d-photo.cu): at most 4 input channels hold data
+ * (in_used), 3x3; any GPU. bd_gpu_conv2d prefers it for the layers that fit. */
+bool      bd_gpu_conv2d_photo_fits (const bd_gpu_conv2d_params *p, bd_precision precision);
+bd_status bd_gpu_conv2d_photo (const bd_gpu_conv2d_params *p, cudaStream_t stream, bd_error *error);
+
 /* The Hopper kernels (conv2d-hopper.cu): init once per process before capturing a graph (it
  * finds out whether this GPU and build can run wgmma); bd_gpu_conv2d uses them for the layers
  * that fit (K-major weights given; input channels a multiple of 64 in fast precision, of 32
