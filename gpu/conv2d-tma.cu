@@ -153,6 +153,7 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 	const int x0 = tx * TW, y0 = ty * TH, n0 = blockIdx.y * CO;
 	const int W = (int) p.in.width, H = bd_conv2d_image_rows (p), cout = (int) p.out.channels;
 
+	bd_allow_next_kernel ();
 	if (t == 0) {
 		for (int i = 0; i < S; i++) {
 			mbar_init (full + 8 * i, 1);                  /* the producer's expect_tx */
@@ -168,26 +169,48 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&pixels) : "memory");
 		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&weights) : "memory");
 		const int z = p.out_step == 2 ? (int) blockIdx.z : 0;
-		for (int i = 0; i < n; i++) {
+		/* Step i's weights (HALO: the three taps of its column) and pixels, into its stage. */
+		auto load_weights = [&] (int i) {
 			const int s = first + i, slot = i % S;
-			mbar_wait (empty + 8 * slot, ((i / S) & 1) ^ 1);
-			const uint32_t st = base + slot * T::STAGE;
-			mbar_expect_bytes (full + 8 * slot, T::STAGE);
+			const uint32_t st = base + slot * T::STAGE, bar = full + 8 * slot;
+			mbar_expect_bytes (bar, T::STAGE);
 			if (HALO) {
 				const int column = s / slices, c = (s % slices) * 64;
-				tma_load_4d (st, &pixels, full + 8 * slot, c, x0 + column - 1, y0 - 1, img);
 				for (int row = 0; row < 3; row++)
-					tma_load_3d (st + T::PIXEL_BYTES + row * CO * 128, &weights, full + 8 * slot,
-					             (row * 3 + column) * cin + c, n0, z);
-				continue;
+					tma_load_3d (st + T::PIXEL_BYTES + row * CO * 128, &weights, bar, (row * 3 + column) * cin + c,
+					             n0, z);
+			} else {
+				tma_load_3d (st + PIX * 128, &weights, bar, s / slices * cin + (s % slices) * 64, n0, z);
 			}
-			const int tap = s / slices, c = (s % slices) * 64;
-			const int dy = p.taps == 9 ? tap / 3 - 1 : 0, dx = p.taps == 9 ? tap % 3 - 1 : 0;
-			tma_load_4d (st, &pixels, full + 8 * slot, c, x0 + dx, y0 + dy, img);
-			tma_load_3d (st + PIX * 128, &weights, full + 8 * slot, tap * cin + c, n0, z);
+		};
+		auto load_pixels = [&] (int i) {
+			const int s = first + i, slot = i % S;
+			const uint32_t st = base + slot * T::STAGE, bar = full + 8 * slot;
+			const int c = (s % slices) * 64;
+			if (HALO) {
+				tma_load_4d (st, &pixels, bar, c, x0 + s / slices - 1, y0 - 1, img);
+			} else {
+				const int tap = s / slices;
+				const int dy = p.taps == 9 ? tap / 3 - 1 : 0, dx = p.taps == 9 ? tap % 3 - 1 : 0;
+				tma_load_4d (st, &pixels, bar, c, x0 + dx, y0 + dy, img);
+			}
+		};
+		/* The weights are the model's, not an earlier kernel's output: the first stages'
+		 * are fetched while the layer before may still be running. */
+		const int ahead = n < S ? n : S;
+		for (int i = 0; i < ahead; i++)
+			load_weights (i);
+		bd_wait_for_earlier_kernels ();
+		for (int i = 0; i < n; i++) {
+			if (i >= S) {
+				mbar_wait (empty + 8 * (i % S), ((i / S) & 1) ^ 1);
+				load_weights (i);
+			}
+			load_pixels (i);
 		}
 		return;
 	}
+	bd_wait_for_earlier_kernels ();   /* the consumers write activations */
 
 	/* The consumers: warpgroup cw multiplies pixels cw * 64 .. + 63 by all CO channels. */
 	const int cw = t / 128;
@@ -311,17 +334,198 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 #endif
 }
 
+/* Resident weights, for 3x3 layers of 64 or 128 input and up to 64 output channels (the
+ * widest images): the layer's weights (72 or 144 KB) are copied into shared memory once per
+ * block, and each block (one a multiprocessor) loops over halo tiles of ROWS rows of 8
+ * pixels, so a tile costs the copy of its pixels alone. conv2d_tma_kernel fetches the
+ * weights again for every tile: 72 KB against 54 KB of pixels, most of the layer's traffic
+ * from L2. The two consumer warpgroups take tiles in turn and each multiplies its whole tile
+ * (wgmma N = the tile's pixels), so one stores its tile while the other multiplies the next.
+ * 128 input channels leave room for 8-row tiles only. */
+template <int SLICES, int ROWS> struct resident_tile {
+	static constexpr int CO = 64, TAPS = 9, PIX = ROWS * 8;
+	static constexpr int WEIGHT_BYTES = TAPS * SLICES * CO * 128;   /* 64 outputs x 64 inputs a tap and slice */
+	static constexpr int BOX_BYTES = (ROWS + 2) * 1024;             /* ROWS + 2 rows of 8 pixels x 64 channels */
+	static constexpr int PITCH = CO + 8;                            /* epilogue row, halves */
+	static constexpr int EPILOGUE_BYTES = PIX * PITCH * 2;          /* one warpgroup's staged tile */
+	static constexpr int BARRIER_BYTES = 256;
+	static constexpr int STAGES =
+		(227 * 1024 - 1024 - WEIGHT_BYTES - 2 * EPILOGUE_BYTES - BARRIER_BYTES) / BOX_BYTES;
+	static constexpr int SMEM = 1024 + WEIGHT_BYTES + STAGES * BOX_BYTES + 2 * EPILOGUE_BYTES + BARRIER_BYTES;
+	static_assert (STAGES >= 6, "each warpgroup's ring holds three boxes");
+	static_assert ((2 * STAGES + 1) * 8 <= BARRIER_BYTES, "barriers fit");
+};
+
+template <int SLICES, int ROWS>
+__global__ void __launch_bounds__ (THREADS, 1)
+conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_constant__ CUtensorMap pixels,
+                        const __grid_constant__ CUtensorMap weights, const ws_geometry g, int tiles)
+{
+#if BD_HAVE_WGMMA
+	using T = resident_tile<SLICES, ROWS>;
+	constexpr int S = T::STAGES, R = S / 2, CO = T::CO, PIX = T::PIX, PITCH = T::PITCH, BOX = T::BOX_BYTES;
+	constexpr int STEPS = 3 * SLICES;   /* a tile's boxes: a column of taps and 64 channels each */
+	extern __shared__ unsigned char smem_raw[];
+	unsigned char *smem = (unsigned char *) (((uintptr_t) smem_raw + 1023) & ~(uintptr_t) 1023);
+	const uint32_t wsm = (uint32_t) __cvta_generic_to_shared (smem), stages = wsm + T::WEIGHT_BYTES;
+	const uint32_t full = stages + S * BOX + 2 * T::EPILOGUE_BYTES, empty = full + 8 * S, loaded = empty + 8 * S;
+	const int t = threadIdx.x, per_image = g.tiles_x * g.tiles_y;
+	const int W = (int) p.in.width, H = bd_conv2d_image_rows (p), cout = (int) p.out.channels;
+	const int cin = (int) p.in.channels;
+
+	bd_allow_next_kernel ();
+	if (t == 0) {
+		for (int i = 0; i < S; i++) {
+			mbar_init (full + 8 * i, 1);      /* the producer's expect_tx */
+			mbar_init (empty + 8 * i, 4);     /* the warps of the warpgroup that used it */
+		}
+		mbar_init (loaded, 1);
+		asm volatile ("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+	}
+	__syncthreads ();
+
+	if (t >= CONSUMERS) {   /* the producer warp: one thread issues every copy */
+		if (t != CONSUMERS)
+			return;
+		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&pixels) : "memory");
+		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&weights) : "memory");
+		/* The model's weights, before waiting for the layer's input: tap and slice ts at
+		 * 8 KB x ts. */
+		mbar_expect_bytes (loaded, T::WEIGHT_BYTES);
+		for (int ts = 0; ts < T::TAPS * SLICES; ts++)
+			tma_load_3d (wsm + ts * CO * 128, &weights, loaded, ts / SLICES * cin + ts % SLICES * 64, 0, 0);
+		bd_wait_for_earlier_kernels ();
+		/* Each warpgroup has its own ring of R stages: the block's tiles alternate between
+		 * them, and box k of a warpgroup's tiles goes to its stage k % R. (A ring shared by
+		 * both would let one warpgroup wait on a stage a phase ahead of the other's.) */
+		int boxes0 = 0, boxes1 = 0;
+		for (int tile = blockIdx.x, j = 0; tile < tiles; tile += gridDim.x, j++) {
+			const int x0 = tile % g.tiles_x * 8, y0 = tile / g.tiles_x % g.tiles_y * ROWS, img = tile / per_image;
+			int k = j & 1 ? boxes1 : boxes0;
+			for (int step = 0; step < STEPS; step++, k++) {   /* column step / SLICES, slice step % SLICES */
+				const int slot = (j & 1) * R + k % R;
+				mbar_wait (empty + 8 * slot, ((k / R) & 1) ^ 1);
+				mbar_expect_bytes (full + 8 * slot, BOX);
+				tma_load_4d (stages + slot * BOX, &pixels, full + 8 * slot, step % SLICES * 64,
+				             x0 + step / SLICES - 1, y0 - 1, img);
+			}
+			(j & 1 ? boxes1 : boxes0) = k;
+		}
+		return;
+	}
+	bd_wait_for_earlier_kernels ();   /* the consumers write activations */
+
+	/* Warpgroup cw takes the block's tiles cw, cw + 2, ... Its 64 x PIX result: register i
+	 * of lane l in warp w holds channel w * 16 + l / 4 + 8 * (i / 2 % 2), pixel (i / 4) * 8 +
+	 * (l % 4) * 2 + i % 2 (conv2d_tma_kernel's swapped fragment, PIX pixels wide). */
+	const int cw = t / 128, lt = t % 128, lane = t % 32, bar = 2 + cw;
+	const int ch = lt / 32 * 16 + lane / 4;
+	const float bias0 = ch < cout ? p.bias[ch] : 0.0f, bias1 = ch + 8 < cout ? p.bias[ch + 8] : 0.0f;
+	const float relu_floor = p.relu ? 0.0f : -INFINITY;   /* ReLU as a max */
+	__half *tile = (__half *) (smem + T::WEIGHT_BYTES + S * BOX + cw * T::EPILOGUE_BYTES);
+	mbar_wait (loaded, 0);
+	int k = 0;   /* this warpgroup's boxes so far */
+	for (int index = blockIdx.x + cw * gridDim.x; index < tiles; index += 2 * gridDim.x) {
+		float d[PIX / 2];
+#pragma unroll
+		for (int i = 0; i < PIX / 2; i++)
+			d[i] = 0.0f;
+#pragma unroll
+		for (int step = 0; step < STEPS; step++, k++) {
+			const int slot = cw * R + k % R, column = step / SLICES, slice = step % SLICES;
+			mbar_wait (full + 8 * slot, (k / R) & 1);
+			const uint32_t st = stages + slot * BOX;
+			wgmma_fence_operands (d);
+			wgmma_fence ();
+#pragma unroll
+			for (int row = 0; row < 3; row++) {   /* tap (row, column) reads box rows row .. row + ROWS - 1 */
+				const uint64_t da = sw128_descriptor (wsm + ((row * 3 + column) * SLICES + slice) * CO * 128);
+				const uint64_t db = sw128_descriptor (st + row * 1024);
+#pragma unroll
+				for (int k = 0; k < 4; k++)
+					wgmma_f16<PIX>::mma (d, da + 2 * k, db + 2 * k);
+			}
+			wgmma_commit ();
+			wgmma_wait<1> ();   /* the previous box's multiply is done: its stage goes back */
+			wgmma_fence_operands (d);
+			if (step > 0 && lane == 0)
+				mbar_arrive (empty + 8 * (cw * R + (k - 1) % R));
+		}
+		wgmma_wait<0> ();
+		wgmma_fence_operands (d);
+		if (lane == 0)
+			mbar_arrive (empty + 8 * (cw * R + (k - 1) % R));
+
+		const int x0 = index % g.tiles_x * 8, y0 = index / g.tiles_x % g.tiles_y * ROWS, img = index / per_image;
+		auto pixel_index = [&] (int r) -> int {   /* flattened pixel of tile row r, or -1 outside */
+			int x = x0 + (r & 7), y = y0 + (r >> 3);
+			return x < W && y < H ? (img * H + y) * W + x : -1;
+		};
+		/* The warpgroup's last tile is read from `tile` no more. */
+		asm volatile ("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
+		/* d[i], d[i + 1]: pixels 2 (l % 4) + 8 (i / 4) and the next, channel ch + 8 (i / 2 % 2).
+		 * Written from one base pointer, constant offsets: computed addresses spill. */
+		__half *own = tile + (lane % 4) * 2 * PITCH + ch;
+#pragma unroll
+		for (int i = 0; i < PIX / 2; i += 2) {
+			const float b = i / 2 % 2 ? bias1 : bias0;
+			__half *at = own + (i / 4) * 8 * PITCH + 8 * (i / 2 % 2);
+			at[0] = __float2half_rn (fmaxf (d[i] + b, relu_floor));
+			at[PITCH] = __float2half_rn (fmaxf (d[i + 1] + b, relu_floor));
+		}
+		asm volatile ("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
+		if (g.head) {   /* the network's last layer: only the probabilities leave the block */
+			int m = lt < PIX ? pixel_index (lt) : -1;
+			if (m >= 0) {
+				float s = p.head_bias;
+				for (int c = 0; c < (int) p.head_channels; c++)
+					s += __half2float (tile[lt * PITCH + c]) * p.head_weight[c];
+				p.head_out[m] = 1.0f / (1.0f + __expf (-s));
+			}
+			continue;
+		}
+		for (int v = lt; v < PIX * CO / 8; v += 128) {
+			int r = v / (CO / 8), col = (v % (CO / 8)) * 8;
+			int m = pixel_index (r);
+			if (m >= 0 && col < cout)
+				*(uint4 *) ((__half *) p.out.data + (size_t) m * p.out.pixel_stride + col) =
+					*(const uint4 *) (tile + r * PITCH + col);
+		}
+		if (g.pool) {   /* the next level's input: 2x2 maxima of the tile (W, H even) */
+			for (int v = lt; v < PIX / 4 * CO / 8; v += 128) {
+				int q = v / (CO / 8), col = (v % (CO / 8)) * 8;
+				int r = q / 4 * 16 + q % 4 * 2, x = x0 + (r & 7), y = y0 + (r >> 3);
+				if (x >= W || y >= H || col >= cout)
+					continue;
+				uint4 a = *(const uint4 *) (tile + r * PITCH + col), b = *(const uint4 *) (tile + (r + 1) * PITCH + col);
+				uint4 c = *(const uint4 *) (tile + (r + 8) * PITCH + col);
+				uint4 e = *(const uint4 *) (tile + (r + 9) * PITCH + col);
+				__half2 *ha = (__half2 *) &a, *hb = (__half2 *) &b, *hc = (__half2 *) &c, *he = (__half2 *) &e;
+#pragma unroll
+				for (int k = 0; k < 4; k++)
+					ha[k] = __hmax2 (__hmax2 (ha[k], hb[k]), __hmax2 (hc[k], he[k]));
+				size_t o = ((size_t) ((img * H + y) / 2) * (W / 2) + x / 2) * p.pool.pixel_stride + col;
+				*(uint4 *) ((__half *) p.pool.data + o) = a;
+			}
+		}
+	}
+#endif
+}
+
 /* The fast path's tiles here; BACKDROP_GPU_TILE=ws... forces one for every layer. */
 enum ws_choice {
 	WS_AUTO, WS_128x128, WS_128x256, WS_128x128x2, WS_128x64x2, WS_128x64x3, WS_256x64, WS_HALO, WS_HALO_TWICE,
+	WS_RESIDENT,
 };
 const char *const ws_names[] = {
 	"", "ws128x128", "ws128x256", "ws128x128x2", "ws128x64x2", "ws128x64x3", "ws256x64", "wshalo", "wshalox2",
+	"wsresident",
 };
 ws_choice forced = WS_AUTO;
 int tma_state = -1;   /* -1 unknown, 0 unusable, 1 usable */
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
 long splitk_tiles = 66;   /* as conv2d-hopper.cu: BACKDROP_GPU_SPLITK */
+int multiprocessors;
 
 template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO = false>
 bd_status
@@ -363,44 +567,82 @@ encode (CUtensorMap *map, const void *data, int rank, const cuuint64_t *dims, co
 	return BD_OK;
 }
 
+/* The geometry and the two tensor maps of a launch with PIX-pixel tiles (HALO: 16 rows of 8,
+ * boxes two rows taller) and CO output channels a block. */
+bd_status
+prepare (const bd_gpu_conv2d_params *p, int PIX, int CO, bool HALO, ws_geometry *g, CUtensorMap *pixels,
+         CUtensorMap *weights, unsigned *tiles, bool *pooled, bool *headed, bd_error *error)
+{
+	const size_t el = sizeof (__half);
+	const uint32_t H = p->image_height ? p->image_height : p->in.height, images = p->in.height / H;
+	const bool whole = p->out_step == 1 && p->splits <= 1;   /* the block holds final values */
+	/* Pooling in the block needs whole 2x2 squares: rectangles at least two rows high. */
+	g->pool = whole && p->pool.data && p->in.width % 2 == 0 && H % 2 == 0;
+	g->head = whole && p->head_out && p->out.channels <= (uint32_t) CO;
+	g->tw_shift = HALO ? 3 : choose_tw_shift ((int) p->in.width, (int) H, g->pool ? 6 : 7, PIX);
+	*pooled = g->pool;
+	*headed = g->head;
+	g->tiles_x = (int) bd_div_up (p->in.width, 1u << g->tw_shift);
+	g->tiles_y = (int) bd_div_up (H, (unsigned) PIX >> g->tw_shift);
+	*tiles = images * (unsigned) (g->tiles_x * g->tiles_y);
+
+	/* The pixels: channels x width x rows x images, strided as the view (a channel slice of
+	 * a wider buffer reads its own channels only). */
+	const cuuint64_t pdims[4] = { p->in.channels, p->in.width, H, images };
+	const cuuint64_t pstrides[3] = { p->in.pixel_stride * el, (cuuint64_t) p->in.width * p->in.pixel_stride * el,
+		                         (cuuint64_t) H * p->in.width * p->in.pixel_stride * el };
+	const cuuint32_t pbox[4] = { 64, 1u << g->tw_shift, ((uint32_t) PIX >> g->tw_shift) + (HALO ? 2 : 0), 1 };
+	/* The K-major weights: K x output channels x (the transposed convolution's 4 taps). */
+	const cuuint64_t K = (cuuint64_t) p->taps * p->in.channels, Z = p->out_step == 2 ? 4 : 1;
+	const cuuint64_t wdims[3] = { K, p->out.channels, Z };
+	const cuuint64_t wstrides[2] = { K * el, K * p->out.channels * el };
+	const cuuint32_t wbox[3] = { 64, (cuuint32_t) CO, 1 };
+	bd_status st = encode (pixels, p->in.data, 4, pdims, pstrides, pbox, error);
+	return st != BD_OK ? st : encode (weights, p->weights_k, 3, wdims, wstrides, wbox, error);
+}
+
 template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO = false>
 bd_status
 launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *headed, bd_error *error)
 {
 	using T = ws_tile<PIX, CO, SWAP, BLOCKS, HALO>;
-	const size_t el = sizeof (__half);
-	const uint32_t H = p->image_height ? p->image_height : p->in.height, images = p->in.height / H;
-	const bool whole = p->out_step == 1 && p->splits <= 1;   /* the block holds final values */
 	ws_geometry g;
-	/* Pooling in the block needs whole 2x2 squares: rectangles at least two rows high. */
-	g.pool = whole && p->pool.data && p->in.width % 2 == 0 && H % 2 == 0;
-	g.head = whole && p->head_out && p->out.channels <= (uint32_t) CO;
-	g.tw_shift = HALO ? 3 : choose_tw_shift ((int) p->in.width, (int) H, g.pool ? 6 : 7, PIX);
-	*pooled = g.pool;
-	*headed = g.head;
-	g.tiles_x = (int) bd_div_up (p->in.width, 1u << g.tw_shift);
-	g.tiles_y = (int) bd_div_up (H, PIX >> g.tw_shift);
-
-	/* The pixels: channels x width x rows x images, strided as the view (a channel slice of
-	 * a wider buffer reads its own channels only). */
 	CUtensorMap pixels, weights;
-	const cuuint64_t pdims[4] = { p->in.channels, p->in.width, H, images };
-	const cuuint64_t pstrides[3] = { p->in.pixel_stride * el, (cuuint64_t) p->in.width * p->in.pixel_stride * el,
-		                         (cuuint64_t) H * p->in.width * p->in.pixel_stride * el };
-	const cuuint32_t pbox[4] = { 64, 1u << g.tw_shift, ((uint32_t) PIX >> g.tw_shift) + (HALO ? 2 : 0), 1 };
-	/* The K-major weights: K x output channels x (the transposed convolution's 4 taps). */
-	const cuuint64_t K = (cuuint64_t) p->taps * p->in.channels, Z = p->out_step == 2 ? 4 : 1;
-	const cuuint64_t wdims[3] = { K, p->out.channels, Z };
-	const cuuint64_t wstrides[2] = { K * el, K * p->out.channels * el };
-	const cuuint32_t wbox[3] = { 64, CO, 1 };
-	bd_status st = encode (&pixels, p->in.data, 4, pdims, pstrides, pbox, error);
-	if (st == BD_OK)
-		st = encode (&weights, p->weights_k, 3, wdims, wstrides, wbox, error);
+	unsigned tiles;
+	bd_status st = prepare (p, PIX, CO, HALO, &g, &pixels, &weights, &tiles, pooled, headed, error);
 	if (st != BD_OK)
 		return st;
-	dim3 grid ((unsigned) (images * g.tiles_x * g.tiles_y), bd_div_up (p->out.channels, CO), bd_conv2d_grid_z (p));
-	conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS, HALO><<<grid, THREADS, T::SMEM, stream>>> (*p, pixels, weights, g);
-	BD_CUDA_CHECK_LAUNCH ();
+	dim3 grid (tiles, bd_div_up (p->out.channels, CO), bd_conv2d_grid_z (p));
+	BD_CUDA_CHECK (bd_launch_early (conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS, HALO>, grid, dim3 (THREADS), T::SMEM,
+	                                stream, *p, pixels, weights, g));
+	return BD_OK;
+}
+
+/* One block a multiprocessor, each looping over its share of the tiles. */
+template <int SLICES, int ROWS>
+bd_status
+launch_resident (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *headed, bd_error *error)
+{
+	using T = resident_tile<SLICES, ROWS>;
+	ws_geometry g;
+	CUtensorMap pixels, weights;
+	unsigned tiles;
+	bd_status st = prepare (p, T::PIX, T::CO, true, &g, &pixels, &weights, &tiles, pooled, headed, error);
+	if (st != BD_OK)
+		return st;
+	dim3 grid (tiles < (unsigned) multiprocessors ? tiles : (unsigned) multiprocessors);
+	BD_CUDA_CHECK (bd_launch_early (conv2d_resident_kernel<SLICES, ROWS>, grid, dim3 (THREADS), T::SMEM, stream, *p,
+	                                pixels, weights, g, (int) tiles));
+	return BD_OK;
+}
+
+template <int SLICES, int ROWS>
+bd_status
+allow_resident_smem (bd_error *error)
+{
+	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_resident_kernel<SLICES, ROWS>,
+	                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                                     resident_tile<SLICES, ROWS>::SMEM));
 	return BD_OK;
 }
 
@@ -451,8 +693,14 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 		st = allow_smem<128, 64, true, 1, true> (error);
 	if (st == BD_OK)
 		st = allow_smem<128, 64, true, 2, true> (error);
-
-
+	if (st == BD_OK)
+		st = allow_resident_smem<1, 16> (error);
+	if (st == BD_OK)
+		st = allow_resident_smem<2, 8> (error);
+	int device = 0;
+	if (st == BD_OK && (cudaGetDevice (&device) != cudaSuccess ||
+	                    cudaDeviceGetAttribute (&multiprocessors, cudaDevAttrMultiProcessorCount, device) != cudaSuccess))
+		st = bd_error_set (error, BD_ERR_DEVICE, "cannot count the GPU's multiprocessors");
 	if (st != BD_OK)
 		return st;
 	tma_state = 1;
@@ -485,10 +733,17 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 			break;   /* the halo tiles only for 3x3 layers of up to 64 outputs */
 		return forced == WS_HALO ? launch<128, 64, true, 1, true> (p, stream, pooled, headed, error)
 		                         : launch<128, 64, true, 2, true> (p, stream, pooled, headed, error);
+	case WS_RESIDENT:
 	case WS_AUTO: break;
 	}
-	/* From the per-layer sweep (docs/PERFORMANCE.md): up to 64 output channels, swapped
-	 * 128 x 64 tiles, for 3x3 layers with the halo (two blocks a multiprocessor: a stage
+	const bool resident = p->taps == 9 && (p->in.channels == 64 || p->in.channels == 128) &&
+	                      p->out.channels <= 64 && p->out_step == 1;
+	if (resident && (forced == WS_AUTO || forced == WS_RESIDENT))
+		return p->in.channels == 64 ? launch_resident<1, 16> (p, stream, pooled, headed, error)
+		                            : launch_resident<2, 8> (p, stream, pooled, headed, error);
+	/* From the per-layer sweep (docs/PERFORMANCE.md): 3x3 layers of 64 or 128 input channels
+	 * and up to 64 outputs keep their weights resident (above); other layers of up to 64 outputs,
+	 * swapped 128 x 64 tiles, for 3x3 layers with the halo (two blocks a multiprocessor: a stage
 	 * holds three taps), else three blocks a multiprocessor; layers of too few tiles split
 	 * K; one wave: 128 x 128; more: 128 x 256 where it needs no more waves, else 128 x 128
 	 * twice. */
