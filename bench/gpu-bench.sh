@@ -4,8 +4,16 @@
 # U-Net (depth 5, widths 64..1024, batch 1 and 4) against PyTorch, and the shipped model's
 # shape by batch. Logs go to OUT (default ./gpu-out); a table is printed last.
 #
-#   bench/gpu-bench.sh [OUT] [MODEL.bdm...]
+#   bench/gpu-bench.sh [--no-sweeps] [OUT] [MODEL.bdm...] [--photos DIR]
+#
+# --no-sweeps leaves out the tile and split-K sweeps and the ncu profiles (about half the
+# time).
 set -uo pipefail
+sweeps=1
+if [[ ${1:-} == --no-sweeps ]]; then
+    sweeps=0
+    shift
+fi
 out=${1:-gpu-out}
 shift || true
 mkdir -p "$out"
@@ -24,9 +32,10 @@ BACKDROP_GPU_NO_TMA=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-no
 
 # Widths 16..256 at 128x128 reach every kernel: the portable and the TMA convolutions (the
 # TMA one with the pool fused), pool, head, up-convolution; widths 64..1024 at 64x64 the TMA
-# kernel with the head fused.
+# kernel with the head fused; at 128x128, batch 2, the resident-weights kernels loop over
+# several tiles a block.
 memcheck=0 racecheck=0
-for net in "--width 16 --size 128" "--width 64 --size 64"; do
+for net in "--width 16 --size 128" "--width 64 --size 64" "--width 64 --size 128 --batch 2"; do
     small="$build/bench/bench-forward --device cuda $net --runs 2"
     compute-sanitizer --tool memcheck --error-exitcode 9 $small >>"$out/memcheck.log" 2>&1 || memcheck=$?
     compute-sanitizer --tool racecheck --error-exitcode 9 $small >>"$out/racecheck.log" 2>&1 || racecheck=$?
@@ -42,6 +51,7 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
     printf '%-40s %10s %12s\n' "seed U-Net (w64, depth 5), batch 1" "call ms" "network ms"
     for size in 512 1024; do
         printf '%-40s %10s %12s\n' "backdrop fast ${size}" $(ours $fwd --width 64 --size $size --runs 50)
+        printf '%-40s %10s %12s\n' "backdrop fast, no PDL ${size}" $(BACKDROP_GPU_NO_PDL=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no TMA ${size}" $(BACKDROP_GPU_NO_TMA=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no wgmma ${size}" $(BACKDROP_GPU_NO_WGMMA=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop exact ${size}" $(ours $fwd --exact --width 64 --size $size --runs 20)
@@ -75,14 +85,14 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
 # Every fast tile on every layer (BACKDROP_GPU_TILE forces one), for the rules in
 # conv2d-tma.cu (ws...) and conv2d-hopper.cu (the others), and the same for the whole seed
 # U-Net at batch 1.
-tiles="ws128x128 ws128x256 ws128x128x2 ws128x64x2 ws128x64x3 ws256x64 wshalo wshalox2 128x128 128x256 128x128x2 128x64x3"
-for t in $tiles; do
+tiles="ws128x128 ws128x256 ws128x128x2 ws128x64x2 ws128x64x3 ws256x64 wshalo wshalox2 wsresident 128x128 128x256 128x128x2 128x64x3"
+(( sweeps )) && for t in $tiles; do
     BACKDROP_GPU_TILE=$t "$build/bench/bench-conv-cuda" >"$out/conv-$t.txt" 2>&1
     echo "$t $(BACKDROP_GPU_TILE=$t ours $fwd --width 64 --size 512 --runs 50)" >>"$out/unet-tiles.txt"
 done
 # Split K for layers with few tiles (BACKDROP_GPU_SPLITK=N splits layers of at most N tiles of
 # 128 x 128; 0 never; the default is 66): the seed U-Net at batch 1, the shipped shape at 1 and 2.
-for n in 0 66 132; do
+(( sweeps )) && for n in 0 66 132; do
     echo "splitk $n seed-512-b1 $(BACKDROP_GPU_SPLITK=$n ours $fwd --width 64 --size 512 --runs 50)" >>"$out/splitk.txt"
     for b in 1 2; do
         echo "splitk $n w32-512x352-b$b $(BACKDROP_GPU_SPLITK=$n ours $fwd --width 32 --size 352 --height 512 --batch $b --runs 50)" >>"$out/splitk.txt"
@@ -90,7 +100,7 @@ for n in 0 66 132; do
 done
 # Where the batch-1 seed U-Net's time goes, kernel by kernel (Nsight Compute, clocks and
 # caches left alone) in its first, eager pass; ncu_summary.py keeps that pass.
-if command -v ncu >/dev/null; then
+if (( sweeps )) && command -v ncu >/dev/null; then
     ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --launch-count 40 --csv \
         $fwd --width 64 --size 512 --runs 1 >"$out/ncu-unet.csv" 2>"$out/ncu-unet.err"
     python3 bench/ncu_summary.py "$out/ncu-unet.csv" >"$out/ncu-unet.txt" 2>&1
@@ -105,6 +115,7 @@ echo "cp.async Hopper kernels (no TMA): $(tail -n 1 "$out/parity-no-tma.log")"
 echo "memcheck exit $memcheck, racecheck exit $racecheck (0 = clean)"
 grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/memcheck.log" "$out/racecheck.log"
 cat "$out/conv.txt" "$out/torch-conv.txt" "$out/table.txt" "$out/batch.txt"
+(( sweeps )) || exit 0
 printf '%-16s' "fast ms, tile:"; for t in $tiles; do printf ' %10s' "$t"; done; echo
 awk '/@/ {print $1}' "$out/conv.txt" | while read -r layer; do
     printf '%-16s' "$layer"
