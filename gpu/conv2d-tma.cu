@@ -512,6 +512,140 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 #endif
 }
 
+/* Resident weights for the transposed convolutions whose weights fit (64 or 128 inputs, up to
+ * 64 outputs: 32 or 64 KB for the four taps), the last of the decoder: the tiles' K is one or
+ * two steps, so conv2d_tma_kernel's blocks were mostly set-up, weights and epilogue, four
+ * times over (a block a tap). Here one block a multiprocessor holds all four taps' weights
+ * and loops over 128-pixel tiles of the input; a warpgroup multiplies its tile by each tap in
+ * turn and stores that tap's pixels (2y + dy, 2x + dx) before the next, the two warpgroups
+ * taking tiles in turn as in conv2d_resident_kernel. */
+template <int SLICES> struct resident_up_tile {
+	static constexpr int CO = 64, TAPS = 4, PIX = 128;
+	static constexpr int WEIGHT_BYTES = TAPS * SLICES * CO * 128;
+	static constexpr int BOX_BYTES = PIX * 128;                    /* 128 pixels x 64 channels */
+	static constexpr int PITCH = CO + 8;
+	static constexpr int EPILOGUE_BYTES = PIX * PITCH * 2;
+	static constexpr int BARRIER_BYTES = 256;
+	static constexpr int FIT = (227 * 1024 - 1024 - WEIGHT_BYTES - 2 * EPILOGUE_BYTES - BARRIER_BYTES) / BOX_BYTES;
+	static constexpr int STAGES = (FIT > 8 ? 8 : FIT) / 2 * 2;     /* two rings of equal size */
+	static constexpr int SMEM = 1024 + WEIGHT_BYTES + STAGES * BOX_BYTES + 2 * EPILOGUE_BYTES + BARRIER_BYTES;
+	static_assert (STAGES / 2 > SLICES, "a ring holds a tile's boxes and more");
+	static_assert ((2 * STAGES + 1) * 8 <= BARRIER_BYTES, "barriers fit");
+};
+
+template <int SLICES>
+__global__ void __launch_bounds__ (THREADS, 1)
+conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_constant__ CUtensorMap pixels,
+                           const __grid_constant__ CUtensorMap weights, const ws_geometry g, int tiles)
+{
+#if BD_HAVE_WGMMA
+	using T = resident_up_tile<SLICES>;
+	constexpr int S = T::STAGES, R = S / 2, CO = T::CO, PIX = T::PIX, PITCH = T::PITCH, BOX = T::BOX_BYTES;
+	extern __shared__ unsigned char smem_raw[];
+	unsigned char *smem = (unsigned char *) (((uintptr_t) smem_raw + 1023) & ~(uintptr_t) 1023);
+	const uint32_t wsm = (uint32_t) __cvta_generic_to_shared (smem), stages = wsm + T::WEIGHT_BYTES;
+	const uint32_t full = stages + S * BOX + 2 * T::EPILOGUE_BYTES, empty = full + 8 * S, loaded = empty + 8 * S;
+	const int t = threadIdx.x, per_image = g.tiles_x * g.tiles_y;
+	const int TW = 1 << g.tw_shift, TH = PIX >> g.tw_shift;
+	const int W = (int) p.in.width, H = bd_conv2d_image_rows (p), cout = (int) p.out.channels;
+
+	bd_allow_next_kernel ();
+	if (t == 0) {
+		for (int i = 0; i < S; i++) {
+			mbar_init (full + 8 * i, 1);
+			mbar_init (empty + 8 * i, 4);
+		}
+		mbar_init (loaded, 1);
+		asm volatile ("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+	}
+	__syncthreads ();
+
+	if (t >= CONSUMERS) {   /* the producer warp: one thread issues every copy */
+		if (t != CONSUMERS)
+			return;
+		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&pixels) : "memory");
+		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&weights) : "memory");
+		mbar_expect_bytes (loaded, T::WEIGHT_BYTES);   /* tap and slice ts at 8 KB x ts */
+		for (int ts = 0; ts < T::TAPS * SLICES; ts++)
+			tma_load_3d (wsm + ts * CO * 128, &weights, loaded, ts % SLICES * 64, 0, ts / SLICES);
+		bd_wait_for_earlier_kernels ();
+		int boxes0 = 0, boxes1 = 0;   /* each warpgroup's ring, as in conv2d_resident_kernel */
+		for (int tile = blockIdx.x, j = 0; tile < tiles; tile += gridDim.x, j++) {
+			const int x0 = (tile % g.tiles_x) * TW, y0 = tile / g.tiles_x % g.tiles_y * TH, img = tile / per_image;
+			int k = j & 1 ? boxes1 : boxes0;
+			for (int slice = 0; slice < SLICES; slice++, k++) {
+				const int slot = (j & 1) * R + k % R;
+				mbar_wait (empty + 8 * slot, ((k / R) & 1) ^ 1);
+				mbar_expect_bytes (full + 8 * slot, BOX);
+				tma_load_4d (stages + slot * BOX, &pixels, full + 8 * slot, slice * 64, x0, y0, img);
+			}
+			(j & 1 ? boxes1 : boxes0) = k;
+		}
+		return;
+	}
+	bd_wait_for_earlier_kernels ();   /* the consumers write activations */
+
+	/* The fragment of conv2d_resident_kernel: register i of lane l in warp w holds channel
+	 * w * 16 + l / 4 + 8 * (i / 2 % 2), tile pixel (i / 4) * 8 + (l % 4) * 2 + i % 2. */
+	const int cw = t / 128, lt = t % 128, lane = t % 32, bar = 2 + cw;
+	const int ch = lt / 32 * 16 + lane / 4;
+	const float bias0 = ch < cout ? p.bias[ch] : 0.0f, bias1 = ch + 8 < cout ? p.bias[ch + 8] : 0.0f;
+	const float relu_floor = p.relu ? 0.0f : -INFINITY;
+	__half *tile = (__half *) (smem + T::WEIGHT_BYTES + S * BOX + cw * T::EPILOGUE_BYTES);
+	mbar_wait (loaded, 0);
+	int k = 0;
+	for (int index = blockIdx.x + cw * gridDim.x; index < tiles; index += 2 * gridDim.x, k += SLICES) {
+		const int x0 = (index % g.tiles_x) * TW, y0 = index / g.tiles_x % g.tiles_y * TH, img = index / per_image;
+#pragma unroll 1
+		for (int tap = 0; tap < 4; tap++) {
+			float d[PIX / 2];
+#pragma unroll
+			for (int i = 0; i < PIX / 2; i++)
+				d[i] = 0.0f;
+			wgmma_fence_operands (d);
+			wgmma_fence ();
+#pragma unroll
+			for (int slice = 0; slice < SLICES; slice++) {
+				const int slot = cw * R + (k + slice) % R;
+				if (tap == 0)
+					mbar_wait (full + 8 * slot, ((k + slice) / R) & 1);
+				const uint64_t da = sw128_descriptor (wsm + (tap * SLICES + slice) * CO * 128);
+				const uint64_t db = sw128_descriptor (stages + slot * BOX);
+#pragma unroll
+				for (int kk = 0; kk < 4; kk++)
+					wgmma_f16<PIX>::mma (d, da + 2 * kk, db + 2 * kk);
+			}
+			wgmma_commit ();
+			wgmma_wait<0> ();
+			wgmma_fence_operands (d);
+			if (tap == 3 && lane == 0)   /* the tile's boxes are read no more */
+				for (int slice = 0; slice < SLICES; slice++)
+					mbar_arrive (empty + 8 * (cw * R + (k + slice) % R));
+
+			asm volatile ("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
+			__half *own = tile + (lane % 4) * 2 * PITCH + ch;
+#pragma unroll
+			for (int i = 0; i < PIX / 2; i += 2) {
+				const float b = i / 2 % 2 ? bias1 : bias0;
+				__half *at = own + (i / 4) * 8 * PITCH + 8 * (i / 2 % 2);
+				at[0] = __float2half_rn (fmaxf (d[i] + b, relu_floor));
+				at[PITCH] = __float2half_rn (fmaxf (d[i + 1] + b, relu_floor));
+			}
+			asm volatile ("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
+			/* Tile pixel r is input pixel (x, y); this tap writes output (2x + dx, 2y + dy). */
+			for (int v = lt; v < PIX * CO / 8; v += 128) {
+				int r = v / (CO / 8), col = (v % (CO / 8)) * 8;
+				int x = x0 + (r & (TW - 1)), y = y0 + (r >> g.tw_shift);
+				if (x >= W || y >= H || col >= cout)
+					continue;
+				size_t o = ((size_t) (2 * (img * H + y) + tap / 2) * (2 * W) + 2 * x + tap % 2) * p.out.pixel_stride + col;
+				*(uint4 *) ((__half *) p.out.data + o) = *(const uint4 *) (tile + r * PITCH + col);
+			}
+		}
+	}
+#endif
+}
+
 /* The fast path's tiles here; BACKDROP_GPU_TILE=ws... forces one for every layer. */
 enum ws_choice {
 	WS_AUTO, WS_128x128, WS_128x256, WS_128x128x2, WS_128x64x2, WS_128x64x3, WS_256x64, WS_HALO, WS_HALO_TWICE,
@@ -636,6 +770,23 @@ launch_resident (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poole
 	return BD_OK;
 }
 
+template <int SLICES>
+bd_status
+launch_resident_up (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *headed, bd_error *error)
+{
+	using T = resident_up_tile<SLICES>;
+	ws_geometry g;
+	CUtensorMap pixels, weights;
+	unsigned tiles;
+	bd_status st = prepare (p, T::PIX, T::CO, false, &g, &pixels, &weights, &tiles, pooled, headed, error);
+	if (st != BD_OK)
+		return st;
+	dim3 grid (tiles < (unsigned) multiprocessors ? tiles : (unsigned) multiprocessors);
+	BD_CUDA_CHECK (bd_launch_early (conv2d_resident_up_kernel<SLICES>, grid, dim3 (THREADS), T::SMEM, stream, *p,
+	                                pixels, weights, g, (int) tiles));
+	return BD_OK;
+}
+
 template <int SLICES, int ROWS>
 bd_status
 allow_resident_smem (bd_error *error)
@@ -697,6 +848,11 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 		st = allow_resident_smem<1, 16> (error);
 	if (st == BD_OK)
 		st = allow_resident_smem<2, 8> (error);
+	if (st == BD_OK && (cudaFuncSetAttribute (conv2d_resident_up_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                                          resident_up_tile<1>::SMEM) != cudaSuccess ||
+	                    cudaFuncSetAttribute (conv2d_resident_up_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                                          resident_up_tile<2>::SMEM) != cudaSuccess))
+		st = bd_error_set (error, BD_ERR_DEVICE, "cannot give the resident up-convolution its shared memory");
 	int device = 0;
 	if (st == BD_OK && (cudaGetDevice (&device) != cudaSuccess ||
 	                    cudaDeviceGetAttribute (&multiprocessors, cudaDevAttrMultiProcessorCount, device) != cudaSuccess))
@@ -741,6 +897,11 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 	if (resident && (forced == WS_AUTO || forced == WS_RESIDENT))
 		return p->in.channels == 64 ? launch_resident<1, 16> (p, stream, pooled, headed, error)
 		                            : launch_resident<2, 8> (p, stream, pooled, headed, error);
+	const bool resident_up = p->out_step == 2 && (p->in.channels == 64 || p->in.channels == 128) &&
+	                         p->out.channels <= 64;
+	if (resident_up && forced == WS_AUTO)   /* BACKDROP_GPU_TILE=wsresident: the 3x3 ones only */
+		return p->in.channels == 64 ? launch_resident_up<1> (p, stream, pooled, headed, error)
+		                            : launch_resident_up<2> (p, stream, pooled, headed, error);
 	/* From the per-layer sweep (docs/PERFORMANCE.md): 3x3 layers of 64 or 128 input channels
 	 * and up to 64 outputs keep their weights resident (above); other layers of up to 64 outputs,
 	 * swapped 128 x 64 tiles, for 3x3 layers with the halo (two blocks a multiprocessor: a stage
