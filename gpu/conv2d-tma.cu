@@ -334,6 +334,44 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 #endif
 }
 
+/* Shared by the two resident-weights kernels below. */
+#if BD_HAVE_WGMMA
+/* S stages in two rings, one a consumer warpgroup ("empty": that warpgroup's 4 warps), and
+ * the barrier of the weights' copy. */
+__device__ __forceinline__ void
+resident_barriers_init (uint32_t full, uint32_t empty, uint32_t loaded, int S)
+{
+	for (int i = 0; i < S; i++) {
+		mbar_init (full + 8 * i, 1);      /* the producer's expect_tx */
+		mbar_init (empty + 8 * i, 4);     /* the warps of the warpgroup that used it */
+	}
+	mbar_init (loaded, 1);
+	asm volatile ("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+/* A warpgroup's 64 channels x PIX pixels (swapped fragment: register i of lane l in warp w
+ * holds channel w * 16 + l / 4 + 8 * (i / 2 % 2), tile pixel (i / 4) * 8 + (l % 4) * 2 +
+ * i % 2) + bias, ReLU, as half into its staging tile [pixel][PITCH], between two barriers
+ * of the warpgroup (`bar`): the last tile is read no more before, this one is whole after.
+ * Written from one base pointer at constant offsets: computed addresses spill. */
+template <int PIX, int PITCH>
+__device__ __forceinline__ void
+resident_stage (const float (&d)[PIX / 2], __half *tile, int bar, int lane, int ch, float bias0, float bias1,
+                float relu_floor)
+{
+	asm volatile ("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
+	__half *own = tile + (lane % 4) * 2 * PITCH + ch;
+#pragma unroll
+	for (int i = 0; i < PIX / 2; i += 2) {
+		const float b = i / 2 % 2 ? bias1 : bias0;
+		__half *at = own + (i / 4) * 8 * PITCH + 8 * (i / 2 % 2);
+		at[0] = __float2half_rn (fmaxf (d[i] + b, relu_floor));
+		at[PITCH] = __float2half_rn (fmaxf (d[i + 1] + b, relu_floor));
+	}
+	asm volatile ("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
+}
+#endif
+
 /* Resident weights, for 3x3 layers of 64 or 128 input and up to 64 output channels (the
  * widest images): the layer's weights (72 or 144 KB) are copied into shared memory once per
  * block, and each block (one a multiprocessor) loops over halo tiles of ROWS rows of 8
@@ -374,14 +412,8 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 	const int cin = (int) p.in.channels;
 
 	bd_allow_next_kernel ();
-	if (t == 0) {
-		for (int i = 0; i < S; i++) {
-			mbar_init (full + 8 * i, 1);      /* the producer's expect_tx */
-			mbar_init (empty + 8 * i, 4);     /* the warps of the warpgroup that used it */
-		}
-		mbar_init (loaded, 1);
-		asm volatile ("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-	}
+	if (t == 0)
+		resident_barriers_init (full, empty, loaded, S);
 	__syncthreads ();
 
 	if (t >= CONSUMERS) {   /* the producer warp: one thread issues every copy */
@@ -461,19 +493,7 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 			int x = x0 + (r & 7), y = y0 + (r >> 3);
 			return x < W && y < H ? (img * H + y) * W + x : -1;
 		};
-		/* The warpgroup's last tile is read from `tile` no more. */
-		asm volatile ("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
-		/* d[i], d[i + 1]: pixels 2 (l % 4) + 8 (i / 4) and the next, channel ch + 8 (i / 2 % 2).
-		 * Written from one base pointer, constant offsets: computed addresses spill. */
-		__half *own = tile + (lane % 4) * 2 * PITCH + ch;
-#pragma unroll
-		for (int i = 0; i < PIX / 2; i += 2) {
-			const float b = i / 2 % 2 ? bias1 : bias0;
-			__half *at = own + (i / 4) * 8 * PITCH + 8 * (i / 2 % 2);
-			at[0] = __float2half_rn (fmaxf (d[i] + b, relu_floor));
-			at[PITCH] = __float2half_rn (fmaxf (d[i + 1] + b, relu_floor));
-		}
-		asm volatile ("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
+		resident_stage<PIX, PITCH> (d, tile, bar, lane, ch, bias0, bias1, relu_floor);
 		if (g.head) {   /* the network's last layer: only the probabilities leave the block */
 			int m = lt < PIX ? pixel_index (lt) : -1;
 			if (m >= 0) {
@@ -550,14 +570,8 @@ conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const
 	const int W = (int) p.in.width, H = bd_conv2d_image_rows (p), cout = (int) p.out.channels;
 
 	bd_allow_next_kernel ();
-	if (t == 0) {
-		for (int i = 0; i < S; i++) {
-			mbar_init (full + 8 * i, 1);
-			mbar_init (empty + 8 * i, 4);
-		}
-		mbar_init (loaded, 1);
-		asm volatile ("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-	}
+	if (t == 0)
+		resident_barriers_init (full, empty, loaded, S);
 	__syncthreads ();
 
 	if (t >= CONSUMERS) {   /* the producer warp: one thread issues every copy */
@@ -622,16 +636,7 @@ conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const
 				for (int slice = 0; slice < SLICES; slice++)
 					mbar_arrive (empty + 8 * (cw * R + (k + slice) % R));
 
-			asm volatile ("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
-			__half *own = tile + (lane % 4) * 2 * PITCH + ch;
-#pragma unroll
-			for (int i = 0; i < PIX / 2; i += 2) {
-				const float b = i / 2 % 2 ? bias1 : bias0;
-				__half *at = own + (i / 4) * 8 * PITCH + 8 * (i / 2 % 2);
-				at[0] = __float2half_rn (fmaxf (d[i] + b, relu_floor));
-				at[PITCH] = __float2half_rn (fmaxf (d[i + 1] + b, relu_floor));
-			}
-			asm volatile ("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
+			resident_stage<PIX, PITCH> (d, tile, bar, lane, ch, bias0, bias1, relu_floor);
 			/* Tile pixel r is input pixel (x, y); this tap writes output (2x + dx, 2y + dy). */
 			for (int v = lt; v < PIX * CO / 8; v += 128) {
 				int r = v / (CO / 8), col = (v % (CO / 8)) * 8;
