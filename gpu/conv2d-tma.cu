@@ -349,26 +349,56 @@ resident_barriers_init (uint32_t full, uint32_t empty, uint32_t loaded, int S)
 	asm volatile ("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
+/* The producer: box k of warpgroup w's ring of R stages, at (channel c, x, y, image img). */
+__device__ __forceinline__ void
+resident_load_box (const CUtensorMap *pixels, uint32_t stages, uint32_t full, uint32_t empty, int box_bytes, int R,
+                   int w, int k, int c, int x, int y, int img)
+{
+	const int slot = w * R + k % R;
+	mbar_wait (empty + 8 * slot, ((k / R) & 1) ^ 1);
+	mbar_expect_bytes (full + 8 * slot, box_bytes);
+	tma_load_4d (stages + slot * box_bytes, pixels, full + 8 * slot, c, x, y, img);
+}
+
+/* What a consumer thread keeps through the tiles: its warpgroup cw, the named barrier of
+ * that warpgroup, and the two channels its registers hold, with their bias. */
+struct resident_consumer {
+	int   cw, lt, lane, bar, ch;
+	float bias0, bias1, relu_floor;
+};
+
+__device__ __forceinline__ resident_consumer
+resident_consumer_of (const bd_gpu_conv2d_params &p, int t)
+{
+	resident_consumer c;
+	c.cw = t / 128, c.lt = t % 128, c.lane = t % 32, c.bar = 2 + c.cw;
+	c.ch = c.lt / 32 * 16 + c.lane / 4;
+	const int cout = (int) p.out.channels;
+	c.bias0 = c.ch < cout ? p.bias[c.ch] : 0.0f;
+	c.bias1 = c.ch + 8 < cout ? p.bias[c.ch + 8] : 0.0f;
+	c.relu_floor = p.relu ? 0.0f : -INFINITY;   /* ReLU as a max */
+	return c;
+}
+
 /* A warpgroup's 64 channels x PIX pixels (swapped fragment: register i of lane l in warp w
  * holds channel w * 16 + l / 4 + 8 * (i / 2 % 2), tile pixel (i / 4) * 8 + (l % 4) * 2 +
  * i % 2) + bias, ReLU, as half into its staging tile [pixel][PITCH], between two barriers
- * of the warpgroup (`bar`): the last tile is read no more before, this one is whole after.
+ * of the warpgroup (c.bar): the last tile is read no more before, this one is whole after.
  * Written from one base pointer at constant offsets: computed addresses spill. */
 template <int PIX, int PITCH>
 __device__ __forceinline__ void
-resident_stage (const float (&d)[PIX / 2], __half *tile, int bar, int lane, int ch, float bias0, float bias1,
-                float relu_floor)
+resident_stage (const float (&d)[PIX / 2], __half *tile, const resident_consumer &c)
 {
-	asm volatile ("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
-	__half *own = tile + (lane % 4) * 2 * PITCH + ch;
+	asm volatile ("bar.sync %0, 128;\n" ::"r"(c.bar) : "memory");
+	__half *own = tile + (c.lane % 4) * 2 * PITCH + c.ch;
 #pragma unroll
 	for (int i = 0; i < PIX / 2; i += 2) {
-		const float b = i / 2 % 2 ? bias1 : bias0;
+		const float b = i / 2 % 2 ? c.bias1 : c.bias0;
 		__half *at = own + (i / 4) * 8 * PITCH + 8 * (i / 2 % 2);
-		at[0] = __float2half_rn (fmaxf (d[i] + b, relu_floor));
-		at[PITCH] = __float2half_rn (fmaxf (d[i + 1] + b, relu_floor));
+		at[0] = __float2half_rn (fmaxf (d[i] + b, c.relu_floor));
+		at[PITCH] = __float2half_rn (fmaxf (d[i + 1] + b, c.relu_floor));
 	}
-	asm volatile ("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
+	asm volatile ("bar.sync %0, 128;\n" ::"r"(c.bar) : "memory");
 }
 #endif
 
@@ -434,13 +464,9 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 		for (int tile = blockIdx.x, j = 0; tile < tiles; tile += gridDim.x, j++) {
 			const int x0 = tile % g.tiles_x * 8, y0 = tile / g.tiles_x % g.tiles_y * ROWS, img = tile / per_image;
 			int k = j & 1 ? boxes1 : boxes0;
-			for (int step = 0; step < STEPS; step++, k++) {   /* column step / SLICES, slice step % SLICES */
-				const int slot = (j & 1) * R + k % R;
-				mbar_wait (empty + 8 * slot, ((k / R) & 1) ^ 1);
-				mbar_expect_bytes (full + 8 * slot, BOX);
-				tma_load_4d (stages + slot * BOX, &pixels, full + 8 * slot, step % SLICES * 64,
-				             x0 + step / SLICES - 1, y0 - 1, img);
-			}
+			for (int step = 0; step < STEPS; step++, k++)   /* column step / SLICES, slice step % SLICES */
+				resident_load_box (&pixels, stages, full, empty, BOX, R, j & 1, k, step % SLICES * 64,
+				                   x0 + step / SLICES - 1, y0 - 1, img);
 			(j & 1 ? boxes1 : boxes0) = k;
 		}
 		return;
@@ -450,10 +476,8 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 	/* Warpgroup cw takes the block's tiles cw, cw + 2, ... Its 64 x PIX result: register i
 	 * of lane l in warp w holds channel w * 16 + l / 4 + 8 * (i / 2 % 2), pixel (i / 4) * 8 +
 	 * (l % 4) * 2 + i % 2 (conv2d_tma_kernel's swapped fragment, PIX pixels wide). */
-	const int cw = t / 128, lt = t % 128, lane = t % 32, bar = 2 + cw;
-	const int ch = lt / 32 * 16 + lane / 4;
-	const float bias0 = ch < cout ? p.bias[ch] : 0.0f, bias1 = ch + 8 < cout ? p.bias[ch + 8] : 0.0f;
-	const float relu_floor = p.relu ? 0.0f : -INFINITY;   /* ReLU as a max */
+	const resident_consumer c = resident_consumer_of (p, t);
+	const int cw = c.cw, lt = c.lt, lane = c.lane;
 	__half *tile = (__half *) (smem + T::WEIGHT_BYTES + S * BOX + cw * T::EPILOGUE_BYTES);
 	mbar_wait (loaded, 0);
 	int k = 0;   /* this warpgroup's boxes so far */
@@ -493,7 +517,7 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 			int x = x0 + (r & 7), y = y0 + (r >> 3);
 			return x < W && y < H ? (img * H + y) * W + x : -1;
 		};
-		resident_stage<PIX, PITCH> (d, tile, bar, lane, ch, bias0, bias1, relu_floor);
+		resident_stage<PIX, PITCH> (d, tile, c);
 		if (g.head) {   /* the network's last layer: only the probabilities leave the block */
 			int m = lt < PIX ? pixel_index (lt) : -1;
 			if (m >= 0) {
@@ -587,12 +611,8 @@ conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const
 		for (int tile = blockIdx.x, j = 0; tile < tiles; tile += gridDim.x, j++) {
 			const int x0 = (tile % g.tiles_x) * TW, y0 = tile / g.tiles_x % g.tiles_y * TH, img = tile / per_image;
 			int k = j & 1 ? boxes1 : boxes0;
-			for (int slice = 0; slice < SLICES; slice++, k++) {
-				const int slot = (j & 1) * R + k % R;
-				mbar_wait (empty + 8 * slot, ((k / R) & 1) ^ 1);
-				mbar_expect_bytes (full + 8 * slot, BOX);
-				tma_load_4d (stages + slot * BOX, &pixels, full + 8 * slot, slice * 64, x0, y0, img);
-			}
+			for (int slice = 0; slice < SLICES; slice++, k++)
+				resident_load_box (&pixels, stages, full, empty, BOX, R, j & 1, k, slice * 64, x0, y0, img);
 			(j & 1 ? boxes1 : boxes0) = k;
 		}
 		return;
@@ -601,10 +621,8 @@ conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const
 
 	/* The fragment of conv2d_resident_kernel: register i of lane l in warp w holds channel
 	 * w * 16 + l / 4 + 8 * (i / 2 % 2), tile pixel (i / 4) * 8 + (l % 4) * 2 + i % 2. */
-	const int cw = t / 128, lt = t % 128, lane = t % 32, bar = 2 + cw;
-	const int ch = lt / 32 * 16 + lane / 4;
-	const float bias0 = ch < cout ? p.bias[ch] : 0.0f, bias1 = ch + 8 < cout ? p.bias[ch + 8] : 0.0f;
-	const float relu_floor = p.relu ? 0.0f : -INFINITY;
+	const resident_consumer c = resident_consumer_of (p, t);
+	const int cw = c.cw, lt = c.lt, lane = c.lane;
 	__half *tile = (__half *) (smem + T::WEIGHT_BYTES + S * BOX + cw * T::EPILOGUE_BYTES);
 	mbar_wait (loaded, 0);
 	int k = 0;
@@ -636,7 +654,7 @@ conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const
 				for (int slice = 0; slice < SLICES; slice++)
 					mbar_arrive (empty + 8 * (cw * R + (k + slice) % R));
 
-			resident_stage<PIX, PITCH> (d, tile, bar, lane, ch, bias0, bias1, relu_floor);
+			resident_stage<PIX, PITCH> (d, tile, c);
 			/* Tile pixel r is input pixel (x, y); this tap writes output (2x + dx, 2y + dy). */
 			for (int v = lt; v < PIX * CO / 8; v += 128) {
 				int r = v / (CO / 8), col = (v % (CO / 8)) * 8;
