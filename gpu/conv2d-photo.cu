@@ -3,8 +3,8 @@
  * multiply all 16 at each of the 9 taps, 13 of them zeros, in 9 steps through shared memory.
  * Here a block gathers, for each of its 128 pixels, the 4 channels of the 9 neighbours into
  * one row of K = 36 (padded to 48) and multiplies that by the weights (the same 36 rows of
- * them, loaded once per block) in three tensor-core steps: the layer costs about what
- * writing its output costs.
+ * them, loaded once per block) in three tensor-core steps. (31 us for 512x512 x 64 outputs
+ * on an H200, against 63 for the general kernel; writing the 33.5 MB output takes about 9.)
  *
  * Blocks loop over the tiles (as many blocks as fit at once), 8 warps of 16 pixels x CO
  * output channels each, the next tile's gather in flight during this one's multiply; the
