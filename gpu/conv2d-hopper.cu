@@ -342,9 +342,6 @@ enum fast_tile {
 /* BACKDROP_GPU_TILE names one tile for every layer it fits (bench-conv-cuda compares them). */
 fast_tile forced_tile = TILE_AUTO;
 
-/* Layers of at most this many 128 x 128 tiles split K (BACKDROP_GPU_SPLITK=N; 0: never). */
-long splitk_tiles = 66;
-
 } // namespace
 
 bd_status
@@ -371,9 +368,6 @@ bd_gpu_conv2d_hopper_init (bd_error *error)
 	for (int i = 1; tile && i < (int) BD_ARRAY_LEN (names); i++)
 		if (!strcmp (tile, names[i]))
 			forced_tile = (fast_tile) i;
-	const char *splitk = getenv ("BACKDROP_GPU_SPLITK");
-	if (splitk && *splitk)
-		splitk_tiles = strtol (splitk, NULL, 10);
 	int *flag, has = 0;
 	BD_CUDA_CHECK (cudaMalloc (&flag, sizeof *flag));
 	probe_kernel<<<1, 1>>> (flag);
@@ -452,16 +446,13 @@ bd_gpu_conv2d_hopper (const bd_gpu_conv2d_params *p, bd_precision precision, cud
 	 * 24 for the shipped model's 32 x 22 x 512) leave multiprocessors idle through a long K:
 	 * split K into parts of at least 8 steps, two blocks a multiprocessor, and sum the parts
 	 * in a second kernel. splits x tiles <= 264 keeps the partial sums within the scratch. */
-	if (p->splitk && p->out_step == 1 && (long) tiles <= splitk_tiles) {
-		size_t steps = (size_t) p->taps * p->in.channels / 64, parts = 264 / tiles;
-		parts = parts < steps / 8 ? parts : steps / 8;
-		parts = parts < 8 ? parts : 8;
-		if (parts >= 2) {
-			bd_gpu_conv2d_params q = *p;
-			q.splits = (uint32_t) parts;
-			bd_status st = launch<128, 128, false, false, 2> (&q, M, stream, error);
-			return st != BD_OK ? st : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, stream, error);
-		}
+	const uint32_t parts =
+		p->splitk && p->out_step == 1 ? bd_gpu_splitk_parts (tiles, (size_t) p->taps * p->in.channels / 64) : 1;
+	if (parts >= 2) {
+		bd_gpu_conv2d_params q = *p;
+		q.splits = parts;
+		bd_status st = launch<128, 128, false, false, 2> (&q, M, stream, error);
+		return st != BD_OK ? st : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, stream, error);
 	}
 	if (tiles <= 132)
 		return launch<128, 128, false, false> (p, M, stream, error);

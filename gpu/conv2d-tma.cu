@@ -681,7 +681,6 @@ const char *const ws_names[] = {
 ws_choice forced = WS_AUTO;
 int tma_state = -1;   /* -1 unknown, 0 unusable, 1 usable */
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
-long splitk_tiles = 66;   /* as conv2d-hopper.cu: BACKDROP_GPU_SPLITK */
 int multiprocessors;
 
 template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO = false>
@@ -849,9 +848,6 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 			forced = (ws_choice) i;
 	if (tile && *tile && forced == WS_AUTO)
 		return BD_OK;
-	const char *splitk = getenv ("BACKDROP_GPU_SPLITK");
-	if (splitk && *splitk)
-		splitk_tiles = strtol (splitk, NULL, 10);
 	bd_status st = allow_smem<128, 128, false, 1> (error);
 	if (st == BD_OK)
 		st = allow_smem<128, 256, false, 1> (error);
@@ -937,17 +933,14 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 		                    : launch<128, 64, true, 3> (p, stream, pooled, headed, error);
 	const size_t rows = bd_div_up ((size_t) p->in.height * p->in.width, 128) * bd_conv2d_grid_z (p);
 	const size_t tiles = rows * bd_div_up (cout, 128);
-	if (p->splitk && p->out_step == 1 && (long) tiles <= splitk_tiles) {
-		size_t steps = (size_t) p->taps * p->in.channels / 64, parts = 264 / tiles;
-		parts = parts < steps / 8 ? parts : steps / 8;
-		parts = parts < 8 ? parts : 8;
-		if (parts >= 2) {
-			bd_gpu_conv2d_params q = *p;
-			q.splits = (uint32_t) parts;
-			bd_status st = launch<128, 128, false, 2> (&q, stream, pooled, headed, error);
-			return st != BD_OK ? st
-			                   : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, stream, error);
-		}
+	const uint32_t parts =
+		p->splitk && p->out_step == 1 ? bd_gpu_splitk_parts (tiles, (size_t) p->taps * p->in.channels / 64) : 1;
+	if (parts >= 2) {
+		bd_gpu_conv2d_params q = *p;
+		q.splits = parts;
+		bd_status st = launch<128, 128, false, 2> (&q, stream, pooled, headed, error);
+		return st != BD_OK ? st
+		                   : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, stream, error);
 	}
 	if (tiles <= 132)
 		return launch<128, 128, false, 1> (p, stream, pooled, headed, error);

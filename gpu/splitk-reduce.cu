@@ -2,6 +2,8 @@
  * half: one thread per pixel and 8 channels (two 16-byte reads a part, one 16-byte write). */
 #include "splitk-reduce.cuh"
 
+#include <stdlib.h>
+
 namespace {
 
 __global__ void
@@ -46,4 +48,21 @@ bd_gpu_splitk_reduce (const float *partial, uint32_t splits, const float *bias, 
 	BD_CUDA_CHECK (bd_launch_early (splitk_reduce_kernel, dim3 (bd_div_up (total, 256)), dim3 (256), 0, stream, partial,
 	                                splits, bias, relu, *out));
 	return BD_OK;
+}
+
+uint32_t
+bd_gpu_splitk_parts (size_t tiles, size_t steps)
+{
+	static long limit = -1;
+	if (limit < 0) {
+		const char *e = getenv ("BACKDROP_GPU_SPLITK");
+		limit = e && *e ? strtol (e, NULL, 10) : 66;
+		limit = limit < 0 ? 0 : limit;
+	}
+	if (tiles == 0 || (long) tiles > limit)
+		return 1;
+	size_t parts = 264 / tiles;
+	parts = parts < steps / 8 ? parts : steps / 8;
+	parts = parts < 8 ? parts : 8;
+	return parts >= 2 ? (uint32_t) parts : 1;
 }
