@@ -52,6 +52,7 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
     for size in 512 1024; do
         printf '%-40s %10s %12s\n' "backdrop fast ${size}" $(ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no PDL ${size}" $(BACKDROP_GPU_NO_PDL=1 ours $fwd --width 64 --size $size --runs 50)
+        printf '%-40s %10s %12s\n' "backdrop fast, no 256x128 ${size}" $(BACKDROP_GPU_WIDE_PIXELS=0 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no TMA ${size}" $(BACKDROP_GPU_NO_TMA=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no wgmma ${size}" $(BACKDROP_GPU_NO_WGMMA=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop exact ${size}" $(ours $fwd --exact --width 64 --size $size --runs 20)
@@ -85,7 +86,7 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
 # Every fast tile on every layer (BACKDROP_GPU_TILE forces one), for the rules in
 # conv2d-tma.cu (ws...) and conv2d-hopper.cu (the others), and the same for the whole seed
 # U-Net at batch 1.
-tiles="ws128x128 ws128x256 ws128x128x2 ws128x64x2 ws128x64x3 ws256x64 wshalo wshalox2 wsresident 128x128 128x256 128x128x2 128x64x3"
+tiles="ws128x128 ws128x256 ws128x128x2 ws128x64x2 ws128x64x3 ws256x64 ws256x128 wshalo wshalox2 wsresident 128x128 128x256 128x128x2 128x64x3"
 (( sweeps )) && for t in $tiles; do
     BACKDROP_GPU_TILE=$t "$build/bench/bench-conv-cuda" >"$out/conv-$t.txt" 2>&1
     echo "$t $(BACKDROP_GPU_TILE=$t ours $fwd --width 64 --size 512 --runs 50)" >>"$out/unet-tiles.txt"

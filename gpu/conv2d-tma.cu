@@ -37,12 +37,15 @@ namespace {
 constexpr int CONSUMERS = 256;                /* two warpgroups */
 constexpr int THREADS = CONSUMERS + 32;       /* + the producer warp */
 
-/* A block's tile: PIX pixels x CO output channels. With SWAP (64-channel layers) the
- * weights are wgmma's A and each warpgroup's PIX / 2 pixels its B (see conv2d-hopper.cu).
- * 256 pixels (a multiply reading 2 KB of weights for 4 KB of pixels, rather than 2 for 2)
- * stay for the tile sweep: they measured slower than 128 (docs/PERFORMANCE.md). */
+/* A block's tile: PIX pixels x CO output channels. With SWAP the weights are wgmma's A (64
+ * channels a warpgroup) and pixels its B (see conv2d-hopper.cu): 64-channel tiles give each
+ * warpgroup PIX / 2 of the pixels, 128-channel tiles (256 pixels) each warpgroup 64 of the
+ * channels and all the pixels, so that a multiply is 64 x 256, as of 128 x 256 tiles.
+ * 256 x 64 tiles (a multiply reading 2 KB of weights for 4 KB of pixels, rather than 2 for
+ * 2) stay for the tile sweep: they measured slower than 128 (docs/PERFORMANCE.md). */
 template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO> struct ws_tile {
-	static constexpr int N = SWAP ? PIX / 2 : CO;               /* wgmma's N */
+	static constexpr bool SPLIT_CHANNELS = SWAP && CO == 128;   /* warpgroup cw: channels cw * 64 .. */
+	static constexpr int N = SWAP ? (SPLIT_CHANNELS ? PIX : PIX / 2) : CO;   /* wgmma's N */
 	/* Bytes a step: its pixels (HALO: 8-pixel rows, 1 KB each, two more than the tile's
 	 * 16) and its weights (HALO: the three taps of one column). */
 	static constexpr int PIXEL_BYTES = HALO ? (PIX / 8 + 2) * 1024 : PIX * 128;
@@ -55,7 +58,7 @@ template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO> struct ws_tile {
 	/* A step in use, one in flight; three taps a step (HALO) afford that. */
 	static_assert (STAGES >= (HALO ? 2 : 3), "too few stages");
 	static_assert (!HALO || (SWAP && PIX == 128), "halo tiles: 16 rows of 8 pixels, swapped");
-	static_assert (!SWAP || CO == 64, "swapped tiles hold 64 channels (wgmma's M)");
+	static_assert (!SWAP || CO == 64 || (CO == 128 && PIX == 256), "swapped tiles: 64 channels, or 128 of 256 pixels");
 	static_assert (PIX == 128 || (SWAP && PIX == 256), "a warpgroup multiplies 64 pixels, or 128 swapped");
 	static_assert (PIX * PITCH * 2 <= STAGES * STAGE, "the epilogue's tile fits");
 };
@@ -212,7 +215,7 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 	}
 	bd_wait_for_earlier_kernels ();   /* the consumers write activations */
 
-	/* The consumers: warpgroup cw multiplies pixels cw * 64 .. + 63 by all CO channels. */
+	/* The consumers: warpgroup cw multiplies its half of the tile (ws_tile). */
 	const int cw = t / 128;
 	float d[R];
 #pragma unroll
@@ -234,7 +237,8 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 					wgmma_f16<T::N>::mma (d, da + 2 * k, db + 2 * k);
 			}
 		} else {
-			const uint32_t pix = st + cw * (PIX / 2) * 128, w = st + PIX * 128;
+			const uint32_t pix = st + (T::SPLIT_CHANNELS ? 0 : cw * (PIX / 2) * 128);
+			const uint32_t w = st + PIX * 128 + (T::SPLIT_CHANNELS ? cw * 64 * 128 : 0);
 			const uint64_t da = sw128_descriptor (SWAP ? w : pix), db = sw128_descriptor (SWAP ? pix : w);
 #pragma unroll
 			for (int k = 0; k < 4; k++)   /* 32 bytes of K a multiply = 2 descriptor units */
@@ -265,7 +269,8 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 #pragma unroll
 		for (int i = 0; i < R; i++) {
 			int row = frow + 8 * (i / 2 % 2), col = (i / 4) * 8 + (lane % 4) * 2 + i % 2;
-			int r = SWAP ? cw * (PIX / 2) + col : cw * (PIX / 2) + row, ch = SWAP ? row : col;
+			int r = T::SPLIT_CHANNELS ? col : SWAP ? cw * (PIX / 2) + col : cw * (PIX / 2) + row;
+			int ch = T::SPLIT_CHANNELS ? cw * 64 + row : SWAP ? row : col;
 			int m = pixel_index (r);
 			if (m >= 0 && n0 + ch < cout)
 				slab[(size_t) m * cout + n0 + ch] = d[i];
@@ -279,7 +284,9 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 	for (int i = 0; i < R; i += 2) {
 		int row = frow + 8 * (i / 2 % 2), col = (i / 4) * 8 + (lane % 4) * 2;
 		int pix0, pix1, ch0, ch1;   /* where d[i] and d[i + 1] go */
-		if (SWAP) {   /* row: channel; col, col + 1: two pixels */
+		if (T::SPLIT_CHANNELS) {   /* row: channel cw * 64 + row; col, col + 1: two pixels */
+			pix0 = col, pix1 = col + 1, ch0 = ch1 = cw * 64 + row;
+		} else if (SWAP) {         /* row: channel; col, col + 1: two pixels */
 			pix0 = cw * (PIX / 2) + col, pix1 = pix0 + 1, ch0 = ch1 = row;
 		} else {      /* row: pixel; col, col + 1: two channels */
 			pix0 = pix1 = cw * (PIX / 2) + row, ch0 = col, ch1 = col + 1;
@@ -672,14 +679,15 @@ conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const
 /* The fast path's tiles here; BACKDROP_GPU_TILE=ws... forces one for every layer. */
 enum ws_choice {
 	WS_AUTO, WS_128x128, WS_128x256, WS_128x128x2, WS_128x64x2, WS_128x64x3, WS_256x64, WS_HALO, WS_HALO_TWICE,
-	WS_RESIDENT,
+	WS_RESIDENT, WS_256x128,
 };
 const char *const ws_names[] = {
 	"", "ws128x128", "ws128x256", "ws128x128x2", "ws128x64x2", "ws128x64x3", "ws256x64", "wshalo", "wshalox2",
-	"wsresident",
+	"wsresident", "ws256x128",
 };
 ws_choice forced = WS_AUTO;
 int tma_state = -1;   /* -1 unknown, 0 unusable, 1 usable */
+bool wide_pixels = true;    /* BACKDROP_GPU_WIDE_PIXELS=0 turns 256 x 128 off (bd_gpu_conv2d_tma) */
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
 int multiprocessors;
 
@@ -841,6 +849,8 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 		return BD_OK;
 	}
 	encode_tiled = (PFN_cuTensorMapEncodeTiled_v12000) fn;
+	const char *off_pixels = getenv ("BACKDROP_GPU_WIDE_PIXELS");
+	wide_pixels = !(off_pixels && !strcmp (off_pixels, "0"));
 	/* BACKDROP_GPU_TILE naming one of conv2d-hopper.cu's tiles leaves every layer to it. */
 	const char *tile = getenv ("BACKDROP_GPU_TILE");
 	for (int i = 1; tile && i < (int) BD_ARRAY_LEN (ws_names); i++)
@@ -859,6 +869,8 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 		st = allow_smem<128, 64, true, 3> (error);
 	if (st == BD_OK)
 		st = allow_smem<256, 64, true, 1> (error);
+	if (st == BD_OK)
+		st = allow_smem<256, 128, true, 1> (error);
 	if (st == BD_OK)
 		st = allow_smem<128, 64, true, 1, true> (error);
 	if (st == BD_OK)
@@ -902,6 +914,7 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 	case WS_128x64x2: return launch<128, 64, true, 2> (p, stream, pooled, headed, error);
 	case WS_128x64x3: return launch<128, 64, true, 3> (p, stream, pooled, headed, error);
 	case WS_256x64: return launch<256, 64, true, 1> (p, stream, pooled, headed, error);
+	case WS_256x128: return launch<256, 128, true, 1> (p, stream, pooled, headed, error);
 	case WS_HALO:
 	case WS_HALO_TWICE:
 		if (p->taps != 9 || p->out.channels > 64)
@@ -925,8 +938,8 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 	 * and up to 64 outputs keep their weights resident (above); other layers of up to 64 outputs,
 	 * swapped 128 x 64 tiles, for 3x3 layers with the halo (two blocks a multiprocessor: a stage
 	 * holds three taps), else three blocks a multiprocessor; layers of too few tiles split
-	 * K; one wave: 128 x 128; more: 128 x 256 where it needs no more waves, else 128 x 128
-	 * twice. */
+	 * K; one wave: 128 x 128; more: 256 x 128 for 128 outputs, 128 x 256 where it needs no
+	 * more waves, else 128 x 128 twice. */
 	const size_t cout = p->out.channels;
 	if (cout <= 64)
 		return p->taps == 9 ? launch<128, 64, true, 2, true> (p, stream, pooled, headed, error)
@@ -944,6 +957,11 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 	}
 	if (tiles <= 132)
 		return launch<128, 128, false, 1> (p, stream, pooled, headed, error);
+	/* 128 outputs of 128 inputs or more, a wave or more of 256-pixel tiles: 256 x 128, whose
+	 * multiplies are 64 x 256 (64 inputs, 9 steps a tile, measured slower). */
+	if (cout == 128 && p->in.channels >= 128 && wide_pixels &&
+	    bd_div_up ((size_t) p->in.height * p->in.width, 256) * bd_conv2d_grid_z (p) >= 132)
+		return launch<256, 128, true, 1> (p, stream, pooled, headed, error);
 	size_t wide_waves = (rows * bd_div_up (cout, 256) + 131) / 132, square_waves = (tiles + 263) / 264;
 	if (cout >= 256 && wide_waves <= square_waves)
 		return launch<128, 256, false, 1> (p, stream, pooled, headed, error);
