@@ -687,6 +687,7 @@ const char *const ws_names[] = {
 };
 ws_choice forced = WS_AUTO;
 int tma_state = -1;   /* -1 unknown, 0 unusable, 1 usable */
+int wide_split = 128;       /* BACKDROP_GPU_WIDE_SPLIT=N: its fewest steps (0: never; bd_gpu_conv2d_tma) */
 bool wide_pixels = true;    /* BACKDROP_GPU_WIDE_PIXELS=0 turns 256 x 128 off (bd_gpu_conv2d_tma) */
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
 int multiprocessors;
@@ -849,7 +850,9 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 		return BD_OK;
 	}
 	encode_tiled = (PFN_cuTensorMapEncodeTiled_v12000) fn;
-	const char *off_pixels = getenv ("BACKDROP_GPU_WIDE_PIXELS");
+	const char *off_split = getenv ("BACKDROP_GPU_WIDE_SPLIT"), *off_pixels = getenv ("BACKDROP_GPU_WIDE_PIXELS");
+	if (off_split && *off_split)
+		wide_split = atoi (off_split);
 	wide_pixels = !(off_pixels && !strcmp (off_pixels, "0"));
 	/* BACKDROP_GPU_TILE naming one of conv2d-hopper.cu's tiles leaves every layer to it. */
 	const char *tile = getenv ("BACKDROP_GPU_TILE");
@@ -955,8 +958,20 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 		return st != BD_OK ? st
 		                   : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, stream, error);
 	}
-	if (tiles <= 132)
+	if (tiles <= 132) {
+		/* One wave of 128 x 128 tiles: as many 128 x 256 tiles, each with half of K, then
+		 * the reduce, where K is long enough to pay for the reduce: 128 steps and more (the
+		 * decoder's layer of 1024 inputs); 72 and 36 measured slower. The reduce cannot pool. */
+		if (wide_split > 0 && p->splitk && p->out_step == 1 && cout % 256 == 0 && !p->head_out &&
+		    !p->pool.data && (size_t) p->taps * p->in.channels / 64 >= (size_t) wide_split) {
+			bd_gpu_conv2d_params q = *p;
+			q.splits = 2;   /* 2 x M x cout floats: 2 x tiles of 128 x 128, within BD_GPU_SPLITK_FLOATS */
+			bd_status st = launch<128, 256, false, 1> (&q, stream, pooled, headed, error);
+			return st != BD_OK ? st
+			                   : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, stream, error);
+		}
 		return launch<128, 128, false, 1> (p, stream, pooled, headed, error);
+	}
 	/* 128 outputs of 128 inputs or more, a wave or more of 256-pixel tiles: 256 x 128, whose
 	 * multiplies are 64 x 256 (64 inputs, 9 steps a tile, measured slower). */
 	if (cout == 128 && p->in.channels >= 128 && wide_pixels &&
