@@ -33,9 +33,11 @@ BACKDROP_GPU_NO_TMA=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-no
 # Widths 16..256 at 128x128 reach every kernel: the portable and the TMA convolutions (the
 # TMA one with the pool fused), pool, head, up-convolution; widths 64..1024 at 64x64 the TMA
 # kernel with the head fused; at 128x128, batch 2, the resident-weights kernels loop over
-# several tiles a block.
+# several tiles a block; depth 2 at 392x520, the resident kernel of 64 -> 128 channels, with
+# tiles cut by both edges.
 memcheck=0 racecheck=0
-for net in "--width 16 --size 128" "--width 64 --size 64" "--width 64 --size 128 --batch 2"; do
+for net in "--width 16 --size 128" "--width 64 --size 64" "--width 64 --size 128 --batch 2" \
+    "--depth 2 --width 64 --size 392 --height 520"; do
     small="$build/bench/bench-forward --device cuda $net --runs 2"
     compute-sanitizer --tool memcheck --error-exitcode 9 $small >>"$out/memcheck.log" 2>&1 || memcheck=$?
     compute-sanitizer --tool racecheck --error-exitcode 9 $small >>"$out/racecheck.log" 2>&1 || racecheck=$?
@@ -54,6 +56,8 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
         printf '%-40s %10s %12s\n' "backdrop fast, no PDL ${size}" $(BACKDROP_GPU_NO_PDL=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no 256x128 ${size}" $(BACKDROP_GPU_WIDE_PIXELS=0 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no wide split ${size}" $(BACKDROP_GPU_WIDE_SPLIT=0 ours $fwd --width 64 --size $size --runs 50)
+        printf '%-40s %10s %12s\n' "backdrop fast, no swapped up-conv ${size}" $(BACKDROP_GPU_SWAPPED_UP=0 ours $fwd --width 64 --size $size --runs 50)
+        printf '%-40s %10s %12s\n' "backdrop fast, no resident 64->128 ${size}" $(BACKDROP_GPU_RESIDENT_128=0 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no TMA ${size}" $(BACKDROP_GPU_NO_TMA=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no wgmma ${size}" $(BACKDROP_GPU_NO_WGMMA=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop exact ${size}" $(ours $fwd --exact --width 64 --size $size --runs 20)
@@ -71,6 +75,7 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
     for w in 16 32; do
         for h in 512 352; do
             printf '%-40s %10s %12s\n' "backdrop fast w$w 512x$h" $(ours $fwd --width $w --size 512 --height $h --runs 50)
+            printf '%-40s %10s %12s\n' "backdrop fast w$w 512x$h, split K any" $(BACKDROP_GPU_SPLIT_STEPS=0 ours $fwd --width $w --size 512 --height $h --runs 50)
         done
         printf '%-40s %10s %12s\n' "pytorch compile w$w 512" "" "$(torch python3 bench/torch_unet.py --device cuda --mode compile --width $w --size 512 --runs 50)"
     done

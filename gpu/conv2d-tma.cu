@@ -368,21 +368,22 @@ resident_load_box (const CUtensorMap *pixels, uint32_t stages, uint32_t full, ui
 }
 
 /* What a consumer thread keeps through the tiles: its warpgroup cw, the named barrier of
- * that warpgroup, and the two channels its registers hold, with their bias. */
+ * that warpgroup, and the two channels its registers hold (of 64, from `first`), with their
+ * bias. */
 struct resident_consumer {
 	int   cw, lt, lane, bar, ch;
 	float bias0, bias1, relu_floor;
 };
 
 __device__ __forceinline__ resident_consumer
-resident_consumer_of (const bd_gpu_conv2d_params &p, int t)
+resident_consumer_of (const bd_gpu_conv2d_params &p, int t, int first = 0)
 {
 	resident_consumer c;
 	c.cw = t / 128, c.lt = t % 128, c.lane = t % 32, c.bar = 2 + c.cw;
 	c.ch = c.lt / 32 * 16 + c.lane / 4;
 	const int cout = (int) p.out.channels;
-	c.bias0 = c.ch < cout ? p.bias[c.ch] : 0.0f;
-	c.bias1 = c.ch + 8 < cout ? p.bias[c.ch + 8] : 0.0f;
+	c.bias0 = first + c.ch < cout ? p.bias[first + c.ch] : 0.0f;
+	c.bias1 = first + c.ch + 8 < cout ? p.bias[first + c.ch + 8] : 0.0f;
 	c.relu_floor = p.relu ? 0.0f : -INFINITY;   /* ReLU as a max */
 	return c;
 }
@@ -417,29 +418,30 @@ resident_stage (const float (&d)[PIX / 2], __half *tile, const resident_consumer
  * from L2. The two consumer warpgroups take tiles in turn and each multiplies its whole tile
  * (wgmma N = the tile's pixels), so one stores its tile while the other multiplies the next.
  * 128 input channels leave room for 8-row tiles only. */
-template <int SLICES, int ROWS> struct resident_tile {
-	static constexpr int CO = 64, TAPS = 9, PIX = ROWS * 8;
-	static constexpr int WEIGHT_BYTES = TAPS * SLICES * CO * 128;   /* 64 outputs x 64 inputs a tap and slice */
+template <int SLICES, int ROWS, int CO> struct resident_tile {
+	static constexpr int TAPS = 9, PIX = ROWS * 8, HALVES = CO / 64;
+	static constexpr int WEIGHT_BYTES = TAPS * SLICES * CO * 128;   /* CO outputs x 64 inputs a tap and slice */
 	static constexpr int BOX_BYTES = (ROWS + 2) * 1024;             /* ROWS + 2 rows of 8 pixels x 64 channels */
-	static constexpr int PITCH = CO + 8;                            /* epilogue row, halves */
-	static constexpr int EPILOGUE_BYTES = PIX * PITCH * 2;          /* one warpgroup's staged tile */
+	static constexpr int PITCH = 64 + 8;                            /* epilogue row, halves */
+	static constexpr int EPILOGUE_BYTES = PIX * PITCH * 2;          /* one warpgroup's staged 64 channels */
 	static constexpr int BARRIER_BYTES = 256;
 	static constexpr int STAGES =
 		(227 * 1024 - 1024 - WEIGHT_BYTES - 2 * EPILOGUE_BYTES - BARRIER_BYTES) / BOX_BYTES;
 	static constexpr int SMEM = 1024 + WEIGHT_BYTES + STAGES * BOX_BYTES + 2 * EPILOGUE_BYTES + BARRIER_BYTES;
 	static_assert (STAGES >= 6, "each warpgroup's ring holds three boxes");
+	static_assert (CO == 64 || (CO == 128 && SLICES == 1), "64 outputs, or 128 of 64 inputs (the weights fit)");
 	static_assert ((2 * STAGES + 1) * 8 <= BARRIER_BYTES, "barriers fit");
 };
 
-template <int SLICES, int ROWS>
+template <int SLICES, int ROWS, int CO>
 __global__ void __launch_bounds__ (THREADS, 1)
 conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_constant__ CUtensorMap pixels,
                         const __grid_constant__ CUtensorMap weights, const ws_geometry g, int tiles)
 {
 #if BD_HAVE_WGMMA
-	using T = resident_tile<SLICES, ROWS>;
-	constexpr int S = T::STAGES, R = S / 2, CO = T::CO, PIX = T::PIX, PITCH = T::PITCH, BOX = T::BOX_BYTES;
-	constexpr int STEPS = 3 * SLICES;   /* a tile's boxes: a column of taps and 64 channels each */
+	using T = resident_tile<SLICES, ROWS, CO>;
+	constexpr int S = T::STAGES, R = S / 2, PIX = T::PIX, PITCH = T::PITCH, BOX = T::BOX_BYTES;
+	constexpr int STEPS = 3 * SLICES, HALVES = T::HALVES;   /* a tile's boxes: a column of taps and 64 channels each */
 	extern __shared__ unsigned char smem_raw[];
 	unsigned char *smem = (unsigned char *) (((uintptr_t) smem_raw + 1023) & ~(uintptr_t) 1023);
 	const uint32_t wsm = (uint32_t) __cvta_generic_to_shared (smem), stages = wsm + T::WEIGHT_BYTES;
@@ -483,39 +485,51 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 	/* Warpgroup cw takes the block's tiles cw, cw + 2, ... Its 64 x PIX result: register i
 	 * of lane l in warp w holds channel w * 16 + l / 4 + 8 * (i / 2 % 2), pixel (i / 4) * 8 +
 	 * (l % 4) * 2 + i % 2 (conv2d_tma_kernel's swapped fragment, PIX pixels wide). */
-	const resident_consumer c = resident_consumer_of (p, t);
+	const resident_consumer c = resident_consumer_of (p, t), c1 = resident_consumer_of (p, t, 64);
 	const int cw = c.cw, lt = c.lt, lane = c.lane;
 	__half *tile = (__half *) (smem + T::WEIGHT_BYTES + S * BOX + cw * T::EPILOGUE_BYTES);
 	mbar_wait (loaded, 0);
 	int k = 0;   /* this warpgroup's boxes so far */
 	for (int index = blockIdx.x + cw * gridDim.x; index < tiles; index += 2 * gridDim.x) {
-		float d[PIX / 2];
+		float d[HALVES][PIX / 2];   /* 128 outputs: two 64-channel multiplies of the same box */
 #pragma unroll
-		for (int i = 0; i < PIX / 2; i++)
-			d[i] = 0.0f;
+		for (int h = 0; h < HALVES; h++)
+#pragma unroll
+			for (int i = 0; i < PIX / 2; i++)
+				d[h][i] = 0.0f;
 #pragma unroll
 		for (int step = 0; step < STEPS; step++, k++) {
 			const int slot = cw * R + k % R, column = step / SLICES, slice = step % SLICES;
 			mbar_wait (full + 8 * slot, (k / R) & 1);
 			const uint32_t st = stages + slot * BOX;
-			wgmma_fence_operands (d);
+#pragma unroll
+			for (int h = 0; h < HALVES; h++)
+				wgmma_fence_operands (d[h]);
 			wgmma_fence ();
 #pragma unroll
 			for (int row = 0; row < 3; row++) {   /* tap (row, column) reads box rows row .. row + ROWS - 1 */
-				const uint64_t da = sw128_descriptor (wsm + ((row * 3 + column) * SLICES + slice) * CO * 128);
 				const uint64_t db = sw128_descriptor (st + row * 1024);
 #pragma unroll
-				for (int k = 0; k < 4; k++)
-					wgmma_f16<PIX>::mma (d, da + 2 * k, db + 2 * k);
+				for (int h = 0; h < HALVES; h++) {
+					const uint64_t da =
+						sw128_descriptor (wsm + ((row * 3 + column) * SLICES + slice) * CO * 128 + h * 64 * 128);
+#pragma unroll
+					for (int k = 0; k < 4; k++)
+						wgmma_f16<PIX>::mma (d[h], da + 2 * k, db + 2 * k);
+				}
 			}
 			wgmma_commit ();
 			wgmma_wait<1> ();   /* the previous box's multiply is done: its stage goes back */
-			wgmma_fence_operands (d);
+#pragma unroll
+			for (int h = 0; h < HALVES; h++)
+				wgmma_fence_operands (d[h]);
 			if (step > 0 && lane == 0)
 				mbar_arrive (empty + 8 * (cw * R + (k - 1) % R));
 		}
 		wgmma_wait<0> ();
-		wgmma_fence_operands (d);
+#pragma unroll
+		for (int h = 0; h < HALVES; h++)
+			wgmma_fence_operands (d[h]);
 		if (lane == 0)
 			mbar_arrive (empty + 8 * (cw * R + (k - 1) % R));
 
@@ -524,39 +538,44 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 			int x = x0 + (r & 7), y = y0 + (r >> 3);
 			return x < W && y < H ? (img * H + y) * W + x : -1;
 		};
-		resident_stage<PIX, PITCH> (d, tile, c);
-		if (g.head) {   /* the network's last layer: only the probabilities leave the block */
-			int m = lt < PIX ? pixel_index (lt) : -1;
-			if (m >= 0) {
-				float s = p.head_bias;
-				for (int c = 0; c < (int) p.head_channels; c++)
-					s += __half2float (tile[lt * PITCH + c]) * p.head_weight[c];
-				p.head_out[m] = 1.0f / (1.0f + __expf (-s));
-			}
-			continue;
-		}
-		for (int v = lt; v < PIX * CO / 8; v += 128) {
-			int r = v / (CO / 8), col = (v % (CO / 8)) * 8;
-			int m = pixel_index (r);
-			if (m >= 0 && col < cout)
-				*(uint4 *) ((__half *) p.out.data + (size_t) m * p.out.pixel_stride + col) =
-					*(const uint4 *) (tile + r * PITCH + col);
-		}
-		if (g.pool) {   /* the next level's input: 2x2 maxima of the tile (W, H even) */
-			for (int v = lt; v < PIX / 4 * CO / 8; v += 128) {
-				int q = v / (CO / 8), col = (v % (CO / 8)) * 8;
-				int r = q / 4 * 16 + q % 4 * 2, x = x0 + (r & 7), y = y0 + (r >> 3);
-				if (x >= W || y >= H || col >= cout)
-					continue;
-				uint4 a = *(const uint4 *) (tile + r * PITCH + col), b = *(const uint4 *) (tile + (r + 1) * PITCH + col);
-				uint4 c = *(const uint4 *) (tile + (r + 8) * PITCH + col);
-				uint4 e = *(const uint4 *) (tile + (r + 9) * PITCH + col);
-				__half2 *ha = (__half2 *) &a, *hb = (__half2 *) &b, *hc = (__half2 *) &c, *he = (__half2 *) &e;
+		/* 64 channels at a time through the staging tile (head: CO is 64, bd_gpu_conv2d_tma). */
 #pragma unroll
-				for (int k = 0; k < 4; k++)
-					ha[k] = __hmax2 (__hmax2 (ha[k], hb[k]), __hmax2 (hc[k], he[k]));
-				size_t o = ((size_t) ((img * H + y) / 2) * (W / 2) + x / 2) * p.pool.pixel_stride + col;
-				*(uint4 *) ((__half *) p.pool.data + o) = a;
+		for (int h = 0; h < HALVES; h++) {
+			resident_stage<PIX, PITCH> (d[h], tile, h ? c1 : c);
+			if (g.head) {   /* the network's last layer: only the probabilities leave the block */
+				int m = lt < PIX ? pixel_index (lt) : -1;
+				if (m >= 0) {
+					float s = p.head_bias;
+					for (int c = 0; c < (int) p.head_channels; c++)
+						s += __half2float (tile[lt * PITCH + c]) * p.head_weight[c];
+					p.head_out[m] = 1.0f / (1.0f + __expf (-s));
+				}
+				continue;
+			}
+			const int first = h * 64;
+			for (int v = lt; v < PIX * 64 / 8; v += 128) {
+				int r = v / 8, col = (v % 8) * 8;
+				int m = pixel_index (r);
+				if (m >= 0 && first + col < cout)
+					*(uint4 *) ((__half *) p.out.data + (size_t) m * p.out.pixel_stride + first + col) =
+						*(const uint4 *) (tile + r * PITCH + col);
+			}
+			if (g.pool) {   /* the next level's input: 2x2 maxima of the tile (W, H even) */
+				for (int v = lt; v < PIX / 4 * 64 / 8; v += 128) {
+					int q = v / 8, col = (v % 8) * 8;
+					int r = q / 4 * 16 + q % 4 * 2, x = x0 + (r & 7), y = y0 + (r >> 3);
+					if (x >= W || y >= H || first + col >= cout)
+						continue;
+					uint4 a = *(const uint4 *) (tile + r * PITCH + col), b = *(const uint4 *) (tile + (r + 1) * PITCH + col);
+					uint4 c = *(const uint4 *) (tile + (r + 8) * PITCH + col);
+					uint4 e = *(const uint4 *) (tile + (r + 9) * PITCH + col);
+					__half2 *ha = (__half2 *) &a, *hb = (__half2 *) &b, *hc = (__half2 *) &c, *he = (__half2 *) &e;
+#pragma unroll
+					for (int k = 0; k < 4; k++)
+						ha[k] = __hmax2 (__hmax2 (ha[k], hb[k]), __hmax2 (hc[k], he[k]));
+					size_t o = ((size_t) ((img * H + y) / 2) * (W / 2) + x / 2) * p.pool.pixel_stride + first + col;
+					*(uint4 *) ((__half *) p.pool.data + o) = a;
+				}
 			}
 		}
 	}
@@ -635,6 +654,9 @@ conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const
 	int k = 0;
 	for (int index = blockIdx.x + cw * gridDim.x; index < tiles; index += 2 * gridDim.x, k += SLICES) {
 		const int x0 = (index % g.tiles_x) * TW, y0 = index / g.tiles_x % g.tiles_y * TH, img = index / per_image;
+		/* The tile's boxes, before any multiply: a wait between the multiplies serialises them. */
+		for (int slice = 0; slice < SLICES; slice++)
+			mbar_wait (full + 8 * (cw * R + (k + slice) % R), ((k + slice) / R) & 1);
 #pragma unroll 1
 		for (int tap = 0; tap < 4; tap++) {
 			float d[PIX / 2];
@@ -646,8 +668,6 @@ conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const
 #pragma unroll
 			for (int slice = 0; slice < SLICES; slice++) {
 				const int slot = cw * R + (k + slice) % R;
-				if (tap == 0)
-					mbar_wait (full + 8 * slot, ((k + slice) / R) & 1);
 				const uint64_t da = sw128_descriptor (wsm + (tap * SLICES + slice) * CO * 128);
 				const uint64_t db = sw128_descriptor (stages + slot * BOX);
 #pragma unroll
@@ -688,7 +708,10 @@ const char *const ws_names[] = {
 ws_choice forced = WS_AUTO;
 int tma_state = -1;   /* -1 unknown, 0 unusable, 1 usable */
 int wide_split = 128;       /* BACKDROP_GPU_WIDE_SPLIT=N: its fewest steps (0: never; bd_gpu_conv2d_tma) */
-bool wide_pixels = true;    /* BACKDROP_GPU_WIDE_PIXELS=0 turns 256 x 128 off (bd_gpu_conv2d_tma) */
+bool wide_pixels = true;    /* BACKDROP_GPU_WIDE_PIXELS=0 turns 256 x 128 off (both rules) */
+bool swapped_up = true;     /* BACKDROP_GPU_SWAPPED_UP=0 turns them off (bd_gpu_conv2d_tma) */
+bool wide_resident = true;  /* BACKDROP_GPU_RESIDENT_128=0 turns 64 -> 128 resident off */
+int split_steps = 50;       /* BACKDROP_GPU_SPLIT_STEPS=N: the fewest steps split K takes (0: any) */
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
 int multiprocessors;
 
@@ -784,19 +807,19 @@ launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *
 }
 
 /* One block a multiprocessor, each looping over its share of the tiles. */
-template <int SLICES, int ROWS>
+template <int SLICES, int ROWS, int CO = 64>
 bd_status
 launch_resident (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *headed, bd_error *error)
 {
-	using T = resident_tile<SLICES, ROWS>;
+	using T = resident_tile<SLICES, ROWS, CO>;
 	ws_geometry g;
 	CUtensorMap pixels, weights;
 	unsigned tiles;
-	bd_status st = prepare (p, T::PIX, T::CO, true, &g, &pixels, &weights, &tiles, pooled, headed, error);
+	bd_status st = prepare (p, T::PIX, CO, true, &g, &pixels, &weights, &tiles, pooled, headed, error);
 	if (st != BD_OK)
 		return st;
 	dim3 grid (tiles < (unsigned) multiprocessors ? tiles : (unsigned) multiprocessors);
-	BD_CUDA_CHECK (bd_launch_early (conv2d_resident_kernel<SLICES, ROWS>, grid, dim3 (THREADS), T::SMEM, stream, *p,
+	BD_CUDA_CHECK (bd_launch_early (conv2d_resident_kernel<SLICES, ROWS, CO>, grid, dim3 (THREADS), T::SMEM, stream, *p,
 	                                pixels, weights, g, (int) tiles));
 	return BD_OK;
 }
@@ -818,13 +841,13 @@ launch_resident_up (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *po
 	return BD_OK;
 }
 
-template <int SLICES, int ROWS>
+template <int SLICES, int ROWS, int CO = 64>
 bd_status
 allow_resident_smem (bd_error *error)
 {
-	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_resident_kernel<SLICES, ROWS>,
+	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_resident_kernel<SLICES, ROWS, CO>,
 	                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-	                                     resident_tile<SLICES, ROWS>::SMEM));
+	                                     resident_tile<SLICES, ROWS, CO>::SMEM));
 	return BD_OK;
 }
 
@@ -854,6 +877,12 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 	if (off_split && *off_split)
 		wide_split = atoi (off_split);
 	wide_pixels = !(off_pixels && !strcmp (off_pixels, "0"));
+	const char *up = getenv ("BACKDROP_GPU_SWAPPED_UP"), *ss = getenv ("BACKDROP_GPU_SPLIT_STEPS");
+	swapped_up = !(up && !strcmp (up, "0"));
+	const char *r128 = getenv ("BACKDROP_GPU_RESIDENT_128");
+	wide_resident = !(r128 && !strcmp (r128, "0"));
+	if (ss && *ss)
+		split_steps = atoi (ss);
 	/* BACKDROP_GPU_TILE naming one of conv2d-hopper.cu's tiles leaves every layer to it. */
 	const char *tile = getenv ("BACKDROP_GPU_TILE");
 	for (int i = 1; tile && i < (int) BD_ARRAY_LEN (ws_names); i++)
@@ -882,6 +911,8 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 		st = allow_resident_smem<1, 16> (error);
 	if (st == BD_OK)
 		st = allow_resident_smem<2, 8> (error);
+	if (st == BD_OK)
+		st = allow_resident_smem<1, 8, 128> (error);
 	if (st == BD_OK && (cudaFuncSetAttribute (conv2d_resident_up_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
 	                                          resident_up_tile<1>::SMEM) != cudaSuccess ||
 	                    cudaFuncSetAttribute (conv2d_resident_up_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -932,17 +963,34 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 	if (resident && (forced == WS_AUTO || forced == WS_RESIDENT))
 		return p->in.channels == 64 ? launch_resident<1, 16> (p, stream, pooled, headed, error)
 		                            : launch_resident<2, 8> (p, stream, pooled, headed, error);
+	/* 64 inputs and 128 outputs: the same weights' size (144 KB) as 128 and 64, resident, the
+	 * two warpgroups each multiplying a box by both halves of them, where the 8 x 8 tiles make
+	 * 4 waves or more (the first layer of level 1 at 512 x 512). */
+	const bool resident_wide = wide_resident && p->taps == 9 && p->in.channels == 64 && p->out.channels > 64 &&
+	                           p->out.channels <= 128 && p->out_step == 1 && !p->head_out &&
+	                           bd_div_up (p->in.width, 8) * bd_div_up (bd_conv2d_image_rows (*p), 8) *
+	                                           (p->in.height / bd_conv2d_image_rows (*p)) >=
+	                                   4 * (size_t) multiprocessors;
+	if (resident_wide && (forced == WS_AUTO || forced == WS_RESIDENT))
+		return launch_resident<1, 8, 128> (p, stream, pooled, headed, error);
 	const bool resident_up = p->out_step == 2 && (p->in.channels == 64 || p->in.channels == 128) &&
 	                         p->out.channels <= 64;
 	if (resident_up && forced == WS_AUTO)   /* BACKDROP_GPU_TILE=wsresident: the 3x3 ones only */
 		return p->in.channels == 64 ? launch_resident_up<1> (p, stream, pooled, headed, error)
 		                            : launch_resident_up<2> (p, stream, pooled, headed, error);
+	/* Transposed convolutions of 512 inputs or more (8 steps and more, 4 taps): swapped
+	 * 128 x 64 tiles, two blocks a multiprocessor, so that one block's epilogue overlaps the
+	 * other's copies (ncu, seed U-Net: 14 against 17.5 us at 1024 inputs, 17.4 against 21 at
+	 * 512; at 256 inputs 25.7 against 23.7 for 256 x 128, which they keep). */
+	if (p->out_step == 2 && swapped_up && p->in.channels >= 512 && forced == WS_AUTO)
+		return launch<128, 64, true, 2> (p, stream, pooled, headed, error);
 	/* From the per-layer sweep (docs/PERFORMANCE.md): 3x3 layers of 64 or 128 input channels
 	 * and up to 64 outputs keep their weights resident (above); other layers of up to 64 outputs,
 	 * swapped 128 x 64 tiles, for 3x3 layers with the halo (two blocks a multiprocessor: a stage
 	 * holds three taps), else three blocks a multiprocessor; layers of too few tiles split
-	 * K; one wave: 128 x 128; more: 256 x 128 for 128 outputs, 128 x 256 where it needs no
-	 * more waves, else 128 x 128 twice. */
+	 * K (of 50 steps or more, else swapped 128 x 64 tiles twice); one wave: 128 x 128; more:
+	 * 256 x 128 for 128 outputs and for 256 in one wave, 128 x 256 where it needs no more
+	 * waves, else 128 x 128 twice. */
 	const size_t cout = p->out.channels;
 	if (cout <= 64)
 		return p->taps == 9 ? launch<128, 64, true, 2, true> (p, stream, pooled, headed, error)
@@ -951,6 +999,10 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 	const size_t tiles = rows * bd_div_up (cout, 128);
 	const uint32_t parts =
 		p->splitk && p->out_step == 1 ? bd_gpu_splitk_parts (tiles, (size_t) p->taps * p->in.channels / 64) : 1;
+	/* Too few steps (36: 256 inputs) to pay for the reduce: swapped 128 x 64 tiles, two a
+	 * multiprocessor, for twice the tiles (the shipped model's shape: 0.471 -> 0.455 ms). */
+	if (parts >= 2 && (size_t) p->taps * p->in.channels / 64 < (size_t) split_steps)
+		return launch<128, 64, true, 2> (p, stream, pooled, headed, error);
 	if (parts >= 2) {
 		bd_gpu_conv2d_params q = *p;
 		q.splits = parts;
@@ -978,6 +1030,12 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 	    bd_div_up ((size_t) p->in.height * p->in.width, 256) * bd_conv2d_grid_z (p) >= 132)
 		return launch<256, 128, true, 1> (p, stream, pooled, headed, error);
 	size_t wide_waves = (rows * bd_div_up (cout, 256) + 131) / 132, square_waves = (tiles + 263) / 264;
+	/* 256 outputs in one wave of 128 x 256 tiles (level 2 of the seed U-Net at 512 x 512): as
+	 * many 256 x 128 tiles, 5-6 us faster a layer by ncu (22 against 28 us for 128 -> 256
+	 * channels at 128 x 128; the seed U-Net 0.856 -> 0.835 ms). Not at 512 outputs (level 3:
+	 * slower) nor over several waves (measured only at one). */
+	if (cout == 256 && wide_pixels && wide_waves == 1 && wide_waves <= square_waves)
+		return launch<256, 128, true, 1> (p, stream, pooled, headed, error);
 	if (cout >= 256 && wide_waves <= square_waves)
 		return launch<128, 256, false, 1> (p, stream, pooled, headed, error);
 	return launch<128, 128, false, 2> (p, stream, pooled, headed, error);

@@ -161,10 +161,11 @@ def main():
     rng = np.random.default_rng(1)
     rows, desc = [], ""
     with tempfile.TemporaryDirectory() as tmp:
-        # The last: 512 channels at 64x64, one wave of 128 x 128 tiles with a long K (the split
-        # into 128 x 256 tiles of conv2d-tma.cu).
+        # (4, 128, ...): 512 channels at 64x64, one wave of 128 x 128 tiles with a long K (the
+        # split into 128 x 256 tiles of conv2d-tma.cu). (2, 64, ...): 64 -> 128 channels at
+        # 260x196, resident weights with 128 outputs, tiles cut by both edges.
         cases = [(2, 8, 32, 48), (3, 12, 64, 40), (4, 20, 96, 64), (5, 16, 512, 352), (5, 64, 256, 256),
-                 (4, 128, 256, 256)]
+                 (4, 128, 256, 256), (2, 64, 520, 392)]
         for depth, width, h, w in cases:
             path = os.path.join(tmp, f"unet-d{depth}-w{width}.bdm")
             subprocess.run([maker, "--depth", str(depth), "--width", str(width), path], check=True)
