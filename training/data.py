@@ -201,10 +201,13 @@ class TrainSamples:
                            trainer sets to zero after normalisation, as the engine does.
     """
 
-    def __init__(self, sets, size=384, length=10**7, seed=0, infer_side=512, mix=None, objects=()):
+    def __init__(self, sets, size=384, length=10**7, seed=0, infer_side=512, mix=None, objects=(),
+                 subjects=False):
         """sets: dict set name -> list of Record (training split); mix: overrides of MIX;
-        objects: RGBA arrays of things that are not people, pasted as distractors."""
+        objects: RGBA arrays of things that are not people, pasted as distractors; subjects:
+        label pasted people as the labelled sets do, only the subjects (off: every person)."""
         self.size, self.length, self.seed, self.infer_side = size, length, seed, infer_side
+        self.subjects = subjects
         self.mix = dict(MIX, **(mix or {}))
         self.exact = sets.get("ccp-person", []) + sets.get("davis-people-train", [])
         self.exact = [r for r in self.exact if r.bbox is not None]
@@ -374,7 +377,10 @@ class TrainSamples:
         behind = rng.integers(0, k + 1) if k else 0
         if behind:
             out = self._paste_objects(rng, *out, count=behind)
-        out = self._paste_people(rng, *out, count=n)
+        # Half the groups (subjects on) stand at one scale; otherwise sizes are independent and
+        # the small ones become passers-by.
+        group = self.subjects and n >= 2 and rng.random() < 0.5
+        out = self._paste_people(rng, *out, count=n, group=group)
         if k - behind:
             out = self._paste_objects(rng, *out, count=k - behind)
         return out
@@ -398,10 +404,10 @@ class TrainSamples:
             self._blend_cutout(img, target, weight, valid, o_img, o_a, px, py, person=False, cut_weight=1.0)
         return (np.clip(img, 0, 255).astype(np.uint8), np.round(target * 255).astype(np.uint8), weight, valid)
 
-    def _blend_cutout(self, img, target, weight, valid, cut, alpha, px, py, person, cut_weight):
+    def _blend_cutout(self, img, target, weight, valid, cut, alpha, px, py, person, cut_weight, behind=False):
         """Alpha-blends a cut-out (float HxWx3, alpha 0..1) with its corner at (px, py), clipped
         to the canvas, in place. Under a person the target rises to 1; under anything else it
-        drops, as the thing hides whoever is behind it."""
+        drops, as the thing hides whoever is behind it. behind: it goes behind the target."""
         S = self.size
         h, w = alpha.shape
         cx0, cy0, cx1, cy1 = max(px, 0), max(py, 0), min(px + w, S), min(py + h, S)
@@ -409,43 +415,79 @@ class TrainSamples:
             return
         sl = (slice(cy0, cy1), slice(cx0, cx1))
         csl = (slice(cy0 - py, cy1 - py), slice(cx0 - px, cx1 - px))
-        a = alpha[csl]
+        a = alpha[csl] * (1 - target[sl]) if behind else alpha[csl]
         img[sl] = img[sl] * (1 - a[..., None]) + cut[csl] * a[..., None]
         target[sl] = target[sl] * (1 - a) + (a if person else 0.0)
         weight[sl] = np.where(a > 0.01, np.maximum(weight[sl], cut_weight), weight[sl])
         valid[sl] = np.maximum(valid[sl], (a > 0.5).astype(np.uint8))
 
-    def _paste_people(self, rng, img, target, weight, valid, count):
-        S = self.size
+    def _paste_people(self, rng, img, target, weight, valid, count, group=False):
+        # Height of the people already labelled on the canvas (subjects on): a paste under half
+        # of the tallest one is a passer-by.
+        rows = np.nonzero((target > 127).any(axis=1))[0] if self.subjects else ()
+        on_canvas = rows[-1] + 1 - rows[0] if len(rows) else 0
         img = img.astype(np.float32)
         target = target.astype(np.float32) / 255.0
         # Paste far-away people first so that nearer (larger) ones occlude them.
-        sizes = sorted(log_uniform(rng, 0.06, 1.1) for _ in range(count))
-        for rel in sizes:
-            r = self.exact[rng.integers(len(self.exact))]
-            x0, y0, x1, y1 = r.bbox
-            x0, y0 = max(0, x0 - 4), max(0, y0 - 4)
-            x1, y1 = min(r.image.shape[1], x1 + 4), min(r.image.shape[0], y1 + 4)
-            portrait = r.set_name == "ccp-person" and rng.random() < 0.25
-            if portrait:  # head-and-shoulders cut, standing at the bottom edge
-                y1 = y0 + int((y1 - y0) * rng.uniform(0.2, 0.5))
-            crop, cmask = r.image[y0:y1, x0:x1], r.mask[y0:y1, x0:x1]
-            ch, cw = crop.shape[:2]
-            scale = (rng.uniform(0.5, 1.0) * S / cw) if portrait else rel * S / ch
-            nw, nh = max(2, int(cw * scale + 0.5)), max(2, int(ch * scale + 0.5))
-            if nw > 2 * S or nh > 2 * S:
-                continue
-            p_img = resized(crop, (nw, nh)).astype(np.float32)
-            p_a = resized(cmask, (nw, nh)).astype(np.float32) / 255.0
-            if rng.random() < 0.5:
-                p_img, p_a = p_img[:, ::-1], p_a[:, ::-1]
-            # Nudge the person's colours so their light does not give the paste away.
-            p_img = p_img * rng.uniform(0.85, 1.15) + rng.uniform(-15, 15, 3)
-            px = int(rng.uniform(-nw / 3, S - 2 * nw / 3))
-            py = S - nh + int(rng.uniform(0, nh * 0.1)) if portrait else int(rng.uniform(-nh / 4, S - 2 * nh / 3))
-            self._blend_cutout(img, target, weight, valid, p_img, p_a, px, py, person=True, cut_weight=r.weight)
+        if group:  # one group at one distance: sizes within a factor 1.5, all of them subjects
+            base = log_uniform(rng, 0.06, 1.1 / 1.5)
+            sizes = sorted(base * log_uniform(rng, 1.0, 1.5) for _ in range(count))
+        else:
+            sizes = sorted(log_uniform(rng, 0.06, 1.1) for _ in range(count))
+        if not self.subjects:  # every pasted person is a person (draws in the original order)
+            for rel in sizes:
+                cut = self._cut_person(rng, rel, group)
+                if cut:
+                    self._paste_person(rng, img, target, weight, valid, cut, bystander=False)
+        else:
+            # The labelled sets mark only a photo's subjects, so passers-by are background.
+            cuts = [c for c in (self._cut_person(rng, rel, group) for rel in sizes) if c]
+            tallest = max([c[-1] for c in cuts] + [on_canvas])
+            for cut in sorted(cuts, key=lambda c: c[-1]):  # by apparent height: far ones first
+                self._paste_person(rng, img, target, weight, valid, cut, bystander=cut[-1] < 0.5 * tallest)
         return (np.clip(img, 0, 255).astype(np.uint8), np.round(target * 255).astype(np.uint8),
                 weight, valid)
+
+    def _cut_person(self, rng, rel, group):
+        """Picks a person and the scale to paste them at (rel: full-body height / canvas side);
+        None when too large. The last item is the whole body's height on the canvas, even for
+        a head-and-shoulders cut: the size that tells a subject from a passer-by."""
+        S = self.size
+        r = self.exact[rng.integers(len(self.exact))]
+        x0, y0, x1, y1 = r.bbox
+        x0, y0 = max(0, x0 - 4), max(0, y0 - 4)
+        x1, y1 = min(r.image.shape[1], x1 + 4), min(r.image.shape[0], y1 + 4)
+        full_h = y1 - y0
+        portrait = not group and r.set_name == "ccp-person" and rng.random() < 0.25
+        if portrait:  # head-and-shoulders cut, standing at the bottom edge
+            y1 = y0 + int((y1 - y0) * rng.uniform(0.2, 0.5))
+        crop, cmask = r.image[y0:y1, x0:x1], r.mask[y0:y1, x0:x1]
+        ch, cw = crop.shape[:2]
+        scale = (rng.uniform(0.5, 1.0) * S / cw) if portrait else rel * S / ch
+        nw, nh = max(2, int(cw * scale + 0.5)), max(2, int(ch * scale + 0.5))
+        if nw > 2 * S or nh > 2 * S:
+            return None
+        return r, crop, cmask, nw, nh, portrait, full_h * scale
+
+    def _paste_person(self, rng, img, target, weight, valid, cut, bystander):
+        """Pastes one person from _cut_person in place (img, target float). A bystander shows
+        but is labelled background, and goes behind the people already labelled."""
+        S = self.size
+        r, crop, cmask, nw, nh, portrait, _ = cut
+        p_img, p_a = resized(crop, (nw, nh)), resized(cmask, (nw, nh))
+        if bystander and rng.random() < 0.5:  # out of focus, as passers-by in portraits often are
+            blur = ImageFilter.GaussianBlur(rng.uniform(0.5, 2.5))
+            p_img = np.asarray(Image.fromarray(p_img).filter(blur))
+            p_a = np.asarray(Image.fromarray(p_a).filter(blur))
+        p_img, p_a = p_img.astype(np.float32), p_a.astype(np.float32) / 255.0
+        if rng.random() < 0.5:
+            p_img, p_a = p_img[:, ::-1], p_a[:, ::-1]
+        # Nudge the person's colours so their light does not give the paste away.
+        p_img = p_img * rng.uniform(0.85, 1.15) + rng.uniform(-15, 15, 3)
+        px = int(rng.uniform(-nw / 3, S - 2 * nw / 3))
+        py = S - nh + int(rng.uniform(0, nh * 0.1)) if portrait else int(rng.uniform(-nh / 4, S - 2 * nh / 3))
+        self._blend_cutout(img, target, weight, valid, p_img, p_a, px, py, person=not bystander,
+                           cut_weight=r.weight, behind=bystander)
 
     # --- photometric ---------------------------------------------------------------------------
 

@@ -42,6 +42,9 @@ def parse_args():
     ap.add_argument("--val-minutes", type=float, default=1.0, help="time kept for the final validation")
     ap.add_argument("--mix", help="sample mix overrides, e.g. 'scene=0.27,lfw=0.15,negative=0.15,davis=0.4' "
                     "(defaults: data.MIX)")
+    ap.add_argument("--subjects", action="store_true",
+                    help="composites label only subjects: pasted people under half the tallest one's height "
+                    "are background (passers-by), as in the labelled sets")
     ap.add_argument("--init", help="start from this checkpoint's weights (same architecture); fresh schedule")
     ap.add_argument("--workers", type=int, default=7)
     ap.add_argument("--seed", type=int, default=0)
@@ -154,7 +157,7 @@ def main():
     log(f"objects {len(objects)}")
 
     samples = data.TrainSamples(train_sets, size=args.crop, seed=args.seed, infer_side=args.input_size,
-                                 mix=data.parse_mix(args.mix), objects=objects)
+                                 mix=data.parse_mix(args.mix), objects=objects, subjects=args.subjects)
     log(f"mix {samples.mix}")
     loader = torch.utils.data.DataLoader(
         samples, batch_size=args.batch, shuffle=False, num_workers=args.workers, drop_last=True,
