@@ -417,7 +417,9 @@ resident_stage (const float (&d)[PIX / 2], __half *tile, const resident_consumer
  * weights again for every tile: 72 KB against 54 KB of pixels, most of the layer's traffic
  * from L2. The two consumer warpgroups take tiles in turn and each multiplies its whole tile
  * (wgmma N = the tile's pixels), so one stores its tile while the other multiplies the next.
- * 128 input channels leave room for 8-row tiles only. */
+ * 128 input channels leave room for 8-row tiles only. CO = 128 (64 inputs, the same 144 KB):
+ * each warpgroup multiplies its box by both 64-channel halves of the weights and stages the
+ * two halves in turn through its 64-channel epilogue tile, which keeps six stages. */
 template <int SLICES, int ROWS, int CO> struct resident_tile {
 	static constexpr int TAPS = 9, PIX = ROWS * 8, HALVES = CO / 64;
 	static constexpr int WEIGHT_BYTES = TAPS * SLICES * CO * 128;   /* CO outputs x 64 inputs a tap and slice */
@@ -461,7 +463,7 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&pixels) : "memory");
 		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&weights) : "memory");
 		/* The model's weights, before waiting for the layer's input: tap and slice ts at
-		 * 8 KB x ts. */
+		 * CO x 128 bytes x ts. */
 		mbar_expect_bytes (loaded, T::WEIGHT_BYTES);
 		for (int ts = 0; ts < T::TAPS * SLICES; ts++)
 			tma_load_3d (wsm + ts * CO * 128, &weights, loaded, ts / SLICES * cin + ts % SLICES * 64, 0, 0);
