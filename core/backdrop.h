@@ -105,6 +105,8 @@ typedef struct bd_run_options {
 	void          *user_data;
 	int            mirror_average;/* non-zero: also run the mirrored photo and average the two
 	                               * (default 1; twice the network's time, a better mask) */
+	int            main_subject_only; /* non-zero: drop separate people under a fifth of the
+	                               * largest one's area, passers-by behind the subject (default 1) */
 } bd_run_options;
 
 BD_API void        bd_run_options_init (bd_run_options *options);

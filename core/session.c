@@ -21,6 +21,7 @@ bd_run_options_init (bd_run_options *options)
 	memset (options, 0, sizeof *options);
 	options->refine_edges = 1;
 	options->mirror_average = 1;
+	options->main_subject_only = 1;
 }
 
 static const char *
@@ -216,27 +217,14 @@ forward_photo (bd_session *session, float *input, const bd_letterbox *lb, float 
 	return st;
 }
 
-bd_status
-bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options *options,
-                uint8_t *alpha, size_t alpha_stride, bd_error *error)
+/* The pipeline of backends without a whole-photo path of their own: letterbox on the host,
+ * the backend's forward pass, then the edge-aware upsampling. */
+static bd_status
+run_on_host (bd_session *session, const bd_image *photo, const bd_run_options *options,
+             uint8_t *alpha, size_t alpha_stride, bd_error *error)
 {
-	if (!session || !alpha)
-		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_run: no session or output");
-	bd_status st = bd_image_check (photo, "photo", error);
-	if (st != BD_OK)
-		return st;
-	if (alpha_stride < photo->width)
-		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_run: alpha stride too small");
-	bd_run_options defaults;
-	if (!options) {
-		bd_run_options_init (&defaults);
-		options = &defaults;
-	}
-
 	const bd_model *m = session->model;
-	if (session->backend->run)
-		return session->backend->run (session, photo, options, alpha, alpha_stride, error);
-
+	bd_status st;
 	bd_letterbox lb = bd_letterbox_for (session, photo->width, photo->height);
 	size_t canvas = (size_t) lb.pw * lb.ph, scaled = (size_t) lb.sw * lb.sh;
 	float *rgb = bd_alloc_zeroed (scaled, 3 * sizeof (float));
@@ -271,3 +259,29 @@ out:
 	bd_free_aligned (crop);
 	return st;
 }
+
+bd_status
+bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options *options,
+                uint8_t *alpha, size_t alpha_stride, bd_error *error)
+{
+	if (!session || !alpha)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_run: no session or output");
+	bd_status st = bd_image_check (photo, "photo", error);
+	if (st != BD_OK)
+		return st;
+	if (alpha_stride < photo->width)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_run: alpha stride too small");
+	bd_run_options defaults;
+	if (!options) {
+		bd_run_options_init (&defaults);
+		options = &defaults;
+	}
+
+	st = session->backend->run ? session->backend->run (session, photo, options, alpha, alpha_stride, error)
+	                           : run_on_host (session, photo, options, alpha, alpha_stride, error);
+	if (st == BD_OK && options->main_subject_only)
+		st = bd_mask_keep_main_subject (session->pool, alpha, photo->width, photo->height, alpha_stride,
+		                                BD_MAIN_SUBJECT_FRACTION, error);
+	return st;
+}
+

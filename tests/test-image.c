@@ -1,5 +1,5 @@
 /* Pre/post-processing and whole sessions: resampling, edge-aware mask upsampling,
- * compositing, mask edits, progress and cancel, and bad images. */
+ * compositing, mask edits, keeping the main subject, progress and cancel, and bad images. */
 #include "image/image.h"
 #include "synthetic-model.h"
 
@@ -184,6 +184,137 @@ test_mask_adjust (void)
 	g_assert_cmpint (bd_mask_adjust (a, 0, H, W, 0, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
 }
 
+/* Naive reference for masks of at most 512 pixels a side (one block per pixel): 8-connected
+ * regions of pixels >= 64, areas counted in pixels >= 128; then every other non-zero pixel
+ * reached takes the label of the first region to reach it (breadth-first from all region
+ * pixels in index order); regions under @frac of the largest cleared, with what they took. */
+static void
+keep_subject_reference (uint8_t *a, int w, int h, size_t stride, float frac)
+{
+	g_autofree int *label = g_new0 (int, w * h), *queue = g_new (int, w * h);
+	g_autofree long *area = g_new0 (long, w * h + 1);
+	int n = 0, head, tail;
+	long largest = 0;
+	for (int i = 0; i < w * h; i++) {
+		if (label[i] || a[(i / w) * stride + i % w] < 64)
+			continue;
+		head = tail = 0;
+		label[i] = ++n;
+		queue[tail++] = i;
+		while (head < tail) {
+			int j = queue[head++], x = j % w, y = j / w;
+			area[n] += a[y * stride + x] >= 128;
+			for (int ny = y - 1; ny <= y + 1; ny++)
+				for (int nx = x - 1; nx <= x + 1; nx++)
+					if (nx >= 0 && ny >= 0 && nx < w && ny < h && !label[ny * w + nx] &&
+					    a[ny * stride + nx] >= 64) {
+						label[ny * w + nx] = n;
+						queue[tail++] = ny * w + nx;
+					}
+		}
+		largest = MAX (largest, area[n]);
+	}
+	if (n <= 1)
+		return;
+	head = tail = 0;
+	for (int i = 0; i < w * h; i++)
+		if (label[i])
+			queue[tail++] = i;
+	while (head < tail) {
+		int j = queue[head++], x = j % w, y = j / w;
+		for (int ny = y - 1; ny <= y + 1; ny++)
+			for (int nx = x - 1; nx <= x + 1; nx++)
+				if (nx >= 0 && ny >= 0 && nx < w && ny < h && !label[ny * w + nx] && a[ny * stride + nx] > 0) {
+					label[ny * w + nx] = label[j];
+					queue[tail++] = ny * w + nx;
+				}
+	}
+	for (int i = 0; i < w * h; i++)
+		if (label[i] && area[label[i]] < frac * largest)
+			a[(i / w) * stride + i % w] = 0;
+}
+
+static void
+fill_rect (uint8_t *a, size_t stride, int x0, int y0, int x1, int y1, uint8_t v)
+{
+	for (int y = y0; y < y1; y++)
+		memset (a + y * stride + x0, v, x1 - x0);
+}
+
+static void
+test_keep_main_subject (void)
+{
+	/* Random soft discs on odd, padded masks, against the naive reference. */
+	bd_rng rng = { 11 };
+	for (int t = 0; t < 60; t++) {
+		int w = 1 + (int) bd_rng_uniform (&rng, 0, 300), h = 1 + (int) bd_rng_uniform (&rng, 0, 300);
+		size_t stride = w + 7;
+		g_autofree uint8_t *a = g_malloc (stride * h), *ref = NULL;
+		memset (a, 0xEE, stride * h);  /* poison in the row padding must survive */
+		for (int y = 0; y < h; y++)
+			memset (a + y * stride, 0, w);
+		/* Opaque people, soft ones, and hazes that join nothing or only each other. */
+		static const float peaks[] = { 255, 200, 100, 63, 40 };
+		int discs = (int) bd_rng_uniform (&rng, 0, 12);
+		for (int d = 0; d < discs; d++) {
+			float cx = bd_rng_uniform (&rng, 0, w), cy = bd_rng_uniform (&rng, 0, h);
+			float r = bd_rng_uniform (&rng, 1, 60), soft = bd_rng_uniform (&rng, 0.5f, 25);
+			float peak = peaks[(int) bd_rng_uniform (&rng, 0, 5) % 5];
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++) {
+					float v = peak * CLAMP ((r - hypotf (x - cx, y - cy)) / soft + 0.5f, 0, 1);
+					a[y * stride + x] = MAX (a[y * stride + x], (uint8_t) v);
+				}
+		}
+		float frac = t == 0 ? 0 : bd_rng_uniform (&rng, 0, 1);
+		ref = g_memdup2 (a, stride * h);
+		keep_subject_reference (ref, w, h, stride, frac);
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, a, w, h, stride, frac, NULL), ==, BD_OK);
+		g_assert_cmpmem (a, stride * h, ref, stride * h);
+	}
+
+	/* A 1500 x 1000 photo (blocks of 3 x 3 pixels): the subject, a second person of about its
+	 * size, a passer-by with a faint edge, a haze on its own, a hand joined to the subject by
+	 * a soft but not faint wrist, which stays, and a small person joined to the subject by a
+	 * faint haze only, which goes, with the half of the haze nearer to it. */
+	enum { W = 1500, H = 1000 };
+	g_autofree uint8_t *m = g_malloc0 ((size_t) W * H), *before = NULL;
+	fill_rect (m, W, 100, 100, 400, 900, 255);   /* subject: 240,000 */
+	fill_rect (m, W, 500, 200, 760, 900, 230);   /* companion: 182,000 */
+	fill_rect (m, W, 1200, 500, 1260, 620, 255); /* passer-by: 7,200... */
+	fill_rect (m, W, 1190, 490, 1200, 630, 30);  /* ...and its faint edge */
+	fill_rect (m, W, 900, 50, 1100, 150, 90);    /* haze: no pixel counts as person */
+	fill_rect (m, W, 30, 700, 60, 760, 255);     /* a hand beyond a wrist... */
+	fill_rect (m, W, 60, 720, 100, 740, 80);     /* ...of alpha 80 */
+	fill_rect (m, W, 130, 920, 160, 990, 255);   /* a small person below the subject... */
+	fill_rect (m, W, 130, 900, 160, 920, 20);    /* ...joined by 20 rows of alpha 20 */
+	fill_rect (m, W, 1300, 900, 1500, 1000, 10); /* alone and faint: in no region, untouched */
+	before = g_memdup2 (m, (size_t) W * H);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, BD_MAIN_SUBJECT_FRACTION, NULL), ==, BD_OK);
+	for (size_t i = 0; i < (size_t) W * H; i++) {
+		int x = (int) (i % W), y = (int) (i / W);
+		gboolean dropped = (x >= 1190 && x < 1260 && y >= 490 && y < 630) ||
+		                   (x >= 900 && x < 1100 && y >= 50 && y < 150) ||
+		                   (x >= 130 && x < 160 && y >= 911 && y < 990);
+		gboolean either = x >= 130 && x < 160 && y >= 900 && y < 911;  /* the haze's middle */
+		if (either ? m[i] != 0 && m[i] != before[i] : m[i] != (dropped ? 0 : before[i]))
+			g_error ("pixel %d,%d: %u, was %u", x, y, m[i], before[i]);
+	}
+	/* Fraction 0 keeps everything; one region alone is never touched. */
+	memcpy (m, before, (size_t) W * H);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 0, NULL), ==, BD_OK);
+	g_assert_cmpmem (m, (size_t) W * H, before, (size_t) W * H);
+	memset (m, 0, (size_t) W * H);
+	fill_rect (m, W, 1200, 500, 1201, 501, 255);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 1, NULL), ==, BD_OK);
+	g_assert_cmpuint (m[500 * W + 1200], ==, 255);
+
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 1.5f, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W - 1, 0.2f, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, W, H, W, 0.2f, &err), ==, BD_ERR_INVALID_ARGUMENT);
+}
+
 typedef struct {
 	float last;
 	int   calls;
@@ -312,6 +443,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/upsample-follows-edges", test_upsample_follows_edges);
 	g_test_add_func ("/core/image/composite", test_composite);
 	g_test_add_func ("/core/image/mask-adjust", test_mask_adjust);
+	g_test_add_func ("/core/image/keep-main-subject", test_keep_main_subject);
 	g_test_add_func ("/core/image/session-run", test_session_run);
 	int ret = g_test_run ();
 	bd_thread_pool_free (pool);

@@ -1,0 +1,194 @@
+/* Keeps the photo's subject and drops passers-by: every separate region of the mask whose
+ * person area is under a fraction of the largest region's. The labelled sets mark the subject
+ * of a portrait, not the people walking past behind it, and so does a user who asks for the
+ * background to go; a group of people of about one size keeps all of them.
+ *
+ * Regions are found on a grid of blocks of b x b pixels (long side at most 512 blocks), so a
+ * 12-megapixel mask costs one pass to read and one to clear, whatever its size. A block joins
+ * a region when any of its pixels is at least a quarter opaque; blocks touch by sides or
+ * corners. A region's area counts its pixels at least half opaque. Fainter blocks then go
+ * with the nearest region, so a passer-by's soft edge leaves with it, and two people joined
+ * only by a faint haze (the network's doubt between them) stay apart. */
+#include "image.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GRID_SIDE 512
+#define JOIN_ALPHA 64   /* at 16, faint haze joined passers-by to the subject more often */
+#define CORE_ALPHA 128  /* what counts as person, as the scores count it */
+
+/* Grid cell of each block: the most opaque pixel and the number of person pixels. */
+typedef struct {
+	const uint8_t *alpha;
+	uint32_t       width, height;
+	size_t         stride;
+	uint8_t       *max;
+	uint32_t      *core;
+	int32_t       *label;  /* 0: empty; else 1 + the region's index */
+	uint32_t      *queue;
+	uint32_t       w, h, b;
+	bool           failed;
+} keep_grid;
+
+/* One row of blocks, a task of its own since rows of blocks share no cell: each pixel column's
+ * maximum and person count down the row first (long, branch-free loops), then per block. */
+static void
+grid_fill_row (void *data, size_t cy)
+{
+	keep_grid *g = data;
+	uint8_t  *col_max = calloc (g->width, 1);
+	uint16_t *col_core = calloc (g->width, sizeof *col_core);
+	if (!col_max || !col_core) {
+		free (col_max);
+		free (col_core);
+		__atomic_store_n (&g->failed, true, __ATOMIC_RELAXED);
+		return;
+	}
+	uint32_t y0 = (uint32_t) cy * g->b, y1 = y0 + g->b < g->height ? y0 + g->b : g->height;
+	for (uint32_t y = y0; y < y1; y++) {
+		const uint8_t *row = g->alpha + (size_t) y * g->stride;
+		for (uint32_t x = 0; x < g->width; x++) {
+			col_max[x] = row[x] > col_max[x] ? row[x] : col_max[x];
+			col_core[x] += row[x] >= CORE_ALPHA;  /* fewer than 65536 rows a block: BD_MAX_PIXELS */
+		}
+	}
+	for (uint32_t c = 0, x0 = 0; c < g->w; c++, x0 += g->b) {
+		uint32_t x1 = x0 + g->b < g->width ? x0 + g->b : g->width, core = 0;
+		uint8_t top = 0;
+		for (uint32_t x = x0; x < x1; x++) {
+			top = col_max[x] > top ? col_max[x] : top;
+			core += col_core[x];
+		}
+		g->max[cy * g->w + c] = top;
+		g->core[cy * g->w + c] = core;
+	}
+	free (col_max);
+	free (col_core);
+}
+
+/* Gives cell @i's label to its unlabelled neighbours of at least @min_alpha, queued after
+ * @*tail. */
+static void
+grid_spread (keep_grid *g, uint32_t i, uint8_t min_alpha, size_t *tail)
+{
+	uint32_t cx = i % g->w, cy = i / g->w;
+	for (int dy = -1; dy <= 1; dy++)
+		for (int dx = -1; dx <= 1; dx++) {
+			int64_t nx = (int64_t) cx + dx, ny = (int64_t) cy + dy;
+			if (nx < 0 || ny < 0 || nx >= g->w || ny >= g->h)
+				continue;
+			uint32_t n = (uint32_t) (ny * g->w + nx);
+			if (g->label[n] == 0 && g->max[n] >= min_alpha) {
+				g->label[n] = g->label[i];
+				g->queue[(*tail)++] = n;
+			}
+		}
+}
+
+/* Flood-fills the region around cell @seed with @label; returns its person area. */
+static uint64_t
+grid_flood (keep_grid *g, uint32_t seed, int32_t label)
+{
+	uint64_t area = 0;
+	size_t head = 0, tail = 0;
+	g->label[seed] = label;
+	g->queue[tail++] = seed;
+	while (head < tail) {
+		uint32_t i = g->queue[head++];
+		area += g->core[i];
+		grid_spread (g, i, JOIN_ALPHA, &tail);
+	}
+	return area;
+}
+
+/* Every faint cell reached from a region takes the label of the first region to reach it:
+ * one breadth-first pass from all regions at once, in steps of cells. */
+static void
+grid_grow (keep_grid *g)
+{
+	size_t head = 0, tail = 0, cells = (size_t) g->w * g->h;
+	for (size_t i = 0; i < cells; i++)
+		if (g->label[i] != 0)
+			g->queue[tail++] = (uint32_t) i;
+	while (head < tail)
+		grid_spread (g, g->queue[head++], 1, &tail);
+}
+
+bd_status
+bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height,
+                           size_t stride, float min_fraction, bd_error *error)
+{
+	if (!alpha || width == 0 || height == 0 || stride < width)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_mask_keep_main_subject: no mask, or a bad size");
+	if ((uint64_t) width * height > BD_MAX_PIXELS)
+		return bd_error_set (error, BD_ERR_TOO_LARGE, "mask too large");
+	if (!(min_fraction >= 0 && min_fraction <= 1))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "the subject fraction must be within 0..1");
+
+	keep_grid g = { .alpha = alpha, .width = width, .height = height, .stride = stride, .b = 1 };
+	uint32_t longest = width > height ? width : height;
+	if (longest > GRID_SIDE)
+		g.b = (longest + GRID_SIDE - 1) / GRID_SIDE;
+	g.w = (width + g.b - 1) / g.b;
+	g.h = (height + g.b - 1) / g.b;
+	size_t cells = (size_t) g.w * g.h;  /* at most GRID_SIDE^2: no overflow */
+	g.max = calloc (cells, sizeof *g.max);
+	g.core = calloc (cells, sizeof *g.core);
+	g.label = calloc (cells, sizeof *g.label);
+	g.queue = malloc (cells * sizeof *g.queue);
+	uint64_t *areas = NULL;
+	bd_status st = BD_OK;
+	if (!g.max || !g.core || !g.label || !g.queue) {
+		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+		goto out;
+	}
+	bd_thread_pool_run (pool, g.h, grid_fill_row, &g);
+	if (g.failed) {
+		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+		goto out;
+	}
+
+	size_t regions = 0, capacity = 0;
+	uint64_t largest = 0;
+	for (uint32_t i = 0; i < cells; i++) {
+		if (g.label[i] != 0 || g.max[i] < JOIN_ALPHA)
+			continue;
+		if (regions == capacity) {
+			capacity = capacity ? 2 * capacity : 64;
+			uint64_t *grown = realloc (areas, capacity * sizeof *areas);
+			if (!grown) {
+				st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+				goto out;
+			}
+			areas = grown;
+		}
+		areas[regions] = grid_flood (&g, i, (int32_t) regions + 1);
+		if (areas[regions] > largest)
+			largest = areas[regions];
+		regions++;
+	}
+	if (regions <= 1)
+		goto out;
+	grid_grow (&g);
+
+	/* Clear every block of a dropped region. A block that held pixels of a kept region at
+	 * least JOIN_ALPHA opaque would have joined the two, so only faint ones can be lost. */
+	for (uint32_t cy = 0; cy < g.h; cy++)
+		for (uint32_t cx = 0; cx < g.w; cx++) {
+			int32_t l = g.label[(size_t) cy * g.w + cx];
+			if (l == 0 || (double) areas[l - 1] >= (double) min_fraction * (double) largest)
+				continue;
+			uint32_t x0 = cx * g.b, y0 = cy * g.b;
+			uint32_t x1 = x0 + g.b < width ? x0 + g.b : width, y1 = y0 + g.b < height ? y0 + g.b : height;
+			for (uint32_t y = y0; y < y1; y++)
+				memset (alpha + (size_t) y * stride + x0, 0, x1 - x0);
+		}
+out:
+	free (g.max);
+	free (g.core);
+	free (g.label);
+	free (g.queue);
+	free (areas);
+	return st;
+}
