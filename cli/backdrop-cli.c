@@ -33,7 +33,7 @@ static char *opt_output_file, *opt_output_dir, *opt_format, *opt_output = "cutou
 static char *opt_device = "auto", *opt_model, *opt_precision = "fast";
 static double opt_threshold = -1, opt_feather = 0;
 static int opt_quality = 92, opt_threads = 0;
-static gboolean opt_no_refine, opt_quiet, opt_version, opt_overwrite_inputs;
+static gboolean opt_no_refine, opt_all_people, opt_quiet, opt_version, opt_overwrite_inputs;
 static char **opt_inputs;
 
 static const GOptionEntry entries[] = {
@@ -48,6 +48,7 @@ static const GOptionEntry entries[] = {
 	{ "threshold", 't', 0, G_OPTION_ARG_DOUBLE, &opt_threshold, N_("Make the mask hard: opaque above T (0..1)"), N_("T") },
 	{ "feather", 0, 0, G_OPTION_ARG_DOUBLE, &opt_feather, N_("Soften the mask's edge by PIXELS"), N_("PIXELS") },
 	{ "no-refine", 0, 0, G_OPTION_ARG_NONE, &opt_no_refine, N_("Plain upsampling instead of edge-aware refinement"), NULL },
+	{ "all-people", 0, 0, G_OPTION_ARG_NONE, &opt_all_people, N_("Keep everyone found, passers-by too, not only the main subject"), NULL },
 	{ "quality", 0, 0, G_OPTION_ARG_INT, &opt_quality, N_("JPEG quality, 1..100 (default 92)"), N_("Q") },
 	{ "threads", 0, 0, G_OPTION_ARG_INT, &opt_threads, N_("CPU threads (default: one per core)"), N_("N") },
 	{ "overwrite-inputs", 0, 0, G_OPTION_ARG_NONE, &opt_overwrite_inputs, N_("Allow an output to replace an input file"), NULL },
@@ -371,6 +372,7 @@ main (int argc, char **argv)
 	j.feather = (float) opt_feather;
 	bd_run_options_init (&j.run);
 	j.run.refine_edges = !opt_no_refine;
+	j.run.main_subject_only = !opt_all_people;
 
 	g_autoptr (GPtrArray) inputs = expand_inputs (opt_inputs, &error);
 	if (!inputs) {
