@@ -160,6 +160,13 @@ backdrop_create_procedure (GimpPlugIn  *plug_in,
                                          "when enlarging the network's mask"),
                                        TRUE, G_PARAM_READWRITE);
 
+  gimp_procedure_add_boolean_argument (procedure, "all-people",
+                                       _("_Keep everyone"),
+                                       _("Keep every person found; otherwise people far "
+                                         "smaller than the main subject and apart from it "
+                                         "(passers-by) are left out of the mask"),
+                                       FALSE, G_PARAM_READWRITE);
+
   gimp_procedure_add_double_argument (procedure, "threshold",
                                       _("_Threshold"),
                                       _("0 keeps the soft mask; above 0, pixels at least this "
@@ -220,7 +227,7 @@ remove_background_dialog (GimpProcedure       *procedure,
   gimp_procedure_dialog_fill_frame (dialog, "edges-frame", "edges-label", FALSE,
                                     "edges-box");
 
-  gimp_procedure_dialog_fill (dialog, "output", "edges-frame", "device", NULL);
+  gimp_procedure_dialog_fill (dialog, "output", "edges-frame", "all-people", "device", NULL);
 
   run = gimp_procedure_dialog_run (dialog);
   gtk_widget_destroy (GTK_WIDGET (dialog));
@@ -419,12 +426,13 @@ segment (GimpProcedureConfig *config,
   bd_run_options      run_options;
   bd_error            bd      = { 0 };
   gchar              *path    = model_path (config);
-  gboolean            refine;
+  gboolean            refine, all_people;
   gdouble             threshold, feather;
   gboolean            success = FALSE;
 
   g_object_get (config,
                 "refine-edges", &refine,
+                "all-people",   &all_people,
                 "threshold",    &threshold,
                 "feather",      &feather,
                 NULL);
@@ -475,6 +483,7 @@ segment (GimpProcedureConfig *config,
 
       bd_run_options_init (&run_options);
       run_options.refine_edges = refine;
+      run_options.main_subject_only = ! all_people;
       run_options.progress     = report_progress;
       run_options.user_data    = &progress;
 

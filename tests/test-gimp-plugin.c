@@ -563,6 +563,57 @@ test_options (void)
   g_free (result);
 }
 
+/* The fraction of pixels where two masks differ by more than 1/255. */
+static gdouble
+fraction_differing (const gchar *a_file,
+                    const gchar *b_file)
+{
+  GdkPixbuf *a  = load (a_file);
+  GdkPixbuf *b  = load (b_file);
+  gint       an = gdk_pixbuf_get_n_channels (a);
+  gint       bn = gdk_pixbuf_get_n_channels (b);
+  gint       w  = gdk_pixbuf_get_width (a);
+  gint       h  = gdk_pixbuf_get_height (a);
+  guint64    differing = 0;
+
+  g_assert_cmpint (gdk_pixbuf_get_width (b), ==, w);
+  g_assert_cmpint (gdk_pixbuf_get_height (b), ==, h);
+  for (gint y = 0; y < h; y++)
+    for (gint x = 0; x < w; x++)
+      {
+        gint va = gdk_pixbuf_read_pixels (a)[(gsize) y * gdk_pixbuf_get_rowstride (a) + x * an];
+        gint vb = gdk_pixbuf_read_pixels (b)[(gsize) y * gdk_pixbuf_get_rowstride (b) + x * bn];
+
+        differing += ABS (va - vb) > 1;
+      }
+  g_object_unref (a);
+  g_object_unref (b);
+
+  return (gdouble) differing / ((gdouble) w * h);
+}
+
+/* Keeping everyone reaches the library as the CLI's --all-people does. On this photo the
+ * default mask leaves out regions apart from the subject, so the two CLI masks differ by more
+ * than the agreement allows, and a plug-in that dropped the argument would fail here. */
+static void
+test_all_people (void)
+{
+  gchar *result, *mask;
+
+  if (! ready ())
+    return;
+
+  result = path ("all-people.png");
+  mask   = path ("cli-mask-all-people.png");
+  g_assert_true (run_cli (fx.photo, mask, "--all-people", NULL));
+  g_assert_cmpfloat (fraction_differing (mask, fx.mask), >, 1.0 - MIN_AGREEMENT);
+  g_assert_true (gimp_call (NULL, "bd-case-all-people", NULL,
+                            fx.photo, result, fx.model, NULL));
+  assert_matches_cli (result, mask, 0);
+  g_free (mask);
+  g_free (result);
+}
+
 static void
 assert_error (const gchar *model,
               const gchar *device,
@@ -657,6 +708,7 @@ main (int   argc,
   g_test_add_func ("/gimp-plugin/layers/existing-alpha", test_existing_alpha);
   g_test_add_func ("/gimp-plugin/large-photo", test_large_photo);
   g_test_add_func ("/gimp-plugin/options", test_options);
+  g_test_add_func ("/gimp-plugin/all-people", test_all_people);
   g_test_add_func ("/gimp-plugin/errors/corrupt-model", test_error_corrupt_model);
   g_test_add_func ("/gimp-plugin/errors/missing-model", test_error_missing_model);
   g_test_add_func ("/gimp-plugin/errors/gpu", test_gpu_or_clear_error);

@@ -132,6 +132,19 @@
     (bd-export img out)
     (gimp-image-delete img)))
 
+; Keeping everyone, passers-by too, as a layer mask.
+(define (bd-case-all-people in out model)
+  (let* ((img (bd-open in))
+         (layer (bd-photo-layer img)))
+    (plug-in-backdrop-remove-background #:run-mode RUN-NONINTERACTIVE
+                                        #:image img
+                                        #:drawables (vector layer)
+                                        #:all-people TRUE
+                                        #:device "cpu"
+                                        #:model model)
+    (bd-export img out)
+    (gimp-image-delete img)))
+
 ; For the error tests: runs with another model or device and lets the error through.
 (define (bd-case-error in model device)
   (let* ((img (bd-open in)))
