@@ -138,6 +138,7 @@ bd_application_startup (GApplication *application)
   self->settings = g_settings_new (APP_ID);
   self->engine = bd_engine_new (NULL);
   g_settings_bind (self->settings, "device", self->engine, "device", G_SETTINGS_BIND_GET);
+  g_settings_bind (self->settings, "keep-all-people", self->engine, "all-people", G_SETTINGS_BIND_GET);
 
   g_signal_connect_object (self->settings, "changed::style-variant",
                            G_CALLBACK (update_color_scheme), self, G_CONNECT_SWAPPED);

@@ -16,6 +16,7 @@ struct _BdEngine
   GMutex      lock;
   char       *device;
   char       *description;
+  gboolean    all_people;
 
   /* Held for a whole run: everything below belongs to whichever worker holds it. */
   GMutex      run_lock;
@@ -30,6 +31,7 @@ enum {
   PROP_0,
   PROP_MODEL_PATH,
   PROP_DEVICE,
+  PROP_ALL_PEOPLE,
   N_PROPS
 };
 
@@ -213,6 +215,9 @@ bd_engine_segment_thread (GTask        *task,
   bd_run_options_init (&options);
   options.progress = on_library_progress;
   options.user_data = data;
+  g_mutex_lock (&self->lock);
+  options.main_subject_only = !self->all_people;
+  g_mutex_unlock (&self->lock);
 
   start = g_get_monotonic_time ();
   if (!bd_pixels_check (bd_session_run (self->session, &view, &options, alpha, view.width, &bd_err),
@@ -325,6 +330,31 @@ bd_engine_set_device (BdEngine   *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DEVICE]);
 }
 
+gboolean
+bd_engine_get_all_people (BdEngine *self)
+{
+  g_return_val_if_fail (BD_IS_ENGINE (self), FALSE);
+
+  return self->all_people;
+}
+
+void
+bd_engine_set_all_people (BdEngine *self,
+                          gboolean  all_people)
+{
+  g_return_if_fail (BD_IS_ENGINE (self));
+
+  all_people = !!all_people;
+  if (self->all_people == all_people)
+    return;
+
+  g_mutex_lock (&self->lock);
+  self->all_people = all_people;
+  g_mutex_unlock (&self->lock);
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ALL_PEOPLE]);
+}
+
 char *
 bd_engine_dup_device_description (BdEngine *self)
 {
@@ -368,6 +398,10 @@ bd_engine_get_property (GObject    *object,
       g_value_set_string (value, self->device);
       break;
 
+    case PROP_ALL_PEOPLE:
+      g_value_set_boolean (value, self->all_people);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -391,6 +425,10 @@ bd_engine_set_property (GObject      *object,
       bd_engine_set_device (self, g_value_get_string (value));
       break;
 
+    case PROP_ALL_PEOPLE:
+      bd_engine_set_all_people (self, g_value_get_boolean (value));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -411,6 +449,10 @@ bd_engine_class_init (BdEngineClass *klass)
   properties[PROP_DEVICE] =
     g_param_spec_string ("device", NULL, NULL, "auto",
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* FALSE: the library leaves out people far smaller than the main subject (passers-by). */
+  properties[PROP_ALL_PEOPLE] =
+    g_param_spec_boolean ("all-people", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

@@ -34,6 +34,10 @@ const char     *bd_engine_get_model_path    (BdEngine            *self);
 const char     *bd_engine_get_device        (BdEngine            *self);
 void            bd_engine_set_device        (BdEngine            *self,
                                              const char          *device);
+/* TRUE: keep every person found, passers-by too, as the GSettings key "keep-all-people". */
+gboolean        bd_engine_get_all_people    (BdEngine            *self);
+void            bd_engine_set_all_people    (BdEngine            *self,
+                                             gboolean             all_people);
 /* What ran last, for people; NULL before the first run. */
 char           *bd_engine_dup_device_description (BdEngine       *self);
 

@@ -13,6 +13,7 @@ struct _BdPreferencesDialog
   GSettings            *settings;
 
   AdwComboRow          *device_row;
+  AdwSwitchRow         *all_people_row;
   AdwComboRow          *format_row;
   AdwSpinRow           *quality_row;
   AdwComboRow          *style_row;
@@ -78,6 +79,7 @@ bd_preferences_dialog_class_init (BdPreferencesDialogClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/backdrop/Backdrop/bd-preferences-dialog.ui");
   gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, device_row);
+  gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, all_people_row);
   gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, format_row);
   gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, quality_row);
   gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, style_row);
@@ -93,6 +95,7 @@ bd_preferences_dialog_init (BdPreferencesDialog *self)
   bd_settings_bind_combo (self->settings, "export-format", self->format_row, format_nicks);
   bd_settings_bind_combo (self->settings, "style-variant", self->style_row, style_nicks);
   g_settings_bind (self->settings, "jpeg-quality", self->quality_row, "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "keep-all-people", self->all_people_row, "active", G_SETTINGS_BIND_DEFAULT);
 
   g_signal_connect_object (self->format_row, "notify::selected",
                            G_CALLBACK (update_quality_sensitive), self, G_CONNECT_SWAPPED);

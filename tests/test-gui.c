@@ -18,6 +18,7 @@
 #include "bd-batch-page.h"
 #include "bd-drag-provider.h"
 #include "bd-editor.h"
+#include "bd-preferences-dialog.h"
 #include "bd-window.h"
 #include "bd-window-shot.h"
 #include "synthetic-model.h"
@@ -649,6 +650,122 @@ test_narrow_and_screenshot (void)
   g_assert_nonnull (adw_breakpoint_bin_get_current_breakpoint (ADW_BREAKPOINT_BIN (editor)));
 }
 
+typedef struct
+{
+  BdSegmentation *segmentation;
+  GError         *error;
+  gboolean        done;
+} SegmentWait;
+
+static void
+on_segmented (GObject      *source,
+              GAsyncResult *result,
+              gpointer      data)
+{
+  SegmentWait *wait = data;
+
+  wait->segmentation = bd_engine_segment_finish (BD_ENGINE (source), result, &wait->error);
+  wait->done = TRUE;
+}
+
+static gboolean
+segment_done (gpointer data)
+{
+  return ((SegmentWait *) data)->done;
+}
+
+/* The engine's mask of @photo, with the settings as they are. */
+static GBytes *
+segment (GdkPixbuf *photo)
+{
+  BdEngine *engine = bd_application_get_engine (app);
+  SegmentWait wait = { 0 };
+  GBytes *alpha;
+
+  bd_engine_segment_async (engine, photo, NULL, NULL, NULL, on_segmented, &wait);
+  g_assert_true (bd_main_loop_wait_for (segment_done, &wait));
+  g_assert_no_error (wait.error);
+  alpha = g_bytes_ref (wait.segmentation->alpha);
+  bd_segmentation_free (wait.segmentation);
+
+  return alpha;
+}
+
+static AdwSwitchRow *
+find_switch_row (GtkWidget *widget)
+{
+  if (ADW_IS_SWITCH_ROW (widget))
+    return ADW_SWITCH_ROW (widget);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      AdwSwitchRow *row = find_switch_row (child);
+
+      if (row != NULL)
+        return row;
+    }
+
+  return NULL;
+}
+
+/* "Keep Passers-By" in Preferences reaches the setting, the engine and the mask: on the
+ * test photo the default mask leaves out faint regions apart from the subject. */
+static void
+test_keep_passers_by (void)
+{
+  GSettings *settings = bd_application_get_settings (app);
+  BdEngine *engine = bd_application_get_engine (app);
+  g_autofree char *path = g_test_build_filename (G_TEST_BUILT, "test-gui-preferences.png", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GdkPixbuf) photo = NULL;
+  g_autoptr(GBytes) subject = NULL, everyone = NULL;
+  AdwDialog *dialog;
+  AdwSwitchRow *row;
+  const guint8 *a, *b;
+  gsize size, differing = 0;
+
+  if (!ensure_opened ())
+    return;
+
+  g_assert_false (g_settings_get_boolean (settings, "keep-all-people"));
+  g_assert_false (bd_engine_get_all_people (engine));
+
+  dialog = bd_preferences_dialog_new ();
+  adw_dialog_present (dialog, GTK_WIDGET (window));
+  bd_main_loop_spin (500);
+  row = find_switch_row (GTK_WIDGET (dialog));
+  g_assert_nonnull (row);
+  g_assert_false (adw_switch_row_get_active (row));
+  adw_switch_row_set_active (row, TRUE);
+  g_assert_true (g_settings_get_boolean (settings, "keep-all-people"));
+  g_assert_true (bd_engine_get_all_people (engine));
+  bd_main_loop_spin (300);
+  g_assert_true (bd_window_shot_save (GTK_WINDOW (window), path, FALSE, &error));
+  g_assert_no_error (error);
+  g_test_message ("screenshot: %s", path);
+
+  photo = gdk_pixbuf_new_from_file (g_ptr_array_index (photos, 0), &error);
+  g_assert_no_error (error);
+  everyone = segment (photo);
+  adw_switch_row_set_active (row, FALSE);
+  g_assert_false (bd_engine_get_all_people (engine));
+  subject = segment (photo);
+  adw_dialog_force_close (dialog);
+
+  a = g_bytes_get_data (subject, &size);
+  b = g_bytes_get_data (everyone, NULL);
+  g_assert_cmpuint (g_bytes_get_size (everyone), ==, size);
+  for (gsize i = 0; i < size; i++)
+    {
+      /* Only ever removed, never added. */
+      g_assert_cmpuint (a[i], <=, b[i]);
+      differing += a[i] != b[i];
+    }
+  g_test_message ("pixels left out without passers-by: %" G_GSIZE_FORMAT, differing);
+  g_assert_cmpuint (differing, >, 0);
+}
+
 /* Setup */
 
 static void
@@ -780,6 +897,7 @@ main (int   argc,
   g_test_add_func ("/gui/batch", test_batch);
   g_test_add_func ("/gui/narrow-and-screenshot", test_narrow_and_screenshot);
   g_test_add_func ("/gui/large-photo", test_large_photo);
+  g_test_add_func ("/gui/keep-passers-by", test_keep_passers_by);
 
   status = g_test_run ();
 
