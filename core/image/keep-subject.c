@@ -16,9 +16,9 @@
 
 #define GRID_SIDE 512
 #define JOIN_ALPHA 64   /* at 16, faint haze joined passers-by to the subject more often */
-#define CORE_ALPHA 128  /* what counts as person, as the scores count it */
 
-/* Grid cell of each block: the most opaque pixel and the number of person pixels. */
+/* Grid cell of each block: the most opaque pixel and the number of person pixels. The grid
+ * has a border of empty cells, so that every cell of the photo has eight neighbours. */
 typedef struct {
 	const uint8_t *alpha;
 	uint32_t       width, height;
@@ -27,9 +27,16 @@ typedef struct {
 	uint32_t      *core;
 	int32_t       *label;  /* 0: empty; else 1 + the region's index */
 	uint32_t      *queue;
-	uint32_t       w, h, b;
+	uint32_t       w, h, b;  /* blocks across and down, pixels a block side */
+	size_t         cells;    /* (w + 2) x (h + 2), the border included */
 	bool           failed;
 } keep_grid;
+
+static inline size_t
+grid_cell (const keep_grid *g, uint32_t cx, uint32_t cy)
+{
+	return (size_t) (cy + 1) * (g->w + 2) + cx + 1;
+}
 
 /* One row of blocks, a task of its own since rows of blocks share no cell: each pixel column's
  * maximum and person count down the row first (long, branch-free loops), then per block. */
@@ -50,7 +57,8 @@ grid_fill_row (void *data, size_t cy)
 		const uint8_t *row = g->alpha + (size_t) y * g->stride;
 		for (uint32_t x = 0; x < g->width; x++) {
 			col_max[x] = row[x] > col_max[x] ? row[x] : col_max[x];
-			col_core[x] += row[x] >= CORE_ALPHA;  /* fewer than 65536 rows a block: BD_MAX_PIXELS */
+			/* 1 from 128 up: person, as the scores count it. Under 65536 rows: BD_MAX_PIXELS. */
+			col_core[x] += row[x] >> 7;
 		}
 	}
 	for (uint32_t c = 0, x0 = 0; c < g->w; c++, x0 += g->b) {
@@ -60,40 +68,37 @@ grid_fill_row (void *data, size_t cy)
 			top = col_max[x] > top ? col_max[x] : top;
 			core += col_core[x];
 		}
-		g->max[cy * g->w + c] = top;
-		g->core[cy * g->w + c] = core;
+		g->max[grid_cell (g, c, (uint32_t) cy)] = top;
+		g->core[grid_cell (g, c, (uint32_t) cy)] = core;
 	}
 	free (col_max);
 	free (col_core);
 }
 
-/* Gives cell @i's label to its unlabelled neighbours of at least @min_alpha, queued after
- * @*tail. */
+/* Gives cell @i's label to its unlabelled neighbours of at least @min_alpha (the border's
+ * cells, empty, never qualify), queued after @*tail. */
 static void
-grid_spread (keep_grid *g, uint32_t i, uint8_t min_alpha, size_t *tail)
+grid_spread (keep_grid *g, size_t i, uint8_t min_alpha, size_t *tail)
 {
-	uint32_t cx = i % g->w, cy = i / g->w;
-	for (int dy = -1; dy <= 1; dy++)
-		for (int dx = -1; dx <= 1; dx++) {
-			int64_t nx = (int64_t) cx + dx, ny = (int64_t) cy + dy;
-			if (nx < 0 || ny < 0 || nx >= g->w || ny >= g->h)
-				continue;
-			uint32_t n = (uint32_t) (ny * g->w + nx);
-			if (g->label[n] == 0 && g->max[n] >= min_alpha) {
-				g->label[n] = g->label[i];
-				g->queue[(*tail)++] = n;
-			}
+	const ptrdiff_t row = (ptrdiff_t) g->w + 2;
+	const ptrdiff_t next[8] = { -row - 1, -row, -row + 1, -1, 1, row - 1, row, row + 1 };
+	for (int k = 0; k < 8; k++) {
+		size_t n = (size_t) ((ptrdiff_t) i + next[k]);
+		if (g->label[n] == 0 && g->max[n] >= min_alpha) {
+			g->label[n] = g->label[i];
+			g->queue[(*tail)++] = (uint32_t) n;
 		}
+	}
 }
 
 /* Flood-fills the region around cell @seed with @label; returns its person area. */
 static uint64_t
-grid_flood (keep_grid *g, uint32_t seed, int32_t label)
+grid_flood (keep_grid *g, size_t seed, int32_t label)
 {
 	uint64_t area = 0;
 	size_t head = 0, tail = 0;
 	g->label[seed] = label;
-	g->queue[tail++] = seed;
+	g->queue[tail++] = (uint32_t) seed;
 	while (head < tail) {
 		uint32_t i = g->queue[head++];
 		area += g->core[i];
@@ -107,8 +112,8 @@ grid_flood (keep_grid *g, uint32_t seed, int32_t label)
 static void
 grid_grow (keep_grid *g)
 {
-	size_t head = 0, tail = 0, cells = (size_t) g->w * g->h;
-	for (size_t i = 0; i < cells; i++)
+	size_t head = 0, tail = 0;
+	for (size_t i = 0; i < g->cells; i++)
 		if (g->label[i] != 0)
 			g->queue[tail++] = (uint32_t) i;
 	while (head < tail)
@@ -132,11 +137,11 @@ bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width,
 		g.b = (longest + GRID_SIDE - 1) / GRID_SIDE;
 	g.w = (width + g.b - 1) / g.b;
 	g.h = (height + g.b - 1) / g.b;
-	size_t cells = (size_t) g.w * g.h;  /* at most GRID_SIDE^2: no overflow */
-	g.max = calloc (cells, sizeof *g.max);
-	g.core = calloc (cells, sizeof *g.core);
-	g.label = calloc (cells, sizeof *g.label);
-	g.queue = malloc (cells * sizeof *g.queue);
+	g.cells = (size_t) (g.w + 2) * (g.h + 2);  /* about GRID_SIDE^2 at most: no overflow */
+	g.max = calloc (g.cells, sizeof *g.max);
+	g.core = calloc (g.cells, sizeof *g.core);
+	g.label = calloc (g.cells, sizeof *g.label);
+	g.queue = malloc (g.cells * sizeof *g.queue);
 	uint64_t *areas = NULL;
 	bd_status st = BD_OK;
 	if (!g.max || !g.core || !g.label || !g.queue) {
@@ -151,7 +156,7 @@ bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width,
 
 	size_t regions = 0, capacity = 0;
 	uint64_t largest = 0;
-	for (uint32_t i = 0; i < cells; i++) {
+	for (size_t i = 0; i < g.cells; i++) {
 		if (g.label[i] != 0 || g.max[i] < JOIN_ALPHA)
 			continue;
 		if (regions == capacity) {
@@ -176,7 +181,7 @@ bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width,
 	 * least JOIN_ALPHA opaque would have joined the two, so only faint ones can be lost. */
 	for (uint32_t cy = 0; cy < g.h; cy++)
 		for (uint32_t cx = 0; cx < g.w; cx++) {
-			int32_t l = g.label[(size_t) cy * g.w + cx];
+			int32_t l = g.label[grid_cell (&g, cx, cy)];
 			if (l == 0 || (double) areas[l - 1] >= (double) min_fraction * (double) largest)
 				continue;
 			uint32_t x0 = cx * g.b, y0 = cy * g.b;
