@@ -1,5 +1,6 @@
 /* Sessions: a model on a device. A session letterboxes the photo to the network's size,
- * runs the backend's forward pass and brings the mask back to the photo's full size. */
+ * runs the backend's forward pass, brings the mask back to the photo's full size and, unless
+ * told otherwise, keeps only the main subject (image/keep-subject.c). */
 #include "image/image.h"
 
 #include <math.h>
@@ -284,4 +285,3 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 		                                BD_MAIN_SUBJECT_FRACTION, error);
 	return st;
 }
-
