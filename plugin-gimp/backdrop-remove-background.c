@@ -482,10 +482,10 @@ segment (GimpProcedureConfig *config,
         }
 
       bd_run_options_init (&run_options);
-      run_options.refine_edges = refine;
+      run_options.refine_edges      = refine;
       run_options.main_subject_only = ! all_people;
-      run_options.progress     = report_progress;
-      run_options.user_data    = &progress;
+      run_options.progress          = report_progress;
+      run_options.user_data         = &progress;
 
       status = bd_session_run (session, &photo, &run_options, job->alpha, job->width, &bd);
       if (status == BD_OK && (threshold > 0.0 || feather > 0.0))
