@@ -125,6 +125,22 @@ consumers_sync ()
 {
 	asm volatile ("bar.sync 1, %0;\n" ::"n"(CONSUMERS) : "memory");
 }
+
+/* The fused max-pool of the epilogues: the 2x2 maximum of eight channels of the staged tile,
+ * from its row @r (the window's top left; rows @width apart, @pitch halves each) and channel
+ * @col, stored to @dst. */
+__device__ __forceinline__ void
+pool_2x2_store (const __half *tile, int r, int width, int pitch, int col, __half *dst)
+{
+	uint4 a = *(const uint4 *) (tile + r * pitch + col), b = *(const uint4 *) (tile + (r + 1) * pitch + col);
+	uint4 c = *(const uint4 *) (tile + (r + width) * pitch + col);
+	uint4 e = *(const uint4 *) (tile + (r + width + 1) * pitch + col);
+	__half2 *ha = (__half2 *) &a, *hb = (__half2 *) &b, *hc = (__half2 *) &c, *he = (__half2 *) &e;
+#pragma unroll
+	for (int k = 0; k < 4; k++)
+		ha[k] = __hmax2 (__hmax2 (ha[k], hb[k]), __hmax2 (hc[k], he[k]));
+	*(uint4 *) dst = a;
+}
 #endif
 
 template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO>
@@ -327,15 +343,8 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 			int r = q / PW * 2 * TW + q % PW * 2, x = x0 + r % TW, y = y0 + r / TW;
 			if (x >= W || y >= H || n0 + col >= cout)
 				continue;
-			uint4 a = *(const uint4 *) (tile + r * PITCH + col), b = *(const uint4 *) (tile + (r + 1) * PITCH + col);
-			uint4 c = *(const uint4 *) (tile + (r + TW) * PITCH + col);
-			uint4 e = *(const uint4 *) (tile + (r + TW + 1) * PITCH + col);
-			__half2 *ha = (__half2 *) &a, *hb = (__half2 *) &b, *hc = (__half2 *) &c, *he = (__half2 *) &e;
-#pragma unroll
-			for (int k = 0; k < 4; k++)
-				ha[k] = __hmax2 (__hmax2 (ha[k], hb[k]), __hmax2 (hc[k], he[k]));
 			size_t o = ((size_t) ((img * H + y) / 2) * (W / 2) + x / 2) * p.pool.pixel_stride + n0 + col;
-			*(uint4 *) ((__half *) p.pool.data + o) = a;
+			pool_2x2_store (tile, r, TW, PITCH, col, (__half *) p.pool.data + o);
 		}
 	}
 #endif
@@ -568,15 +577,8 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 					int r = q / 4 * 16 + q % 4 * 2, x = x0 + (r & 7), y = y0 + (r >> 3);
 					if (x >= W || y >= H || first + col >= cout)
 						continue;
-					uint4 a = *(const uint4 *) (tile + r * PITCH + col), b = *(const uint4 *) (tile + (r + 1) * PITCH + col);
-					uint4 c = *(const uint4 *) (tile + (r + 8) * PITCH + col);
-					uint4 e = *(const uint4 *) (tile + (r + 9) * PITCH + col);
-					__half2 *ha = (__half2 *) &a, *hb = (__half2 *) &b, *hc = (__half2 *) &c, *he = (__half2 *) &e;
-#pragma unroll
-					for (int k = 0; k < 4; k++)
-						ha[k] = __hmax2 (__hmax2 (ha[k], hb[k]), __hmax2 (hc[k], he[k]));
 					size_t o = ((size_t) ((img * H + y) / 2) * (W / 2) + x / 2) * p.pool.pixel_stride + first + col;
-					*(uint4 *) ((__half *) p.pool.data + o) = a;
+					pool_2x2_store (tile, r, 8, PITCH, col, (__half *) p.pool.data + o);
 				}
 			}
 		}
