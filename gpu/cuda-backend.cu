@@ -167,14 +167,19 @@ buffer_free (gpu_buffer *b)
 	memset (b, 0, sizeof *b);
 }
 
+/* A zeroed buffer. The zeroing goes on @stream, ahead of the kernels that use the buffer: a
+ * plain cudaMemset runs on the legacy stream, which our non-blocking stream does not wait for;
+ * while another process kept the GPU busy it landed after the first kernels of a new size and
+ * wiped what they had written (tests/gpu-parity.py --busy). */
 bd_status
-buffer_make (gpu_buffer *b, uint32_t channels, uint32_t h, uint32_t w, bd_precision precision, bd_error *error)
+buffer_make (gpu_buffer *b, uint32_t channels, uint32_t h, uint32_t w, bd_precision precision,
+             cudaStream_t stream, bd_error *error)
 {
 	size_t bytes;
 	if (!bd_size_mul3 ((size_t) h * w, channels, bd_precision_size (precision), &bytes))
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "activation buffer too large");
 	BD_CUDA_CHECK (cudaMalloc (&b->data, bytes ? bytes : 1));
-	BD_CUDA_CHECK (cudaMemset (b->data, 0, bytes));
+	BD_CUDA_CHECK (cudaMemsetAsync (b->data, 0, bytes, stream));
 	b->view = bd_gpu_view{ b->data, h, w, channels, channels };
 	return BD_OK;
 }
@@ -220,17 +225,17 @@ plan_make (gpu_state *s, const bd_model *m, uint32_t batch, uint32_t h, uint32_t
 	BD_CUDA_CHECK (cudaMalloc (&p->prob, n * sizeof (float)));
 	if (pr == BD_PRECISION_FAST)
 		BD_CUDA_CHECK (cudaMalloc (&p->splitk, BD_GPU_SPLITK_FLOATS * sizeof (float)));
-	bd_status st = buffer_make (&p->image, 16, batch * h, w, pr, error);
+	bd_status st = buffer_make (&p->image, 16, batch * h, w, pr, s->stream, error);
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
 		uint32_t lh = batch * (h >> l), lw = w >> l, c = bd_pad16 (m->widths[l]);
 		if (l > 0)
-			st = buffer_make (&p->pooled[l], bd_pad16 (m->widths[l - 1]), lh, lw, pr, error);
+			st = buffer_make (&p->pooled[l], bd_pad16 (m->widths[l - 1]), lh, lw, pr, s->stream, error);
 		if (st == BD_OK)
-			st = buffer_make (&p->tmp[l], c, lh, lw, pr, error);
+			st = buffer_make (&p->tmp[l], c, lh, lw, pr, s->stream, error);
 		if (st == BD_OK && l + 1 < m->depth)
-			st = buffer_make (&p->cat[l], 2 * c, lh, lw, pr, error);
+			st = buffer_make (&p->cat[l], 2 * c, lh, lw, pr, s->stream, error);
 		if (st == BD_OK)
-			st = buffer_make (&p->out[l], c, lh, lw, pr, error);
+			st = buffer_make (&p->out[l], c, lh, lw, pr, s->stream, error);
 	}
 	if (st != BD_OK) {
 		plan_free (p);
@@ -386,6 +391,10 @@ cuda_init (bd_session *session, bd_error *error)
 		                cudaMemcpyHostToDevice) != cudaSuccess)
 			st = bd_error_set (error, BD_ERR_DEVICE, "cannot upload the model to the GPU");
 	}
+	/* cudaMemcpy from pageable memory may return before its copy lands, and our stream does
+	 * not wait for the legacy one: the weights must be in place before the first kernel. */
+	if (st == BD_OK && cudaDeviceSynchronize () != cudaSuccess)
+		st = bd_error_set (error, BD_ERR_DEVICE, "cannot upload the model to the GPU");
 	if (st != BD_OK) {
 		cuda_destroy (session);
 		return st;

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """CUDA against CPU, through the library itself (ctypes), on a machine with a GPU.
 
-    python3 tests/gpu-parity.py BUILD_DIR [MODEL.bdm ...] [--photos DIR]
+    python3 tests/gpu-parity.py BUILD_DIR [MODEL.bdm ...] [--photos DIR] [--busy]
 
 For random U-Nets of several shapes (odd widths included) and for any model files given:
 the CUDA backend's probabilities in exact (fp32) and fast (fp16) precision against the CPU
 backend's on random input, one input at a time and as a batch of three different ones. With --photos (and a model): whole photos through bd_session_run
 (8-bit in, full-size 8-bit alpha out, letterbox and guided filter on the device), CUDA exact
 against the CPU and fast against exact, within 1/255 for at least 99.9% of pixels, and the
-time per photo at 1 and 12 megapixels. Prints tables; exits non-zero when a check fails.
+time per photo at 1 and 12 megapixels. With --busy, all of it while another process keeps the
+GPU busy (the times then mean little). Prints tables; exits non-zero when a check fails.
 CI has no GPU and does not run this; the C test suites carry the CPU checks.
 """
 import ctypes
@@ -151,13 +152,41 @@ def check_photos(lib, model_path, photo_dir):
     return len(rows), failed
 
 
+def keep_gpu_busy():
+    """Another process that keeps the GPU busy (PyTorch), so that the checks run while the GPU
+    switches between two programs: an operation that our stream does not wait for (one left on
+    the legacy stream) then lands late and shows as a wrong result. None without PyTorch."""
+    code = ("import torch\na = torch.randn(8192, 8192, device='cuda')\n"
+            "print('busy', flush=True)\nwhile True:\n    a = (a @ a).tanh()\n")
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+    if proc.stdout.readline().strip() != b"busy":
+        proc.kill()
+        return None
+    return proc
+
+
 def main():
     photo_dir = None
     if "--photos" in sys.argv:
         i = sys.argv.index("--photos")
         photo_dir = sys.argv[i + 1]
         del sys.argv[i:i + 2]
-    build = sys.argv[1]
+    busy = None
+    if "--busy" in sys.argv:
+        sys.argv.remove("--busy")
+        busy = keep_gpu_busy()
+        print("another process keeps the GPU busy" if busy else "--busy: no PyTorch with CUDA here; the GPU is idle")
+    try:
+        run_checks(sys.argv[1], photo_dir)
+    finally:
+        if busy:
+            busy.kill()
+
+
+def run_checks(build, photo_dir):
     lib = load(build)
     maker = os.path.join(build, "bench", "make-synthetic-model")
     rng = np.random.default_rng(1)
@@ -188,7 +217,8 @@ def main():
         checks += n
         failed += photo_failed
     print(f"{checks - failed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    if failed:
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":
