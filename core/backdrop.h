@@ -87,7 +87,8 @@ typedef struct bd_session_options {
 	bd_device    device;
 	bd_precision precision;
 	int          threads;       /* CPU threads; 0 = one per core */
-	uint32_t     input_size;    /* long side the photo is scaled to; 0 = the model's */
+	/* Long side a larger photo is scaled to (a smaller one keeps its size); 0 = the model's. */
+	uint32_t     input_size;
 } bd_session_options;
 
 BD_API void        bd_session_options_init (bd_session_options *options);

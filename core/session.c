@@ -156,6 +156,11 @@ bd_letterbox_for (const bd_session *s, uint32_t width, uint32_t height)
 	uint32_t size = s->options.input_size ? s->options.input_size : m->input_size;
 	uint32_t multiple = 1u << (m->depth - 1);
 	uint32_t longest = width > height ? width : height;
+	/* Never enlarge: a small photo runs at its own size. Enlarging adds blur, not detail,
+	 * and the network does worse on it (LFW's 250-pixel portraits: IoU 0.921 enlarged to
+	 * 512, 0.941 at their own size; docs/MODEL.md). */
+	if (size > longest)
+		size = longest;
 	bd_letterbox lb;
 	lb.sw = (uint32_t) lround ((double) width * size / longest);
 	lb.sh = (uint32_t) lround ((double) height * size / longest);

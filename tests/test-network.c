@@ -138,6 +138,48 @@ test_bad_sizes (void)
 	g_unlink (path);
 }
 
+/* Where a photo goes on the canvas: a larger photo is scaled to the input size, a smaller one
+ * keeps its size (enlarging only blurs it, docs/MODEL.md), both padded to the multiple. */
+static void
+test_letterbox (void)
+{
+	bd_synthetic_spec spec;
+	bd_synthetic_spec_init (&spec, 3, 4, 64, 3);   /* depth 3: multiples of 4; input 64 */
+	size_t size;
+	g_autofree uint8_t *bytes = bd_synthetic_model_bytes (&spec, &size);
+	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-network3.bdm", NULL);
+	g_assert_true (g_file_set_contents (path, (const char *) bytes, (gssize) size, NULL));
+	bd_model *m = NULL;
+	bd_session *s = open_cpu_session (path, &m), *s32 = NULL;
+	g_unlink (path);
+	bd_session_options o;
+	bd_session_options_init (&o);
+	o.device = BD_DEVICE_CPU;
+	o.input_size = 32;
+	g_assert_cmpint (bd_session_new (m, &o, &s32, NULL), ==, BD_OK);
+	static const struct { int small_size; uint32_t w, h, sw, sh, pw, ph, ox, oy; } cases[] = {
+		{ 0, 200, 100, 64, 32, 64, 32, 0, 0 },    /* shrunk to the input size */
+		{ 0, 63, 200, 20, 64, 20, 64, 0, 0 },     /* 20.16 rounds to 20 */
+		{ 0, 40, 30, 40, 30, 40, 32, 0, 1 },      /* smaller: kept, padded evenly */
+		{ 0, 64, 10, 64, 10, 64, 12, 0, 1 },      /* exactly the input size */
+		{ 0, 3, 2, 3, 2, 4, 4, 0, 1 },            /* odd padding to the right and bottom */
+		{ 1, 40, 30, 32, 24, 32, 24, 0, 0 },      /* the session's own input size, 32 */
+		{ 1, 20, 10, 20, 10, 20, 12, 0, 1 },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS (cases); i++) {
+		bd_letterbox lb = bd_letterbox_for (cases[i].small_size ? s32 : s, cases[i].w, cases[i].h);
+		g_assert_cmpuint (lb.sw, ==, cases[i].sw);
+		g_assert_cmpuint (lb.sh, ==, cases[i].sh);
+		g_assert_cmpuint (lb.pw, ==, cases[i].pw);
+		g_assert_cmpuint (lb.ph, ==, cases[i].ph);
+		g_assert_cmpuint (lb.ox, ==, cases[i].ox);
+		g_assert_cmpuint (lb.oy, ==, cases[i].oy);
+	}
+	bd_session_free (s32);
+	bd_session_free (s);
+	bd_model_free (m);
+}
+
 /* BDGOLD1: c, h, w, then the input (CHW) and PyTorch's probabilities (docs/model-format.md). */
 static void
 test_golden (void)
@@ -182,6 +224,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/network/random-unets", test_random_unets);
 	g_test_add_func ("/core/network/batch", test_batch);
 	g_test_add_func ("/core/network/bad-sizes", test_bad_sizes);
+	g_test_add_func ("/core/network/letterbox", test_letterbox);
 	g_test_add_func ("/core/network/golden", test_golden);
 	return g_test_run ();
 }

@@ -1,7 +1,7 @@
 """Inference pre-processing, exactly as docs/model-format.md and the C engine do it.
 
-scale so the long side = input_size (area-average when shrinking, bilinear when enlarging)
--> RGB / 255 -> (x - mean) / std -> pad evenly to a multiple of 2^(depth-1) with zeros.
+scale so the long side = input_size, never enlarging (a smaller photo keeps its size; area
+average when shrinking) -> RGB / 255 -> (x - mean) / std -> pad evenly to a multiple of 2^(depth-1) with zeros.
 """
 import numpy as np
 import torch
@@ -41,7 +41,7 @@ def normalise(rgb_u8):
 def preprocess(img, long_side=512, multiple=16):
     """PIL image -> (1x3xHpxWp tensor, (top, left, h, w) of the photo inside it)."""
     img = img.convert("RGB")
-    size = scaled_size(img.width, img.height, long_side)
+    size = scaled_size(img.width, img.height, min(long_side, max(img.size)))  # never enlarge
     if size != img.size:
         img = resize(img, size)
     x = normalise(np.asarray(img))
