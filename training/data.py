@@ -202,12 +202,13 @@ class TrainSamples:
     """
 
     def __init__(self, sets, size=384, length=10**7, seed=0, infer_side=512, mix=None, objects=(),
-                 subjects=False):
+                 subjects=False, engine_scale=False):
         """sets: dict set name -> list of Record (training split); mix: overrides of MIX;
         objects: RGBA arrays of things that are not people, pasted as distractors; subjects:
-        label pasted people as the labelled sets do, only the subjects (off: every person)."""
+        label pasted people as the labelled sets do, only the subjects (off: every person);
+        engine_scale: photos at the engine's scale, in padding (_scene_scale)."""
         self.size, self.length, self.seed, self.infer_side = size, length, seed, infer_side
-        self.subjects = subjects
+        self.subjects, self.engine_scale = subjects, engine_scale
         self.mix = dict(MIX, **(mix or {}))
         self.exact = sets.get("ccp-person", []) + sets.get("davis-people-train", [])
         self.exact = [r for r in self.exact if r.bbox is not None]
@@ -277,11 +278,15 @@ class TrainSamples:
         return img, target, weight_map, valid
 
     def _scene_scale(self, rng, h, w):
-        """Around the inference scale (long side -> 512), or letterboxed whole into the canvas."""
+        """Around the inference scale (long side -> 512), or letterboxed whole into the canvas.
+        engine_scale: around the scale the engine runs the photo at (a photo under 512 pixels
+        keeps its size), and the canvas mostly not filled: the photo sits in padding, as it
+        does in the engine, instead of being enlarged to cover the canvas."""
         if rng.random() < 0.08:
             return self.size / max(h, w) * rng.uniform(0.6, 1.0)
-        s = self.infer_side / max(h, w) * log_uniform(rng, 0.55, 1.5)
-        if rng.random() < 0.7:  # mostly fill the canvas: inference pads only a few pixels
+        side = min(self.infer_side, max(h, w)) if self.engine_scale else self.infer_side
+        s = side / max(h, w) * log_uniform(rng, 0.55, 1.5)
+        if rng.random() < (0.2 if self.engine_scale else 0.7):  # fill the canvas
             s = max(s, self.size / min(h, w))
         return s
 

@@ -45,6 +45,10 @@ def parse_args():
     ap.add_argument("--subjects", action="store_true",
                     help="composites label only subjects: pasted people under half the tallest one's height "
                     "are background (passers-by), as in the labelled sets")
+    ap.add_argument("--engine-scale", action="store_true",
+                    help="scenes at the scale the engine runs them (a photo under --input-size keeps its "
+                    "size) and mostly in padding rather than enlarged to fill the canvas; with --crop 512, "
+                    "a fine-tune at the inference scale")
     ap.add_argument("--init", help="start from this checkpoint's weights (same architecture); fresh schedule")
     ap.add_argument("--workers", type=int, default=7)
     ap.add_argument("--seed", type=int, default=0)
@@ -157,7 +161,8 @@ def main():
     log(f"objects {len(objects)}")
 
     samples = data.TrainSamples(train_sets, size=args.crop, seed=args.seed, infer_side=args.input_size,
-                                 mix=data.parse_mix(args.mix), objects=objects, subjects=args.subjects)
+                                 mix=data.parse_mix(args.mix), objects=objects, subjects=args.subjects,
+                                 engine_scale=args.engine_scale)
     log(f"mix {samples.mix}")
     loader = torch.utils.data.DataLoader(
         samples, batch_size=args.batch, shuffle=False, num_workers=args.workers, drop_last=True,
