@@ -40,6 +40,9 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--list", help="only the stems listed in this file (one per line)")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: PyTorch's default)")
+    ap.add_argument("--input-size", type=int, help="long side to scale to (default: the model's)")
+    ap.add_argument("--enlarge", action="store_true",
+                    help="scale smaller photos up to it too (the engine does not: to compare)")
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -55,7 +58,8 @@ def main():
         stem = os.path.splitext(f)[0]
         if wanted is not None and stem not in wanted:
             continue
-        prob = predict(net, Image.open(os.path.join(args.images, f)), net.input_size)
+        prob = predict(net, Image.open(os.path.join(args.images, f)), args.input_size or net.input_size,
+                       enlarge=args.enlarge)
         Image.fromarray(np.round(prob * 255).astype(np.uint8)).save(os.path.join(args.out, stem + ".png"))
         n += 1
     print(f"wrote {n} masks to {args.out}")

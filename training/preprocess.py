@@ -38,10 +38,11 @@ def normalise(rgb_u8):
     return (x - mean) / std
 
 
-def preprocess(img, long_side=512, multiple=16):
-    """PIL image -> (1x3xHpxWp tensor, (top, left, h, w) of the photo inside it)."""
+def preprocess(img, long_side=512, multiple=16, enlarge=False):
+    """PIL image -> (1x3xHpxWp tensor, (top, left, h, w) of the photo inside it). A photo
+    under long_side keeps its size, as in the engine; enlarge=True scales it up (to compare)."""
     img = img.convert("RGB")
-    size = scaled_size(img.width, img.height, min(long_side, max(img.size)))  # never enlarge
+    size = scaled_size(img.width, img.height, long_side if enlarge else min(long_side, max(img.size)))
     if size != img.size:
         img = resize(img, size)
     x = normalise(np.asarray(img))
@@ -52,10 +53,10 @@ def preprocess(img, long_side=512, multiple=16):
 
 
 @torch.no_grad()
-def predict(model, img, long_side=512, device="cpu"):
+def predict(model, img, long_side=512, device="cpu", enlarge=False):
     """Probability map (float32 numpy) at the ORIGINAL photo size; the network output is cropped
     to the scaled photo and enlarged bilinearly (the engine upsamples edge-aware instead)."""
-    x, (t, l, h, w) = preprocess(img, long_side, model.multiple)
+    x, (t, l, h, w) = preprocess(img, long_side, model.multiple, enlarge)
     p = torch.sigmoid(model(x.to(device)).float())[:, :, t:t + h, l:l + w]
     p = F.interpolate(p, size=(img.height, img.width), mode="bilinear", align_corners=False)
     return p[0, 0].clamp(0, 1).cpu().numpy()
