@@ -62,7 +62,8 @@ struct bd_model {
 };
 
 /* Where a photo goes on the network's canvas: scaled so its long side is the input size (a
- * smaller photo keeps its size), centred on a canvas padded to the network's multiple (odd pixels to the right/bottom). */
+ * smaller photo keeps its size), centred on a canvas padded to the network's multiple (odd
+ * pixels to the right/bottom). */
 typedef struct {
 	uint32_t sw, sh;        /* the scaled photo */
 	uint32_t pw, ph;        /* the padded canvas */

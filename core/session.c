@@ -157,8 +157,8 @@ bd_letterbox_for (const bd_session *s, uint32_t width, uint32_t height)
 	uint32_t multiple = 1u << (m->depth - 1);
 	uint32_t longest = width > height ? width : height;
 	/* Never enlarge: a small photo runs at its own size. Enlarging adds blur, not detail,
-	 * and the network does worse on it (LFW's 250-pixel portraits: IoU 0.921 enlarged to
-	 * 512, 0.941 at their own size; docs/MODEL.md). */
+	 * and the network does worse on it (LFW's 250-pixel portraits through the CLI: IoU 0.921
+	 * enlarged to 512, 0.935 at their own size; docs/MODEL.md). */
 	if (size > longest)
 		size = longest;
 	bd_letterbox lb;

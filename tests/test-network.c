@@ -157,17 +157,17 @@ test_letterbox (void)
 	o.device = BD_DEVICE_CPU;
 	o.input_size = 32;
 	g_assert_cmpint (bd_session_new (m, &o, &s32, NULL), ==, BD_OK);
-	static const struct { int small_size; uint32_t w, h, sw, sh, pw, ph, ox, oy; } cases[] = {
+	static const struct { int input32; uint32_t w, h, sw, sh, pw, ph, ox, oy; } cases[] = {
 		{ 0, 200, 100, 64, 32, 64, 32, 0, 0 },    /* shrunk to the input size */
 		{ 0, 63, 200, 20, 64, 20, 64, 0, 0 },     /* 20.16 rounds to 20 */
 		{ 0, 40, 30, 40, 30, 40, 32, 0, 1 },      /* smaller: kept, padded evenly */
 		{ 0, 64, 10, 64, 10, 64, 12, 0, 1 },      /* exactly the input size */
 		{ 0, 3, 2, 3, 2, 4, 4, 0, 1 },            /* odd padding to the right and bottom */
-		{ 1, 40, 30, 32, 24, 32, 24, 0, 0 },      /* the session's own input size, 32 */
+		{ 1, 40, 30, 32, 24, 32, 24, 0, 0 },      /* a session whose input size is 32 */
 		{ 1, 20, 10, 20, 10, 20, 12, 0, 1 },
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS (cases); i++) {
-		bd_letterbox lb = bd_letterbox_for (cases[i].small_size ? s32 : s, cases[i].w, cases[i].h);
+		bd_letterbox lb = bd_letterbox_for (cases[i].input32 ? s32 : s, cases[i].w, cases[i].h);
 		g_assert_cmpuint (lb.sw, ==, cases[i].sw);
 		g_assert_cmpuint (lb.sh, ==, cases[i].sh);
 		g_assert_cmpuint (lb.pw, ==, cases[i].pw);

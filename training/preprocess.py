@@ -1,7 +1,8 @@
 """Inference pre-processing, exactly as docs/model-format.md and the C engine do it.
 
 scale so the long side = input_size, never enlarging (a smaller photo keeps its size; area
-average when shrinking) -> RGB / 255 -> (x - mean) / std -> pad evenly to a multiple of 2^(depth-1) with zeros.
+average when shrinking) -> RGB / 255 -> (x - mean) / std -> pad evenly to a multiple of
+2^(depth-1) with zeros.
 """
 import numpy as np
 import torch
