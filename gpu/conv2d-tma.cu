@@ -119,6 +119,14 @@ tma_load_3d (uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0, int c1,
 	              ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
 }
 
+/* Fetches both tensor maps' descriptors early (they are kernel parameters). */
+__device__ __forceinline__ void
+prefetch_tensor_maps (const CUtensorMap *pixels, const CUtensorMap *weights)
+{
+	asm volatile ("prefetch.tensormap [%0];\n" ::"l"(pixels) : "memory");
+	asm volatile ("prefetch.tensormap [%0];\n" ::"l"(weights) : "memory");
+}
+
 /* The two consumer warpgroups only (the producer warp may have left). */
 __device__ __forceinline__ void
 consumers_sync ()
@@ -185,8 +193,7 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 	if (t >= CONSUMERS) {   /* the producer warp: one thread issues every copy */
 		if (t != CONSUMERS)
 			return;
-		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&pixels) : "memory");
-		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&weights) : "memory");
+		prefetch_tensor_maps (&pixels, &weights);
 		const int z = p.out_step == 2 ? (int) blockIdx.z : 0;
 		/* Step i's weights (HALO: the three taps of its column) and pixels, into its stage. */
 		auto load_weights = [&] (int i) {
@@ -365,6 +372,40 @@ resident_barriers_init (uint32_t full, uint32_t empty, uint32_t loaded, int S)
 	asm volatile ("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
+/* A resident kernel's shared memory, for its tile type T: the weights (at wsm), S stages of
+ * boxes, the two warpgroups' staging tiles, then the barriers. Lets the next kernel be
+ * scheduled, sets the barriers up, and returns after the block's barrier. */
+struct resident_smem {
+	unsigned char *base;
+	uint32_t       wsm, stages, full, empty, loaded;
+};
+
+template <typename T>
+__device__ __forceinline__ resident_smem
+resident_start (unsigned char *raw)
+{
+	resident_smem m;
+	m.base = (unsigned char *) (((uintptr_t) raw + 1023) & ~(uintptr_t) 1023);
+	m.wsm = (uint32_t) __cvta_generic_to_shared (m.base);
+	m.stages = m.wsm + T::WEIGHT_BYTES;
+	m.full = m.stages + T::STAGES * T::BOX_BYTES + 2 * T::EPILOGUE_BYTES;
+	m.empty = m.full + 8 * T::STAGES;
+	m.loaded = m.empty + 8 * T::STAGES;
+	bd_allow_next_kernel ();
+	if (threadIdx.x == 0)
+		resident_barriers_init (m.full, m.empty, m.loaded, T::STAGES);
+	__syncthreads ();
+	return m;
+}
+
+/* Warpgroup cw's staging tile. */
+template <typename T>
+__device__ __forceinline__ __half *
+resident_staging (const resident_smem &m, int cw)
+{
+	return (__half *) (m.base + T::WEIGHT_BYTES + T::STAGES * T::BOX_BYTES + cw * T::EPILOGUE_BYTES);
+}
+
 /* The producer: box k of warpgroup w's ring of R stages, at (channel c, x, y, image img). */
 __device__ __forceinline__ void
 resident_load_box (const CUtensorMap *pixels, uint32_t stages, uint32_t full, uint32_t empty, int box_bytes, int R,
@@ -453,24 +494,17 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 	using T = resident_tile<SLICES, ROWS, CO>;
 	constexpr int S = T::STAGES, R = S / 2, PIX = T::PIX, PITCH = T::PITCH, BOX = T::BOX_BYTES;
 	constexpr int STEPS = 3 * SLICES, HALVES = T::HALVES;   /* a tile's boxes: a column of taps and 64 channels each */
-	extern __shared__ unsigned char smem_raw[];
-	unsigned char *smem = (unsigned char *) (((uintptr_t) smem_raw + 1023) & ~(uintptr_t) 1023);
-	const uint32_t wsm = (uint32_t) __cvta_generic_to_shared (smem), stages = wsm + T::WEIGHT_BYTES;
-	const uint32_t full = stages + S * BOX + 2 * T::EPILOGUE_BYTES, empty = full + 8 * S, loaded = empty + 8 * S;
 	const int t = threadIdx.x, per_image = g.tiles_x * g.tiles_y;
 	const int W = (int) p.in.width, H = bd_conv2d_image_rows (p), cout = (int) p.out.channels;
 	const int cin = (int) p.in.channels;
-
-	bd_allow_next_kernel ();
-	if (t == 0)
-		resident_barriers_init (full, empty, loaded, S);
-	__syncthreads ();
+	extern __shared__ unsigned char smem_raw[];
+	const resident_smem m = resident_start<T> (smem_raw);
+	const uint32_t wsm = m.wsm, stages = m.stages, full = m.full, empty = m.empty, loaded = m.loaded;
 
 	if (t >= CONSUMERS) {   /* the producer warp: one thread issues every copy */
 		if (t != CONSUMERS)
 			return;
-		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&pixels) : "memory");
-		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&weights) : "memory");
+		prefetch_tensor_maps (&pixels, &weights);
 		/* The model's weights, before waiting for the layer's input: tap and slice ts at
 		 * CO x 128 bytes x ts. */
 		mbar_expect_bytes (loaded, T::WEIGHT_BYTES);
@@ -498,7 +532,7 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 	 * (l % 4) * 2 + i % 2 (conv2d_tma_kernel's swapped fragment, PIX pixels wide). */
 	const resident_consumer c = resident_consumer_of (p, t), c1 = resident_consumer_of (p, t, 64);
 	const int cw = c.cw, lt = c.lt, lane = c.lane;
-	__half *tile = (__half *) (smem + T::WEIGHT_BYTES + S * BOX + cw * T::EPILOGUE_BYTES);
+	__half *tile = resident_staging<T> (m, cw);
 	mbar_wait (loaded, 0);
 	int k = 0;   /* this warpgroup's boxes so far */
 	for (int index = blockIdx.x + cw * gridDim.x; index < tiles; index += 2 * gridDim.x) {
@@ -615,24 +649,17 @@ conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const
 #if BD_HAVE_WGMMA
 	using T = resident_up_tile<SLICES>;
 	constexpr int S = T::STAGES, R = S / 2, CO = T::CO, PIX = T::PIX, PITCH = T::PITCH, BOX = T::BOX_BYTES;
-	extern __shared__ unsigned char smem_raw[];
-	unsigned char *smem = (unsigned char *) (((uintptr_t) smem_raw + 1023) & ~(uintptr_t) 1023);
-	const uint32_t wsm = (uint32_t) __cvta_generic_to_shared (smem), stages = wsm + T::WEIGHT_BYTES;
-	const uint32_t full = stages + S * BOX + 2 * T::EPILOGUE_BYTES, empty = full + 8 * S, loaded = empty + 8 * S;
 	const int t = threadIdx.x, per_image = g.tiles_x * g.tiles_y;
 	const int TW = 1 << g.tw_shift, TH = PIX >> g.tw_shift;
 	const int W = (int) p.in.width, H = bd_conv2d_image_rows (p), cout = (int) p.out.channels;
-
-	bd_allow_next_kernel ();
-	if (t == 0)
-		resident_barriers_init (full, empty, loaded, S);
-	__syncthreads ();
+	extern __shared__ unsigned char smem_raw[];
+	const resident_smem m = resident_start<T> (smem_raw);
+	const uint32_t wsm = m.wsm, stages = m.stages, full = m.full, empty = m.empty, loaded = m.loaded;
 
 	if (t >= CONSUMERS) {   /* the producer warp: one thread issues every copy */
 		if (t != CONSUMERS)
 			return;
-		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&pixels) : "memory");
-		asm volatile ("prefetch.tensormap [%0];\n" ::"l"(&weights) : "memory");
+		prefetch_tensor_maps (&pixels, &weights);
 		mbar_expect_bytes (loaded, T::WEIGHT_BYTES);   /* tap and slice ts at 8 KB x ts */
 		for (int ts = 0; ts < T::TAPS * SLICES; ts++)
 			tma_load_3d (wsm + ts * CO * 128, &weights, loaded, ts % SLICES * 64, 0, ts / SLICES);
@@ -653,7 +680,7 @@ conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const
 	 * w * 16 + l / 4 + 8 * (i / 2 % 2), tile pixel (i / 4) * 8 + (l % 4) * 2 + i % 2. */
 	const resident_consumer c = resident_consumer_of (p, t);
 	const int cw = c.cw, lt = c.lt, lane = c.lane;
-	__half *tile = (__half *) (smem + T::WEIGHT_BYTES + S * BOX + cw * T::EPILOGUE_BYTES);
+	__half *tile = resident_staging<T> (m, cw);
 	mbar_wait (loaded, 0);
 	int k = 0;
 	for (int index = blockIdx.x + cw * gridDim.x; index < tiles; index += 2 * gridDim.x, k += SLICES) {
