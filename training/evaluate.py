@@ -9,6 +9,12 @@ Masks are matched by file stem and read as 8-bit (255 = person); a prediction of
 is resized to the ground truth's. Without --gt every ground truth is empty (a folder of
 negatives) and the score is the fraction of pixels called person (>= 128).
 
+IoU has no meaning against an empty ground truth (it is 0 for a single stray pixel, 1 for none),
+so a labelled image whose mask is empty everywhere is scored as a negative, by the fraction of
+pixels called person, and left out of the IoU and boundary IoU means; the summary counts such
+images and says which they are. In a set of photos of people an empty mask is a missing label
+(ccp-person's ccp0536 shows a woman).
+
 Boundary IoU follows Cheng et al. (2021): the band is the part of each mask within d pixels of
 its contour, d = 1% of the image diagonal, distance by a square structuring element and with the
 image border counted as contour, as the reference implementation does.
@@ -59,20 +65,27 @@ def score(pred, gt):
         return out
     g = gt >= 0.5
     out["mae"] = float(np.abs(pred - gt).mean())
-    union = (p | g).sum()
-    out["iou"] = float((p & g).sum() / union) if union else 1.0
+    if not g.any():
+        out["empty_label"] = True  # nothing to overlap: scored by `person` alone (module text)
+        return out
+    out["iou"] = float((p & g).sum() / (p | g).sum())
     d = band_width(*g.shape)
     pb, gb = band(p, d), band(g, d)
-    bu = (pb | gb).sum()
-    out["biou"] = float((pb & gb).sum() / bu) if bu else 1.0
+    out["biou"] = float((pb & gb).sum() / (pb | gb).sum())
     return out
 
 
 def summarise(rows):
-    """Mean of each metric over the rows that have it."""
+    """Mean of each metric over the rows that have it; images with an empty ground truth are
+    listed in `empty_labels`, and their mean person fraction is `empty_person`."""
     keys = ["iou", "biou", "mae", "person"]
-    return {k: float(np.mean([r[k] for r in rows if k in r])) for k in keys
-            if any(k in r for r in rows)} | {"count": len(rows)}
+    out = {k: float(np.mean([r[k] for r in rows if k in r])) for k in keys if any(k in r for r in rows)}
+    out["count"] = len(rows)
+    empty = [r["stem"] for r in rows if r.get("empty_label")]
+    if empty:
+        out["empty_labels"] = empty
+        out["empty_person"] = float(np.mean([r["person"] for r in rows if r.get("empty_label")]))
+    return out
 
 
 def read_mask(path, size=None):
@@ -185,8 +198,13 @@ def main():
     for r in sorted(rows, key=badness, reverse=True)[:5]:
         print("worst:", r)
     if args.gt:
-        print(f"{summary['count']} images  IoU {summary['iou']:.4f}  boundary IoU {summary['biou']:.4f}  "
-              f"MAE {summary['mae']:.4f}")
+        empty = summary.get("empty_labels", [])
+        if len(empty) < summary["count"]:
+            print(f"{summary['count'] - len(empty)} images  IoU {summary['iou']:.4f}  "
+                  f"boundary IoU {summary['biou']:.4f}  MAE {summary['mae']:.4f}")
+        if empty:
+            print(f"{len(empty)} with an empty mask, scored as negatives (no IoU): person pixels "
+                  f"{summary['empty_person']:.4%}  ({' '.join(empty[:8])}{' ...' if len(empty) > 8 else ''})")
     else:
         print(f"{summary['count']} negatives  person pixels {summary['person']:.4%}  MAE {summary['mae']:.4f}")
 
