@@ -72,6 +72,14 @@ typedef struct {
 
 bd_letterbox bd_letterbox_for (const bd_session *session, uint32_t width, uint32_t height);
 
+/* Mirror averaging runs the photo's mirror image at 9/8 of the photo's scale (a 512-pixel
+ * photo at 576; smaller ones are enlarged by as much): the network errs differently at two
+ * scales and two orientations, so their mean is a better mask than a same-scale mirror's
+ * (docs/MODEL.md has the figures), for a quarter more network time in the second pass. */
+#define BD_MIRROR_SCALE_NUM 9u
+#define BD_MIRROR_SCALE_DEN 8u
+bd_letterbox bd_letterbox_mirror_for (const bd_session *session, uint32_t width, uint32_t height);
+
 /* The guided filter of the mask upsampling (core/image/upsample-alpha.c): its window radius
  * for a scaled photo of long side @longest, and its regulariser. */
 static inline uint32_t

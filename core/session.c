@@ -149,18 +149,13 @@ bd_session_forward (bd_session *session, const float *input_chw, uint32_t height
 	return bd_session_forward_batch (session, input_chw, 1, height, width, probabilities, error);
 }
 
-bd_letterbox
-bd_letterbox_for (const bd_session *s, uint32_t width, uint32_t height)
+/* The photo scaled so its long side is @size, centred on a canvas padded to the network's
+ * multiple. */
+static bd_letterbox
+letterbox_at (const bd_model *m, uint32_t width, uint32_t height, uint32_t size)
 {
-	const bd_model *m = s->model;
-	uint32_t size = s->options.input_size ? s->options.input_size : m->input_size;
 	uint32_t multiple = 1u << (m->depth - 1);
 	uint32_t longest = width > height ? width : height;
-	/* Never enlarge: a small photo runs at its own size. Enlarging adds blur, not detail,
-	 * and the network does worse on it (LFW's 250-pixel portraits through the CLI: IoU 0.921
-	 * enlarged to 512, 0.935 at their own size; docs/MODEL.md). */
-	if (size > longest)
-		size = longest;
 	bd_letterbox lb;
 	lb.sw = (uint32_t) lround ((double) width * size / longest);
 	lb.sh = (uint32_t) lround ((double) height * size / longest);
@@ -173,7 +168,56 @@ bd_letterbox_for (const bd_session *s, uint32_t width, uint32_t height)
 	return lb;
 }
 
-/* Progress of one of two passes, mapped onto its half of [0, 1]. */
+/* The long side the network sees the photo at. */
+static uint32_t
+network_side (const bd_session *s, uint32_t width, uint32_t height)
+{
+	uint32_t size = s->options.input_size ? s->options.input_size : s->model->input_size;
+	uint32_t longest = width > height ? width : height;
+	/* Never enlarge: a small photo runs at its own size. Enlarging adds blur, not detail,
+	 * and the network does worse on it (LFW's 250-pixel portraits through the CLI: IoU 0.921
+	 * enlarged to 512, 0.935 at their own size; docs/MODEL.md). */
+	return size < longest ? size : longest;
+}
+
+bd_letterbox
+bd_letterbox_for (const bd_session *s, uint32_t width, uint32_t height)
+{
+	return letterbox_at (s->model, width, height, network_side (s, width, height));
+}
+
+bd_letterbox
+bd_letterbox_mirror_for (const bd_session *s, uint32_t width, uint32_t height)
+{
+	uint32_t side = network_side (s, width, height);
+	side = (side * BD_MIRROR_SCALE_NUM + BD_MIRROR_SCALE_DEN / 2) / BD_MIRROR_SCALE_DEN;
+	return letterbox_at (s->model, width, height, side);
+}
+
+/* The photo resampled to the letterbox's scale, normalised onto its canvas (zero padding),
+ * mirrored if asked; @rgb gets the resampled photo (sw x sh RGB in [0, 1]). */
+static bd_status
+fill_canvas (bd_session *session, const bd_image *photo, const bd_letterbox *lb, bool mirror, float *rgb,
+             float *canvas, bd_error *error)
+{
+	const bd_model *m = session->model;
+	bd_status st = bd_resample_rgb (session->pool, photo, lb->sw, lb->sh, rgb, NULL, 0, 3, error);
+	if (st != BD_OK)
+		return st;
+	size_t plane = (size_t) lb->pw * lb->ph;
+	for (uint32_t y = 0; y < lb->sh; y++)
+		for (uint32_t x = 0; x < lb->sw; x++) {
+			uint32_t cx = x + lb->ox;
+			if (mirror)
+				cx = lb->pw - 1 - cx;
+			for (int c = 0; c < 3; c++)
+				canvas[c * plane + (size_t) (y + lb->oy) * lb->pw + cx] =
+					(rgb[((size_t) y * lb->sw + x) * 3 + c] - m->mean[c]) / m->std[c];
+		}
+	return BD_OK;
+}
+
+/* Progress of pass @offset (0 or 0.5) of two, mapped onto its half of [0, 1]. */
 typedef struct {
 	const bd_run_options *outer;
 	float                 offset;
@@ -186,50 +230,39 @@ on_half_progress (float fraction, void *data)
 	return h->outer->progress (h->offset + 0.5f * fraction, h->outer->user_data);
 }
 
-/* The network on the canvas, and with mirror averaging on its mirror image too: people look
- * alike mirrored, the network's mistakes do not, so the average of the two is a better mask
- * (docs/MODEL.md has the figures). */
+/* Mirror averaging's second pass: the photo's mirror image at 9/8 of its scale, through the
+ * network, then averaged into @prob (bd_mirror_average). */
 static bd_status
-forward_photo (bd_session *session, float *input, const bd_letterbox *lb, float *prob,
-               const bd_run_options *options, bd_error *error)
+mirror_pass (bd_session *session, const bd_image *photo, const bd_letterbox *lb, float *prob,
+             const bd_run_options *options, bd_error *error)
 {
-	if (!options->mirror_average)
-		return session->backend->forward (session, input, 1, lb->ph, lb->pw, prob, options, error);
-	size_t canvas = (size_t) lb->pw * lb->ph;
-	float *mirrored = bd_alloc_zeroed (canvas, 4 * sizeof (float)), *prob2 = mirrored + 3 * canvas;
-	if (!mirrored)
-		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
-	half_progress halves[2] = { { options, 0.0f }, { options, 0.5f } };
+	bd_letterbox lb2 = bd_letterbox_mirror_for (session, photo->width, photo->height);
+	size_t canvas = (size_t) lb2.pw * lb2.ph;
+	float *rgb = bd_alloc_zeroed ((size_t) lb2.sw * lb2.sh, 3 * sizeof (float));
+	float *input = bd_alloc_zeroed (canvas, 4 * sizeof (float)), *prob2 = input ? input + 3 * canvas : NULL;
+	half_progress half = { options, 0.5f };
 	bd_run_options pass = *options;
-	bd_status st = BD_OK;
-	for (int i = 0; i < 2 && st == BD_OK; i++) {
-		if (options->progress) {
-			pass.progress = on_half_progress;
-			pass.user_data = &halves[i];
-		}
-		st = session->backend->forward (session, i == 0 ? input : mirrored, 1, lb->ph, lb->pw,
-		                                i == 0 ? prob : prob2, &pass, error);
-		if (i == 0)
-			for (size_t r = 0; r < 3 * (size_t) lb->ph; r++)
-				for (uint32_t x = 0; x < lb->pw; x++)
-					mirrored[r * lb->pw + x] = input[r * lb->pw + lb->pw - 1 - x];
+	if (options->progress) {
+		pass.progress = on_half_progress;
+		pass.user_data = &half;
 	}
+	bd_status st = !rgb || !input ? bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory")
+	                              : fill_canvas (session, photo, &lb2, true, rgb, input, error);
 	if (st == BD_OK)
-		for (uint32_t y = 0; y < lb->ph; y++)
-			for (uint32_t x = 0; x < lb->pw; x++)
-				prob[(size_t) y * lb->pw + x] = 0.5f * (prob[(size_t) y * lb->pw + x] +
-				                                        prob2[(size_t) y * lb->pw + lb->pw - 1 - x]);
-	bd_free_aligned (mirrored);
+		st = session->backend->forward (session, input, 1, lb2.ph, lb2.pw, prob2, &pass, error);
+	if (st == BD_OK)
+		bd_mirror_average (prob, lb, prob2, &lb2);
+	bd_free_aligned (rgb);
+	bd_free_aligned (input);
 	return st;
 }
 
 /* The pipeline of backends without a whole-photo path of their own: letterbox on the host,
- * the backend's forward pass, then the edge-aware upsampling. */
+ * the backend's forward pass (twice with mirror averaging), then the edge-aware upsampling. */
 static bd_status
 run_on_host (bd_session *session, const bd_image *photo, const bd_run_options *options,
              uint8_t *alpha, size_t alpha_stride, bd_error *error)
 {
-	const bd_model *m = session->model;
 	bd_status st;
 	bd_letterbox lb = bd_letterbox_for (session, photo->width, photo->height);
 	size_t canvas = (size_t) lb.pw * lb.ph, scaled = (size_t) lb.sw * lb.sh;
@@ -241,16 +274,18 @@ run_on_host (bd_session *session, const bd_image *photo, const bd_run_options *o
 		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
 		goto out;
 	}
-	st = bd_resample_rgb (session->pool, photo, lb.sw, lb.sh, rgb, NULL, 0, 3, error);
+	st = fill_canvas (session, photo, &lb, false, rgb, input, error);
 	if (st != BD_OK)
 		goto out;
-	for (uint32_t y = 0; y < lb.sh; y++)
-		for (uint32_t x = 0; x < lb.sw; x++)
-			for (int c = 0; c < 3; c++)
-				input[c * canvas + (size_t) (y + lb.oy) * lb.pw + x + lb.ox] =
-					(rgb[((size_t) y * lb.sw + x) * 3 + c] - m->mean[c]) / m->std[c];
-
-	st = forward_photo (session, input, &lb, prob, options, error);
+	half_progress half = { options, 0.0f };
+	bd_run_options pass = *options;
+	if (options->progress && options->mirror_average) {
+		pass.progress = on_half_progress;
+		pass.user_data = &half;
+	}
+	st = session->backend->forward (session, input, 1, lb.ph, lb.pw, prob, &pass, error);
+	if (st == BD_OK && options->mirror_average)
+		st = mirror_pass (session, photo, &lb, prob, options, error);
 	if (st != BD_OK)
 		goto out;
 	for (uint32_t y = 0; y < lb.sh; y++)

@@ -56,7 +56,8 @@ struct gpu_state {
 	gpu_conv     enc[BD_MAX_DEPTH][2], up[BD_MAX_DEPTH], dec[BD_MAX_DEPTH][2];
 	float       *head_weight;
 	float        head_bias;
-	gpu_plan     plan;
+	gpu_plan     plan;     /* the photo's canvas, or bd_session_forward's batch */
+	gpu_plan     mirror;   /* the mirror pass's canvas (mirror averaging, another scale) */
 	cudaEvent_t  net_start, net_end;   /* around the last forward's network, for benchmarks */
 };
 
@@ -213,9 +214,8 @@ plan_free (gpu_plan *p)
 
 /* Buffers for @batch images of h x w, each image's rows under the last's. */
 bd_status
-plan_make (gpu_state *s, const bd_model *m, uint32_t batch, uint32_t h, uint32_t w, bd_error *error)
+plan_make (gpu_state *s, gpu_plan *p, const bd_model *m, uint32_t batch, uint32_t h, uint32_t w, bd_error *error)
 {
-	gpu_plan *p = &s->plan;
 	if (p->batch == batch && p->height == h && p->width == w)
 		return BD_OK;
 	plan_free (p);
@@ -261,7 +261,7 @@ image_of (const bd_gpu_view &v, uint32_t batch, uint32_t i, bd_precision precisi
  * the output into it; with @head, also the head's probabilities into plan.prob (the kernel
  * fuses them where it can). */
 bd_status
-conv (gpu_state *s, const bd_model *m, const gpu_conv *c, const bd_gpu_view &in, uint32_t rows,
+conv (gpu_state *s, gpu_plan *plan, const bd_model *m, const gpu_conv *c, const bd_gpu_view &in, uint32_t rows,
       const bd_gpu_view &out, bool relu, const bd_gpu_view *pool, bool head, bd_error *error)
 {
 	bd_gpu_conv2d_params p = {};
@@ -277,11 +277,11 @@ conv (gpu_state *s, const bd_model *m, const gpu_conv *c, const bd_gpu_view &in,
 	p.weights_k_small = c->weights_k_small;
 	p.image_height = rows;
 	p.in_used = c->cin < in.channels ? c->cin : 0;
-	p.splitk = s->plan.splitk;
+	p.splitk = plan->splitk;
 	if (pool)
 		p.pool = *pool;
 	if (head) {
-		p.head_out = s->plan.prob;
+		p.head_out = plan->prob;
 		p.head_weight = s->head_weight;
 		p.head_bias = s->head_bias;
 		p.head_channels = m->widths[0];
@@ -292,9 +292,8 @@ conv (gpu_state *s, const bd_model *m, const gpu_conv *c, const bd_gpu_view &in,
 /* Every kernel of one forward pass, from the canvas (p->image) to the probabilities
  * (p->prob), on the session's stream: captured into the graph. */
 bd_status
-enqueue_layers (gpu_state *s, const bd_model *m, bd_error *error)
+enqueue_layers (gpu_state *s, gpu_plan *p, const bd_model *m, bd_error *error)
 {
-	gpu_plan *p = &s->plan;
 	bd_precision pr = s->precision;
 	bd_status st = BD_OK;
 	uint32_t D = m->depth;
@@ -306,22 +305,22 @@ enqueue_layers (gpu_state *s, const bd_model *m, bd_error *error)
 		if (l > 0)
 			x = p->pooled[l].view;
 		uint32_t rows = p->height >> l;
-		st = conv (s, m, &s->enc[l][0], x, rows, p->tmp[l].view, true, nullptr, false, error);
+		st = conv (s, p, m, &s->enc[l][0], x, rows, p->tmp[l].view, true, nullptr, false, error);
 		bd_gpu_view dst = l + 1 < D ? channel_slice (p->cat[l], 0, c, pr) : p->out[l].view;
 		if (st == BD_OK)
-			st = conv (s, m, &s->enc[l][1], p->tmp[l].view, rows, dst, true,
+			st = conv (s, p, m, &s->enc[l][1], p->tmp[l].view, rows, dst, true,
 			           l + 1 < D ? &p->pooled[l + 1].view : nullptr, D == 1, error);
 	}
 	for (uint32_t l = D - 1; l-- > 0 && st == BD_OK;) {
 		uint32_t c = bd_pad16 (m->widths[l]);
 		/* The four taps write the up half of the concatenation, each every other pixel. */
-		st = conv (s, m, &s->up[l], p->out[l + 1].view, p->height >> (l + 1),
+		st = conv (s, p, m, &s->up[l], p->out[l + 1].view, p->height >> (l + 1),
 		           channel_slice (p->cat[l], c, c, pr), false, nullptr, false, error);
 		uint32_t rows = p->height >> l;
 		if (st == BD_OK)
-			st = conv (s, m, &s->dec[l][0], p->cat[l].view, rows, p->tmp[l].view, true, nullptr, false, error);
+			st = conv (s, p, m, &s->dec[l][0], p->cat[l].view, rows, p->tmp[l].view, true, nullptr, false, error);
 		if (st == BD_OK)
-			st = conv (s, m, &s->dec[l][1], p->tmp[l].view, rows, p->out[l].view, true, nullptr, l == 0, error);
+			st = conv (s, p, m, &s->dec[l][1], p->tmp[l].view, rows, p->out[l].view, true, nullptr, l == 0, error);
 	}
 	return st;
 }
@@ -419,6 +418,7 @@ cuda_destroy (bd_session *session)
 	}
 	cudaFree (s->head_weight);
 	plan_free (&s->plan);
+	plan_free (&s->mirror);
 	photo_free (&s->photo);
 	if (s->stream)
 		cudaStreamDestroy (s->stream);
@@ -434,19 +434,18 @@ cuda_destroy (bd_session *session)
  * an error names its kernel; it is then captured, and later passes replay the graph: one
  * launch instead of dozens. */
 bd_status
-run_network (gpu_state *s, const bd_model *m, bd_error *error)
+run_network (gpu_state *s, gpu_plan *p, const bd_model *m, bd_error *error)
 {
-	gpu_plan *p = &s->plan;
 	if (p->graph) {
 		BD_CUDA_CHECK (cudaGraphLaunch (p->graph, s->stream));
 		return BD_OK;
 	}
-	bd_status st = enqueue_layers (s, m, error);
+	bd_status st = enqueue_layers (s, p, m, error);
 	if (st != BD_OK)
 		return st;
 	cudaGraph_t graph;
 	BD_CUDA_CHECK (cudaStreamBeginCapture (s->stream, cudaStreamCaptureModeThreadLocal));
-	st = enqueue_layers (s, m, error);
+	st = enqueue_layers (s, p, m, error);
 	cudaError_t end = cudaStreamEndCapture (s->stream, &graph);
 	if (st != BD_OK)
 		return st;
@@ -465,10 +464,10 @@ cuda_forward (bd_session *session, const float *input, uint32_t batch, uint32_t 
 	const bd_model *m = session->model;
 	if (opts && opts->progress && opts->progress (0.0f, opts->user_data))
 		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
-	bd_status st = plan_make (s, m, batch, height, width, error);
+	gpu_plan *p = &s->plan;
+	bd_status st = plan_make (s, p, m, batch, height, width, error);
 	if (st != BD_OK)
 		return st;
-	gpu_plan *p = &s->plan;
 	size_t n = (size_t) batch * height * width;
 	BD_CUDA_CHECK (cudaMemcpyAsync (p->input, input, 3 * n * sizeof (float), cudaMemcpyHostToDevice, s->stream));
 	for (uint32_t i = 0; i < batch && st == BD_OK; i++) {
@@ -478,7 +477,7 @@ cuda_forward (bd_session *session, const float *input, uint32_t batch, uint32_t 
 	if (st != BD_OK)
 		return st;
 	BD_CUDA_CHECK (cudaEventRecord (s->net_start, s->stream));
-	st = run_network (s, m, error);
+	st = run_network (s, p, m, error);
 	if (st != BD_OK)
 		return st;
 	BD_CUDA_CHECK (cudaEventRecord (s->net_end, s->stream));
@@ -524,9 +523,11 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 	if (opts->progress && opts->progress (0.0f, opts->user_data))
 		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
 	bd_letterbox lb = bd_letterbox_for (session, photo->width, photo->height);
-	/* With mirror averaging, the photo and its mirror image go through as a batch of two. */
-	uint32_t batch = opts->mirror_average ? 2 : 1;
-	bd_status st = plan_make (s, m, batch, lb.ph, lb.pw, error);
+	bd_letterbox lb2 = bd_letterbox_mirror_for (session, photo->width, photo->height);
+	gpu_plan *p = &s->plan, *p2 = &s->mirror;
+	bd_status st = plan_make (s, p, m, 1, lb.ph, lb.pw, error);
+	if (st == BD_OK && opts->mirror_average)
+		st = plan_make (s, p2, m, 1, lb2.ph, lb2.pw, error);
 	if (st != BD_OK)
 		return st;
 	gpu_photo *ph = &s->photo;
@@ -541,26 +542,28 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 
 	BD_CUDA_CHECK (cudaMemcpy2DAsync (ph->pixels, row, photo->pixels, photo->stride, row, photo->height,
 	                                  cudaMemcpyHostToDevice, s->stream));
-	gpu_plan *p = &s->plan;
 	bd_gpu_letterbox_params lp = {
 		ph->pixels, photo->width, photo->height, ch, row, lb,
 		{ m->mean[0], m->mean[1], m->mean[2] }, { m->std[0], m->std[1], m->std[2] },
-		image_of (p->image.view, batch, 0, s->precision), ph->rgb_low, false,
+		p->image.view, ph->rgb_low, false,
 	};
 	st = bd_gpu_letterbox (&lp, s->precision, s->stream, error);
-	/* Mirror averaging (session.c says why): the mirrored canvas is the batch's second image. */
+	if (st == BD_OK)
+		st = run_network (s, p, m, error);
+	/* Mirror averaging (core/backdrop-private.h says why): the mirror image at 9/8 of the
+	 * scale, on a canvas and network plan of its own. */
 	if (st == BD_OK && opts->mirror_average) {
-		lp.canvas = image_of (p->image.view, batch, 1, s->precision);
+		lp.lb = lb2;
+		lp.canvas = p2->image.view;
 		lp.mirror = true;
 		st = bd_gpu_letterbox (&lp, s->precision, s->stream, error);
+		if (st == BD_OK)
+			st = run_network (s, p2, m, error);
+		if (st == BD_OK)
+			st = bd_gpu_mirror_average (p->prob, lb, p2->prob, lb2, s->stream, error);
 	}
-	if (st == BD_OK)
-		st = run_network (s, m, error);
-	const float *prob = p->prob;
-	if (st == BD_OK && opts->mirror_average)
-		st = bd_gpu_mirror_average (p->prob, p->prob + (size_t) lb.pw * lb.ph, lb.pw, lb.ph, s->stream, error);
 	bd_gpu_upsample_params up = {
-		prob, lb, ph->rgb_low, ph->pixels, photo->width, photo->height, ch, row,
+		p->prob, lb, ph->rgb_low, ph->pixels, photo->width, photo->height, ch, row,
 		opts->refine_edges != 0, ph->scratch, ph->alpha,
 	};
 	if (st == BD_OK)

@@ -2,7 +2,8 @@
 
 #include "cuda-common.cuh"
 
-/* sum[y][x] = (sum[y][x] + mirrored[y][width - 1 - x]) / 2: the network's output on the
- * canvas averaged with its output on the mirrored canvas. */
-bd_status bd_gpu_mirror_average (float *sum, const float *mirrored, uint32_t width, uint32_t height,
+/* Mirror averaging: the photo's part of @prob (canvas @lb) averaged with @mirrored, the
+ * network's output for the mirror image on the mirror pass's canvas @lb2 (another scale),
+ * sampled bilinearly; bd_mirror_average in core/image/image.h says exactly how. */
+bd_status bd_gpu_mirror_average (float *prob, const bd_letterbox &lb, const float *mirrored, const bd_letterbox &lb2,
                                  cudaStream_t stream, bd_error *error);

@@ -175,6 +175,22 @@ test_letterbox (void)
 		g_assert_cmpuint (lb.ox, ==, cases[i].ox);
 		g_assert_cmpuint (lb.oy, ==, cases[i].oy);
 	}
+	/* Mirror averaging's pass: 9/8 of the photo's scale, rounded, enlarging small photos too. */
+	static const struct { uint32_t w, h, sw, sh, pw, ph, ox, oy; } mirror[] = {
+		{ 200, 100, 72, 36, 72, 36, 0, 0 },       /* 64 -> 72 */
+		{ 40, 30, 45, 34, 48, 36, 1, 1 },         /* 40 -> 45, 33.75 -> 34 */
+		{ 3, 2, 3, 2, 4, 4, 0, 1 },               /* 3 -> 3.375 -> 3 */
+		{ 1, 1, 1, 1, 4, 4, 1, 1 },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS (mirror); i++) {
+		bd_letterbox lb = bd_letterbox_mirror_for (s, mirror[i].w, mirror[i].h);
+		g_assert_cmpuint (lb.sw, ==, mirror[i].sw);
+		g_assert_cmpuint (lb.sh, ==, mirror[i].sh);
+		g_assert_cmpuint (lb.pw, ==, mirror[i].pw);
+		g_assert_cmpuint (lb.ph, ==, mirror[i].ph);
+		g_assert_cmpuint (lb.ox, ==, mirror[i].ox);
+		g_assert_cmpuint (lb.oy, ==, mirror[i].oy);
+	}
 	bd_session_free (s32);
 	bd_session_free (s);
 	bd_model_free (m);

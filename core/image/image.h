@@ -28,6 +28,13 @@ bd_status bd_upsample_alpha (bd_thread_pool *pool, const float *prob, const floa
                              uint32_t lw, uint32_t lh, const bd_image *photo, bool refine,
                              uint8_t *alpha, size_t alpha_stride, bd_error *error);
 
+/* Mirror averaging (session.c): each pixel of the photo on @prob (canvas @lb) becomes the mean
+ * of itself and of @mirrored, the network's output for the photo's mirror image on canvas
+ * @lb2 (the mirror pass's letterbox, another scale), sampled there bilinearly with pixel
+ * centres aligned (clamped at the photo's edges). The CUDA backend does the same on the
+ * device (gpu/mirror-average.cu). */
+void bd_mirror_average (float *prob, const bd_letterbox *lb, const float *mirrored, const bd_letterbox *lb2);
+
 /* Local mean colours of the person (@fg) and of the background (@bg) around each pixel, at
  * the photo's size divided by @factor: averages weighted by alpha and by 1 - alpha over
  * windows of about 2 * radii[i] + 1 reduced pixels, @iterations times (colour-means.c).
