@@ -1,5 +1,6 @@
-/* The CPU backend: a plan of blocked activation buffers made once per input size, and the
- * U-Net forward pass over the ops in core/ops/. Concatenation costs no copy: the encoder's
+/* The CPU backend: plans of blocked activation buffers made once per input size (two kept:
+ * a photo's pass and its mirror pass run at two sizes), and the U-Net forward pass over the
+ * ops in core/ops/. Concatenation costs no copy: the encoder's
  * output and the up-convolution write the two plane ranges of one buffer. */
 #include "ops/ops.h"
 
@@ -15,18 +16,27 @@ typedef struct {
 	uint32_t planes;
 } cpu_buffer;
 
+/* Buffers for one input size (see plan_for). */
 typedef struct {
-	/* Weights, packed once per session. */
-	bd_cpu_conv enc[BD_MAX_DEPTH][2];
-	bd_cpu_conv up[BD_MAX_DEPTH][4];
-	bd_cpu_conv dec[BD_MAX_DEPTH][2];
-	/* Buffers for the current input size (see plan_make). */
 	uint32_t    height, width;
+	uint64_t    last_used;
 	cpu_buffer  input;                 /* level 0, 3 channels */
 	cpu_buffer  pooled[BD_MAX_DEPTH];  /* level l's input, l >= 1 */
 	cpu_buffer  tmp[BD_MAX_DEPTH];     /* first conv of a block */
 	cpu_buffer  cat[BD_MAX_DEPTH];     /* skip | up, levels 0..depth-2 */
 	cpu_buffer  out[BD_MAX_DEPTH];     /* a block's output: decoder, or the bottleneck */
+} cpu_plan;
+
+typedef struct {
+	/* Weights, packed once per session. */
+	bd_cpu_conv enc[BD_MAX_DEPTH][2];
+	bd_cpu_conv up[BD_MAX_DEPTH][4];
+	bd_cpu_conv dec[BD_MAX_DEPTH][2];
+	/* The two input sizes used last: mirror averaging alternates between two, and making a
+	 * plan (allocating and zeroing every buffer) for each pass would cost more than the
+	 * smaller network pass itself. */
+	cpu_plan    plans[2];
+	uint64_t    uses;
 } cpu_state;
 
 static void
@@ -67,7 +77,7 @@ planes_of (const cpu_buffer *b, uint32_t first)
 }
 
 static void
-plan_clear (cpu_state *s)
+plan_clear (cpu_plan *s)
 {
 	buffer_clear (&s->input);
 	for (int l = 0; l < BD_MAX_DEPTH; l++) {
@@ -80,10 +90,8 @@ plan_clear (cpu_state *s)
 }
 
 static bd_status
-plan_make (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, bd_error *error)
+plan_make (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, bd_error *error)
 {
-	if (s->height == height && s->width == width)
-		return BD_OK;
 	plan_clear (s);
 	bd_status st = buffer_make (&s->input, 3, height, width, error);
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
@@ -103,6 +111,26 @@ plan_make (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, bd_
 	}
 	s->height = height;
 	s->width = width;
+	return BD_OK;
+}
+
+/* The plan for this size: a kept one, or a new one in place of the one used longest ago. */
+static bd_status
+plan_for (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, cpu_plan **out,
+          bd_error *error)
+{
+	cpu_plan *p = NULL;
+	for (int i = 0; i < 2 && !p; i++)
+		if (s->plans[i].height == height && s->plans[i].width == width)
+			p = &s->plans[i];
+	if (!p) {
+		p = s->plans[0].last_used <= s->plans[1].last_used ? &s->plans[0] : &s->plans[1];
+		bd_status st = plan_make (p, m, height, width, error);
+		if (st != BD_OK)
+			return st;
+	}
+	p->last_used = ++s->uses;
+	*out = p;
 	return BD_OK;
 }
 
@@ -174,7 +202,8 @@ cpu_destroy (bd_session *session)
 		for (int t = 0; t < 4; t++)
 			bd_cpu_conv_clear (&s->up[l][t]);
 	}
-	plan_clear (s);
+	plan_clear (&s->plans[0]);
+	plan_clear (&s->plans[1]);
 	free (s);
 	session->backend_data = NULL;
 }
@@ -192,16 +221,17 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
                  float *output, const bd_run_options *opts, bd_error *error)
 {
 	const bd_model *m = session->model;
-	cpu_state *s = session->backend_data;
+	cpu_state *state = session->backend_data;
 	bd_thread_pool *pool = session->pool;
-	bd_status st = plan_make (s, m, height, width, error);
+	cpu_plan *p;
+	bd_status st = plan_for (state, m, height, width, &p, error);
 	if (st != BD_OK)
 		return st;
 
 	/* The photo's three channels go to lanes 0..2 of the input plane. */
 	size_t hw = (size_t) height * width;
 	for (uint32_t y = 0; y < height; y++) {
-		float *row = s->input.view.data + (size_t) y * s->input.view.row_stride;
+		float *row = p->input.view.data + (size_t) y * p->input.view.row_stride;
 		for (uint32_t x = 0; x < width; x++)
 			for (int c = 0; c < 3; c++)
 				row[(size_t) x * BD_LANES + c] = input[c * hw + (size_t) y * width + x];
@@ -209,31 +239,31 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 
 	uint32_t D = m->depth;
 	int done = 0, total = (int) (2 * D + 4 * (D - 1) + 1);
-	bd_cpu_view x = s->input.view;
+	bd_cpu_view x = p->input.view;
 	for (uint32_t l = 0; l < D; l++) {
 		if (l > 0) {
-			bd_cpu_view skip = planes_of (&s->cat[l - 1], 0);
-			bd_maxpool2x2 (pool, s->pooled[l].planes, &skip, &s->pooled[l].view);
-			x = s->pooled[l].view;
+			bd_cpu_view skip = planes_of (&p->cat[l - 1], 0);
+			bd_maxpool2x2 (pool, p->pooled[l].planes, &skip, &p->pooled[l].view);
+			x = p->pooled[l].view;
 		}
-		bd_conv2d (pool, &s->enc[l][0], &x, &s->tmp[l].view, true);
-		bd_cpu_view dst = l + 1 < D ? planes_of (&s->cat[l], 0) : s->out[l].view;
-		bd_conv2d (pool, &s->enc[l][1], &s->tmp[l].view, &dst, true);
+		bd_conv2d (pool, &state->enc[l][0], &x, &p->tmp[l].view, true);
+		bd_cpu_view dst = l + 1 < D ? planes_of (&p->cat[l], 0) : p->out[l].view;
+		bd_conv2d (pool, &state->enc[l][1], &p->tmp[l].view, &dst, true);
 		if (!step (opts, &done, total) || !step (opts, &done, total))
 			return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
 	}
 	for (uint32_t l = D - 1; l-- > 0;) {
-		bd_cpu_view up = planes_of (&s->cat[l], PLANES (m->widths[l]));
-		bd_conv_transpose2x2 (pool, s->up[l], &s->out[l + 1].view, &up);
-		bd_cpu_view cat = s->cat[l].view;
-		bd_conv2d (pool, &s->dec[l][0], &cat, &s->tmp[l].view, true);
-		bd_conv2d (pool, &s->dec[l][1], &s->tmp[l].view, &s->out[l].view, true);
+		bd_cpu_view up = planes_of (&p->cat[l], PLANES (m->widths[l]));
+		bd_conv_transpose2x2 (pool, state->up[l], &p->out[l + 1].view, &up);
+		bd_cpu_view cat = p->cat[l].view;
+		bd_conv2d (pool, &state->dec[l][0], &cat, &p->tmp[l].view, true);
+		bd_conv2d (pool, &state->dec[l][1], &p->tmp[l].view, &p->out[l].view, true);
 		for (int k = 0; k < 4; k++)
 			if (!step (opts, &done, total))
 				return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
 	}
 	bd_head_sigmoid (pool, m->head.weight.data, m->head.bias.data[0], m->widths[0],
-	                 &s->out[0].view, output);
+	                 &p->out[0].view, output);
 	step (opts, &done, total);
 	return BD_OK;
 }
