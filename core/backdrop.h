@@ -105,7 +105,7 @@ typedef struct bd_run_options {
 	bd_progress_fn progress;      /* may be NULL */
 	void          *user_data;
 	int            mirror_average;/* non-zero: also run the mirrored photo at 9/8 of the scale
-	                               * and average the two (default 1; 2.3 times the network's
+	                               * and average the two (default 1; 2.2 times the network's
 	                               * time, a better mask) */
 	int            main_subject_only; /* non-zero: drop separate people under a fifth of the
 	                               * largest one's area, passers-by behind the subject (default 1) */
