@@ -32,9 +32,8 @@ typedef struct {
 	bd_cpu_conv enc[BD_MAX_DEPTH][2];
 	bd_cpu_conv up[BD_MAX_DEPTH][4];
 	bd_cpu_conv dec[BD_MAX_DEPTH][2];
-	/* The two input sizes used last: mirror averaging alternates between two, and making a
-	 * plan (allocating and zeroing every buffer) for each pass would cost more than the
-	 * smaller network pass itself. */
+	/* The two input sizes used last: mirror averaging alternates between two, and one plan
+	 * would be remade (every buffer allocated and zeroed) twice a photo. */
 	cpu_plan    plans[2];
 	uint64_t    uses;
 } cpu_state;
