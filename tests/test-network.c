@@ -157,39 +157,31 @@ test_letterbox (void)
 	o.device = BD_DEVICE_CPU;
 	o.input_size = 32;
 	g_assert_cmpint (bd_session_new (m, &o, &s32, NULL), ==, BD_OK);
-	static const struct { int input32; uint32_t w, h, sw, sh, pw, ph, ox, oy; } cases[] = {
-		{ 0, 200, 100, 64, 32, 64, 32, 0, 0 },    /* shrunk to the input size */
-		{ 0, 63, 200, 20, 64, 20, 64, 0, 0 },     /* 20.16 rounds to 20 */
-		{ 0, 40, 30, 40, 30, 40, 32, 0, 1 },      /* smaller: kept, padded evenly */
-		{ 0, 64, 10, 64, 10, 64, 12, 0, 1 },      /* exactly the input size */
-		{ 0, 3, 2, 3, 2, 4, 4, 0, 1 },            /* odd padding to the right and bottom */
-		{ 1, 40, 30, 32, 24, 32, 24, 0, 0 },      /* a session whose input size is 32 */
-		{ 1, 20, 10, 20, 10, 20, 12, 0, 1 },
+	/* mirror: the mirror pass's letterbox, at 9/8 of the photo's scale (rounded), which
+	 * enlarges small photos too. */
+	static const struct { int input32, mirror; uint32_t w, h, sw, sh, pw, ph, ox, oy; } cases[] = {
+		{ 0, 0, 200, 100, 64, 32, 64, 32, 0, 0 },    /* shrunk to the input size */
+		{ 0, 0, 63, 200, 20, 64, 20, 64, 0, 0 },     /* 20.16 rounds to 20 */
+		{ 0, 0, 40, 30, 40, 30, 40, 32, 0, 1 },      /* smaller: kept, padded evenly */
+		{ 0, 0, 64, 10, 64, 10, 64, 12, 0, 1 },      /* exactly the input size */
+		{ 0, 0, 3, 2, 3, 2, 4, 4, 0, 1 },            /* odd padding to the right and bottom */
+		{ 1, 0, 40, 30, 32, 24, 32, 24, 0, 0 },      /* a session whose input size is 32 */
+		{ 1, 0, 20, 10, 20, 10, 20, 12, 0, 1 },
+		{ 0, 1, 200, 100, 72, 36, 72, 36, 0, 0 },    /* 64 -> 72 */
+		{ 0, 1, 40, 30, 45, 34, 48, 36, 1, 1 },      /* 40 -> 45, 33.75 -> 34 */
+		{ 0, 1, 3, 2, 3, 2, 4, 4, 0, 1 },            /* 3 -> 3.375 -> 3 */
+		{ 0, 1, 1, 1, 1, 1, 4, 4, 1, 1 },
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS (cases); i++) {
-		bd_letterbox lb = bd_letterbox_for (cases[i].input32 ? s32 : s, cases[i].w, cases[i].h);
+		const bd_session *cs = cases[i].input32 ? s32 : s;
+		bd_letterbox lb = cases[i].mirror ? bd_letterbox_mirror_for (cs, cases[i].w, cases[i].h)
+		                                  : bd_letterbox_for (cs, cases[i].w, cases[i].h);
 		g_assert_cmpuint (lb.sw, ==, cases[i].sw);
 		g_assert_cmpuint (lb.sh, ==, cases[i].sh);
 		g_assert_cmpuint (lb.pw, ==, cases[i].pw);
 		g_assert_cmpuint (lb.ph, ==, cases[i].ph);
 		g_assert_cmpuint (lb.ox, ==, cases[i].ox);
 		g_assert_cmpuint (lb.oy, ==, cases[i].oy);
-	}
-	/* Mirror averaging's pass: 9/8 of the photo's scale, rounded, enlarging small photos too. */
-	static const struct { uint32_t w, h, sw, sh, pw, ph, ox, oy; } mirror[] = {
-		{ 200, 100, 72, 36, 72, 36, 0, 0 },       /* 64 -> 72 */
-		{ 40, 30, 45, 34, 48, 36, 1, 1 },         /* 40 -> 45, 33.75 -> 34 */
-		{ 3, 2, 3, 2, 4, 4, 0, 1 },               /* 3 -> 3.375 -> 3 */
-		{ 1, 1, 1, 1, 4, 4, 1, 1 },
-	};
-	for (size_t i = 0; i < G_N_ELEMENTS (mirror); i++) {
-		bd_letterbox lb = bd_letterbox_mirror_for (s, mirror[i].w, mirror[i].h);
-		g_assert_cmpuint (lb.sw, ==, mirror[i].sw);
-		g_assert_cmpuint (lb.sh, ==, mirror[i].sh);
-		g_assert_cmpuint (lb.pw, ==, mirror[i].pw);
-		g_assert_cmpuint (lb.ph, ==, mirror[i].ph);
-		g_assert_cmpuint (lb.ox, ==, mirror[i].ox);
-		g_assert_cmpuint (lb.oy, ==, mirror[i].oy);
 	}
 	bd_session_free (s32);
 	bd_session_free (s);
