@@ -7,15 +7,20 @@
 
 /* The library's CRC-32 is internal; this copy keeps the writer independent of it. */
 static uint32_t
-crc32_bytes (const uint8_t *p, size_t n)
+crc32_bytes_from (uint32_t crc, const uint8_t *p, size_t n)
 {
-	uint32_t crc = 0xffffffffu;
 	while (n--) {
 		crc ^= *p++;
 		for (int k = 0; k < 8; k++)
 			crc = (crc & 1) ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
 	}
-	return ~crc;
+	return crc;
+}
+
+static uint32_t
+crc32_bytes (const uint8_t *p, size_t n)
+{
+	return ~crc32_bytes_from (0xffffffffu, p, n);
 }
 
 float
@@ -121,19 +126,38 @@ float_to_half (float f)
 	return (uint16_t) h;
 }
 
+static uint32_t
+crc32_more (uint32_t crc, const uint8_t *p, size_t n)
+{
+	return ~crc32_bytes_from (~crc, p, n);
+}
+
 void
 bd_synthetic_model_fix_checksum (uint8_t *bytes, size_t size)
 {
-	uint64_t table = 0;
-	memcpy (&table, bytes + BD_SYN_OFFSET_TABLE, 8);
-	if (table <= size)
-		put32 (bytes + BD_SYN_OFFSET_CHECKSUM, crc32_bytes (bytes + table, size - table));
+	uint32_t version = 0;
+	memcpy (&version, bytes + BD_SYN_OFFSET_VERSION, 4);
+	if (version == 1) {
+		/* Version 1: everything after the header. */
+		if (size >= BD_SYN_HEADER_SIZE)
+			put32 (bytes + BD_SYN_OFFSET_CHECKSUM,
+			       crc32_bytes (bytes + BD_SYN_HEADER_SIZE, size - BD_SYN_HEADER_SIZE));
+		return;
+	}
+	/* Version 2: the whole file, the checksum field read as zeros. */
+	if (size < BD_SYN_OFFSET_CHECKSUM + 4)
+		return;
+	static const uint8_t zeros[4] = { 0 };
+	uint32_t crc = crc32_more (0, bytes, BD_SYN_OFFSET_CHECKSUM);
+	crc = crc32_more (crc, zeros, 4);
+	crc = crc32_more (crc, bytes + BD_SYN_OFFSET_CHECKSUM + 4, size - BD_SYN_OFFSET_CHECKSUM - 4);
+	put32 (bytes + BD_SYN_OFFSET_CHECKSUM, crc);
 }
 
 uint8_t *
 bd_synthetic_model_bytes (const bd_synthetic_spec *s, size_t *size)
 {
-	tensor_spec t[6 * 8 + 4];
+	tensor_spec t[10 * 8 - 4];   /* a depth-8 U-Net's tensors */
 	size_t n = list_tensors (s, t);
 	size_t el = s->f16 ? 2 : 4;
 	size_t table = BD_SYN_HEADER_SIZE, data = (table + n * BD_SYN_ENTRY_SIZE + 63) / 64 * 64;
@@ -145,7 +169,7 @@ bd_synthetic_model_bytes (const bd_synthetic_spec *s, size_t *size)
 	if (!b)
 		return NULL;
 	memcpy (b, "BDMODEL", 8);
-	put32 (b + 8, 1);
+	put32 (b + 8, s->version ? s->version : 2);
 	put32 (b + 12, BD_SYN_HEADER_SIZE);
 	put64 (b + 16, total);
 	put32 (b + 24, s->depth);

@@ -12,9 +12,10 @@ typedef struct {
 	uint32_t input_size;
 	bool     f16;
 	uint64_t seed;
+	uint32_t version;   /* of the format; 0: the newest (2) */
 } bd_synthetic_spec;
 
-/* Fills widths[l] = base << l for a depth-@depth U-Net. */
+/* Fills widths[l] = base << l for a depth-@depth U-Net, the newest format version. */
 void     bd_synthetic_spec_init (bd_synthetic_spec *spec, uint32_t depth, uint32_t base,
                                  uint32_t input_size, uint64_t seed);
 

@@ -4,6 +4,7 @@
 #include "backdrop.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define BD_MAX_DEPTH 8
@@ -25,6 +26,19 @@ bd_size_mul3 (size_t a, size_t b, size_t c, size_t *out)
 {
 	size_t ab;
 	return bd_size_mul (a, b, &ab) && bd_size_mul (ab, c, out);
+}
+
+/* True when rows of @row_bytes, @stride apart, fit @height times in an addressable buffer:
+ * the stride is at least a row, and the last row's end neither overflows nor passes
+ * PTRDIFF_MAX (a SIZE_MAX stride would otherwise wrap round to read before the buffer). */
+static inline bool
+bd_stride_ok (size_t row_bytes, uint32_t height, size_t stride)
+{
+	size_t extent;
+	if (stride < row_bytes || height == 0)
+		return false;
+	return bd_size_mul (stride, (size_t) height - 1, &extent) &&
+	       !__builtin_add_overflow (extent, row_bytes, &extent) && extent <= (size_t) PTRDIFF_MAX;
 }
 
 /* Memory aligned for vector loads, zero-filled; NULL on overflow or exhaustion. */
@@ -55,9 +69,7 @@ struct bd_model {
 	bd_conv_weights up[BD_MAX_DEPTH];      /* up[l]: level l+1 -> l */
 	bd_conv_weights dec[BD_MAX_DEPTH][2];
 	bd_conv_weights head;
-	/* Backing storage: the mapping, and f32 copies of f16 tensors. */
-	void           *mapping;
-	size_t          mapping_size;
+	/* Every tensor's f32 values, in one block of our own (the file is not kept). */
 	float          *converted;
 };
 

@@ -1,5 +1,7 @@
-/* The model file loader (docs/model-format.md): the file is mapped read-only and every
- * size, offset and shape is checked before anything reads through it. */
+/* The model file loader (docs/model-format.md): the file is read into memory once, every
+ * size, offset and shape is checked before anything reads through it, and the weights are
+ * converted into memory of our own. Nothing stays tied to the file: a model rewritten in
+ * place while it is open cannot fault the process, as a mapping would (SIGBUS). */
 #include "backdrop-private.h"
 
 #include <errno.h>
@@ -8,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +17,19 @@
 #define ENTRY_SIZE 96
 #define MAX_TENSORS 1024
 #define MAX_WIDTH 4096
+/* Version 2 checksums the header too; version 1 files are still read. */
+#define FORMAT_VERSION 2
+/* Trained, batch-norm-folded weights stay far below this (the shipped model's largest is 4.2);
+ * a larger one is a broken export, and would overflow the network's sums to infinity. */
+#define MAX_ABS_WEIGHT 4096.0f
+/* The normalisation maps [0, 1] colours; constants outside these bounds are damage. */
+#define MAX_ABS_MEAN 16.0f
+#define MIN_STD 1e-3f
+#define MAX_STD 16.0f
+/* Tensors of a depth-D U-Net: 2 convolutions a level (4D tensors), an up-convolution and 2
+ * decoder convolutions a level but the last (6(D-1)), and the head (2). */
+#define TENSORS_FOR_DEPTH(d) (10u * (d) - 4u)
+#define MAX_EXPECTED TENSORS_FOR_DEPTH (BD_MAX_DEPTH)
 
 enum { DTYPE_F32 = 0, DTYPE_F16 = 1 };
 
@@ -31,6 +45,7 @@ rd64 (const uint8_t *p)
 	return rd32 (p) | (uint64_t) rd32 (p + 4) << 32;
 }
 
+/* Little-endian in the file, whatever the host's order. */
 static float
 rdf32 (const uint8_t *p)
 {
@@ -70,6 +85,8 @@ static void
 expect (expected_tensor *e, size_t *n, bd_weight *slot, const char *name,
         uint32_t ndim, uint32_t d0, uint32_t d1, uint32_t d2, uint32_t d3)
 {
+	if (*n >= MAX_EXPECTED)
+		return;   /* cannot happen for depth <= BD_MAX_DEPTH; never write past the table */
 	expected_tensor *t = &e[(*n)++];
 	memset (t, 0, sizeof *t);
 	t->slot = slot;
@@ -89,7 +106,8 @@ expect_conv (expected_tensor *e, size_t *n, bd_conv_weights *c, const char *pref
 	expect (e, n, &c->bias, name, 1, bias_len, 0, 0, 0);
 }
 
-/* Fills @e with the tensors a U-Net of @m's architecture must have. */
+/* Fills @e (MAX_EXPECTED entries) with the tensors a U-Net of @m's architecture must have:
+ * TENSORS_FOR_DEPTH (m->depth) of them. */
 static size_t
 expected_tensors (bd_model *m, expected_tensor *e)
 {
@@ -115,20 +133,40 @@ expected_tensors (bd_model *m, expected_tensor *e)
 	return n;
 }
 
+/* Version 2: CRC-32 of the whole file with the checksum field read as zeros; version 1: of
+ * everything after the header. */
+static uint32_t
+file_checksum (const uint8_t *b, size_t size, uint32_t version)
+{
+	if (version == 1)
+		return bd_crc32 (0, b + HEADER_SIZE, size - HEADER_SIZE);
+	static const uint8_t zeros[4] = { 0 };
+	uint32_t crc = bd_crc32 (0, b, 128);
+	crc = bd_crc32 (crc, zeros, sizeof zeros);
+	return bd_crc32 (crc, b + 132, size - 132);
+}
+
 static bd_status
 parse_header (bd_model *m, const uint8_t *b, size_t size, const char *path, bd_error *error)
 {
 	if (size < HEADER_SIZE || memcmp (b, "BDMODEL\0", 8) != 0)
 		return bd_error_set (error, BD_ERR_FORMAT, "%s is not a Backdrop model file (wrong magic)", path);
 	uint32_t version = rd32 (b + 8);
-	if (version != 1)
+	if (version < 1 || version > FORMAT_VERSION)
 		return bd_error_set (error, BD_ERR_FORMAT,
-		                     "%s is a model of format version %u; this Backdrop reads version 1",
-		                     path, version);
-	if (rd32 (b + 12) != HEADER_SIZE || rd64 (b + 16) != size)
+		                     "%s is a model of format version %u; this Backdrop reads versions 1 and %d",
+		                     path, version, FORMAT_VERSION);
+	if (rd32 (b + 12) != HEADER_SIZE)
+		return bd_error_set (error, BD_ERR_FORMAT, "%s: header size %u, the format's is %d",
+		                     path, rd32 (b + 12), HEADER_SIZE);
+	if (rd64 (b + 16) != size)
 		return bd_error_set (error, BD_ERR_FORMAT,
 		                     "%s is truncated or has trailing bytes (header says %llu bytes, file has %zu)",
 		                     path, (unsigned long long) rd64 (b + 16), size);
+	/* The checksum first: a damaged file is called damaged, not "bad depth". Version 1 leaves
+	 * the header out of it, and relies on the range checks below alone. */
+	if (file_checksum (b, size, version) != rd32 (b + 128))
+		return bd_error_set (error, BD_ERR_FORMAT, "%s is damaged (checksum mismatch)", path);
 	m->depth = rd32 (b + 24);
 	if (m->depth < 1 || m->depth > BD_MAX_DEPTH)
 		return bd_error_set (error, BD_ERR_FORMAT, "%s: depth %u is outside 1..%d", path, m->depth, BD_MAX_DEPTH);
@@ -142,8 +180,10 @@ parse_header (bd_model *m, const uint8_t *b, size_t size, const char *path, bd_e
 	for (int c = 0; c < 3; c++) {
 		m->mean[c] = rdf32 (b + 40 + 4 * c);
 		m->std[c] = rdf32 (b + 52 + 4 * c);
-		if (!isfinite (m->mean[c]) || !(m->std[c] > 1e-6f) || !isfinite (m->std[c]))
-			return bd_error_set (error, BD_ERR_FORMAT, "%s: bad normalisation constants", path);
+		if (!(fabsf (m->mean[c]) <= MAX_ABS_MEAN) || !(m->std[c] >= MIN_STD && m->std[c] <= MAX_STD))
+			return bd_error_set (error, BD_ERR_FORMAT,
+			                     "%s: bad normalisation constants (mean within ±%g, std within %g..%g)",
+			                     path, MAX_ABS_MEAN, MIN_STD, MAX_STD);
 	}
 	for (uint32_t l = 0; l < 8; l++) {
 		uint32_t w = rd32 (b + 64 + 4 * l);
@@ -160,6 +200,15 @@ parse_header (bd_model *m, const uint8_t *b, size_t size, const char *path, bd_e
 	return BD_OK;
 }
 
+static expected_tensor *
+find_expected (expected_tensor *expected, size_t n, const uint8_t *entry)
+{
+	for (size_t k = 0; k < n; k++)
+		if (strncmp (expected[k].name, (const char *) entry, 56) == 0)
+			return &expected[k];
+	return NULL;
+}
+
 static bd_status
 load_tensors (bd_model *m, const uint8_t *b, size_t size, const char *path, bd_error *error)
 {
@@ -170,27 +219,24 @@ load_tensors (bd_model *m, const uint8_t *b, size_t size, const char *path, bd_e
 	if (table != HEADER_SIZE || data % 64 || data < table + (uint64_t) count * ENTRY_SIZE ||
 	    data > size || data_size != size - data)
 		return bd_error_set (error, BD_ERR_FORMAT, "%s: tensor table or data out of bounds", path);
-	uint32_t crc = bd_crc32 (0, b + table, size - table);
-	if (crc != rd32 (b + 128))
-		return bd_error_set (error, BD_ERR_FORMAT, "%s is damaged (checksum mismatch)", path);
-
-	expected_tensor expected[6 * BD_MAX_DEPTH + 4];
+	/* The count is checked against the architecture before the table is filled. */
+	if (count != TENSORS_FOR_DEPTH (m->depth))
+		return bd_error_set (error, BD_ERR_FORMAT, "%s holds %u tensors; a depth-%u U-Net needs %u",
+		                     path, count, m->depth, TENSORS_FOR_DEPTH (m->depth));
+	expected_tensor expected[MAX_EXPECTED];
 	size_t n_expected = expected_tensors (m, expected);
-	if (count != n_expected)
-		return bd_error_set (error, BD_ERR_FORMAT, "%s holds %u tensors; a depth-%u U-Net needs %zu",
-		                     path, count, m->depth, n_expected);
+	if (n_expected != count)
+		return bd_error_set (error, BD_ERR_FORMAT, "%s: the tensor table of a depth-%u U-Net is wrong",
+		                     path, m->depth);
 
-	/* First pass: check every entry and total the f16 data that needs converting. */
-	size_t f16_elements = 0;
+	/* First pass: check every entry and total the elements. */
+	size_t total = 0;
 	for (uint32_t i = 0; i < count; i++) {
 		const uint8_t *e = b + table + (size_t) i * ENTRY_SIZE;
 		char name[57];
 		memcpy (name, e, 56);
 		name[56] = '\0';
-		expected_tensor *t = NULL;
-		for (size_t k = 0; k < n_expected; k++)
-			if (strcmp (expected[k].name, name) == 0)
-				t = &expected[k];
+		expected_tensor *t = find_expected (expected, n_expected, e);
 		if (!t || t->seen)
 			return bd_error_set (error, BD_ERR_FORMAT, "%s: unexpected or repeated tensor \"%s\"", path, name);
 		t->seen = true;
@@ -209,51 +255,39 @@ load_tensors (bd_model *m, const uint8_t *b, size_t size, const char *path, bd_e
 		uint64_t elsize = dtype == DTYPE_F32 ? 4 : 2;
 		if (nbytes != elements * elsize || offset % 64 || offset > data_size || nbytes > data_size - offset)
 			return bd_error_set (error, BD_ERR_FORMAT, "%s: tensor \"%s\" lies outside the data", path, name);
-		if (dtype == DTYPE_F16)
-			f16_elements += elements;
+		total += elements;   /* each under the 4 GiB file: no overflow */
 		t->slot->ndim = ndim;
 		memcpy (t->slot->dims, t->dims, sizeof t->dims);
 	}
 
-	if (f16_elements) {
-		m->converted = bd_alloc_zeroed (f16_elements, sizeof (float));
-		if (!m->converted)
-			return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory converting %s", path);
-	}
-	/* Second pass: point the slots at their data. The file's data may not be 4-byte aligned
-	 * for the CPU when mapped, but offsets are multiples of 64 and mmap is page-aligned. */
+	m->converted = bd_alloc_zeroed (total, sizeof (float));
+	if (!m->converted)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory loading %s (%zu weights)", path, total);
+	/* Second pass: widen every tensor into our own memory, from little-endian f32 or f16. */
 	float *next = m->converted;
 	for (uint32_t i = 0; i < count; i++) {
 		const uint8_t *e = b + table + (size_t) i * ENTRY_SIZE;
-		expected_tensor *t = NULL;
-		for (size_t k = 0; k < n_expected; k++)
-			if (strncmp (expected[k].name, (const char *) e, 56) == 0)
-				t = &expected[k];
+		expected_tensor *t = find_expected (expected, n_expected, e);
 		const uint8_t *src = b + data + rd64 (e + 80);
-		size_t elements = rd64 (e + 88) / (rd32 (e + 56) == DTYPE_F32 ? 4 : 2);
-		if (rd32 (e + 56) == DTYPE_F32) {
-			t->slot->data = (const float *) src;
-		} else {
-			for (size_t k = 0; k < elements; k++)
-				next[k] = half_to_float ((uint16_t) (src[2 * k] | src[2 * k + 1] << 8));
-			t->slot->data = next;
-			next += elements;
-		}
+		bool f32 = rd32 (e + 56) == DTYPE_F32;
+		size_t elements = rd64 (e + 88) / (f32 ? 4 : 2);
 		for (size_t k = 0; k < elements; k++)
-			if (!isfinite (t->slot->data[k]))
-				return bd_error_set (error, BD_ERR_FORMAT, "%s: tensor \"%.56s\" holds NaN or infinity",
-				                     path, (const char *) e);
+			next[k] = f32 ? rdf32 (src + 4 * k) : half_to_float ((uint16_t) (src[2 * k] | src[2 * k + 1] << 8));
+		for (size_t k = 0; k < elements; k++)
+			if (!(fabsf (next[k]) <= MAX_ABS_WEIGHT))
+				return bd_error_set (error, BD_ERR_FORMAT,
+				                     "%s: tensor \"%.56s\" holds NaN, infinity or a weight over %g",
+				                     path, (const char *) e, MAX_ABS_WEIGHT);
+		t->slot->data = next;
+		next += elements;
 	}
 	return BD_OK;
 }
 
-bd_status
-bd_model_open (const char *path, bd_model **out_model, bd_error *error)
+/* The whole file into aligned memory of our own. */
+static bd_status
+read_file (const char *path, uint8_t **out, size_t *out_size, bd_error *error)
 {
-	if (!path || !out_model)
-		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_model_open: no path or result pointer");
-	*out_model = NULL;
-
 	int fd = open (path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return bd_error_set (error, BD_ERR_IO, "cannot open model %s: %s", path, strerror (errno));
@@ -271,25 +305,57 @@ bd_model_open (const char *path, bd_model **out_model, bd_error *error)
 		close (fd);
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "model %s is larger than 4 GiB", path);
 	}
-	size_t size = (size_t) st.st_size;
-	void *map = mmap (NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	size_t size = (size_t) st.st_size, done = 0;
+	uint8_t *b = bd_alloc_zeroed (size, 1);
+	if (!b) {
+		close (fd);
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory reading model %s (%zu bytes)", path, size);
+	}
+	while (done < size) {
+		ssize_t n = read (fd, b + done, size - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : 0;
+			close (fd);
+			bd_free_aligned (b);
+			/* A file that shrank while we read it is as truncated as a short one. */
+			return e ? bd_error_set (error, BD_ERR_IO, "cannot read model %s: %s", path, strerror (e))
+			         : bd_error_set (error, BD_ERR_FORMAT, "%s is truncated (it shrank while being read)", path);
+		}
+		done += (size_t) n;
+	}
 	close (fd);
-	if (map == MAP_FAILED)
-		return bd_error_set (error, BD_ERR_IO, "cannot map model %s: %s", path, strerror (errno));
+	*out = b;
+	*out_size = size;
+	return BD_OK;
+}
 
+bd_status
+bd_model_open (const char *path, bd_model **out_model, bd_error *error)
+{
+	if (out_model)
+		*out_model = NULL;
+	if (!path || !out_model)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_model_open: no path or result pointer");
+
+	uint8_t *bytes = NULL;
+	size_t size = 0;
+	bd_status st = read_file (path, &bytes, &size, error);
+	if (st != BD_OK)
+		return st;
 	bd_model *m = calloc (1, sizeof *m);
 	if (!m) {
-		munmap (map, size);
+		bd_free_aligned (bytes);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory loading %s", path);
 	}
-	m->mapping = map;
-	m->mapping_size = size;
-	bd_status st2 = parse_header (m, map, size, path, error);
-	if (st2 == BD_OK)
-		st2 = load_tensors (m, map, size, path, error);
-	if (st2 != BD_OK) {
+	st = parse_header (m, bytes, size, path, error);
+	if (st == BD_OK)
+		st = load_tensors (m, bytes, size, path, error);
+	bd_free_aligned (bytes);
+	if (st != BD_OK) {
 		bd_model_free (m);
-		return st2;
+		return st;
 	}
 	*out_model = m;
 	return BD_OK;
@@ -300,8 +366,6 @@ bd_model_free (bd_model *model)
 {
 	if (!model)
 		return;
-	if (model->mapping)
-		munmap (model->mapping, model->mapping_size);
 	bd_free_aligned (model->converted);
 	free (model);
 }

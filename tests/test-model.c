@@ -7,9 +7,11 @@
 
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *tmpdir;
 
@@ -143,26 +145,128 @@ test_truncated (void)
 	expect_status (longer, size + 10, BD_ERR_FORMAT, "trailing bytes");
 }
 
+/* Version 2 checksums the whole file, the header included: every single-bit flip anywhere
+ * in a small model must be refused (version 1 let a third of the header's flips load). */
 static void
 test_bit_flips (void)
 {
 	size_t size;
 	g_autofree uint8_t *b = good_model (&size, false);
 	g_autofree uint8_t *c = g_malloc (size);
+	/* Every bit of the header, then random bits of the rest. */
+	for (size_t bit = 0; bit < 8 * BD_SYN_HEADER_SIZE; bit++) {
+		memcpy (c, b, size);
+		c[bit / 8] ^= (uint8_t) (1u << (bit % 8));
+		g_autofree char *what = g_strdup_printf ("bit %zu of byte %zu flipped", bit % 8, bit / 8);
+		expect_status (c, size, BD_ERR_FORMAT, what);
+	}
 	GRand *rand = g_rand_new_with_seed (g_test_rand_int ());
 	for (int i = 0; i < 300; i++) {
-		size_t pos;
-		/* The name (132..191) is free text and mean/std (40..63) any finite numbers: a flip
-		 * there may load. Everything else is checked or covered by the checksum. */
-		do
-			pos = (size_t) g_rand_int_range (rand, 0, (gint32) size);
-		while ((pos >= 132 && pos < 192) || (pos >= 40 && pos < 64));
+		size_t pos = (size_t) g_rand_int_range (rand, BD_SYN_HEADER_SIZE, (gint32) size);
 		memcpy (c, b, size);
 		c[pos] ^= (uint8_t) (1u << g_rand_int_range (rand, 0, 8));
 		g_autofree char *what = g_strdup_printf ("bit flip at byte %zu", pos);
 		expect_status (c, size, BD_ERR_FORMAT, what);
 	}
 	g_rand_free (rand);
+}
+
+/* Version 1 files (the header outside the checksum) still load, and give the same network. */
+static void
+test_version1 (void)
+{
+	bd_synthetic_spec spec;
+	bd_synthetic_spec_init (&spec, 3, 8, 64, 11);
+	size_t s1, s2;
+	g_autofree uint8_t *b2 = bd_synthetic_model_bytes (&spec, &s2);
+	spec.version = 1;
+	g_autofree uint8_t *b1 = bd_synthetic_model_bytes (&spec, &s1);
+	g_assert_cmpuint (s1, ==, s2);
+	g_assert_cmpmem (b1 + BD_SYN_HEADER_SIZE, s1 - BD_SYN_HEADER_SIZE, b2 + BD_SYN_HEADER_SIZE, s2 - BD_SYN_HEADER_SIZE);
+	expect_status (b1, s1, BD_OK, "version 1");
+	expect_status (b2, s2, BD_OK, "version 2");
+	/* A version-1 checksum in a version-2 file, and the other way round, are damage. */
+	put32 (b1 + BD_SYN_OFFSET_VERSION, 2);
+	expect_status (b1, s1, BD_ERR_FORMAT, "version 2 with a version-1 checksum");
+	put32 (b2 + BD_SYN_OFFSET_VERSION, 1);
+	expect_status (b2, s2, BD_ERR_FORMAT, "version 1 with a version-2 checksum");
+}
+
+/* Every depth the format allows, 1..8, loads and runs (the tensor table of depth 6..8 once
+ * overflowed a 52-entry stack array: ASan's stack-buffer-overflow, exit 139 in the CLI). */
+static void
+test_depths (void)
+{
+	for (uint32_t depth = 1; depth <= 8; depth++) {
+		bd_synthetic_spec spec;
+		uint32_t multiple = 1u << (depth - 1);
+		bd_synthetic_spec_init (&spec, depth, 1, multiple < 32 ? 32 : multiple, depth);
+		size_t size;
+		g_autofree uint8_t *b = bd_synthetic_model_bytes (&spec, &size);
+		g_assert_nonnull (b);
+		g_autofree char *path = write_bytes ("depth.bdm", b, size);
+		bd_model *m = NULL;
+		bd_session *s = NULL;
+		bd_error err = { 0 };
+		bd_session_options o;
+		bd_session_options_init (&o);
+		o.device = BD_DEVICE_CPU;
+		o.threads = 1;
+		if (bd_model_open (path, &m, &err) != BD_OK)
+			g_error ("depth %u: %s", depth, err.message);
+		g_assert_cmpuint (bd_model_depth (m), ==, depth);
+		g_assert_cmpuint (bd_model_width (m, depth - 1), ==, 1u << (depth - 1));
+		g_assert_cmpint (bd_session_new (m, &o, &s, &err), ==, BD_OK);
+		uint32_t side = multiple;
+		g_autofree float *in = g_malloc (3 * sizeof (float) * side * side);
+		g_autofree float *out = g_malloc (sizeof (float) * side * side);
+		bd_rng rng = { depth };
+		for (size_t i = 0; i < 3 * (size_t) side * side; i++)
+			in[i] = bd_rng_uniform (&rng, -2, 2);
+		g_assert_cmpint (bd_session_forward (s, in, side, side, out, &err), ==, BD_OK);
+		for (size_t i = 0; i < (size_t) side * side; i++)
+			g_assert_true (out[i] >= 0 && out[i] <= 1);
+		bd_session_free (s);
+		bd_model_free (m);
+	}
+}
+
+/* The weights live in the library's own memory: a model file truncated, or rewritten, in
+ * place while open cannot take the process down with SIGBUS, as a mapping of it would. */
+static void
+test_rewritten_while_open (void)
+{
+	size_t size;
+	g_autofree uint8_t *b = good_model (&size, false);
+	g_autofree char *path = write_bytes ("in-place.bdm", b, size);
+	bd_model *m = NULL;
+	bd_session *s = NULL;
+	bd_session_options o;
+	bd_session_options_init (&o);
+	o.device = BD_DEVICE_CPU;
+	g_assert_cmpint (bd_model_open (path, &m, NULL), ==, BD_OK);
+	g_assert_cmpint (truncate (path, 0), ==, 0);
+	g_assert_cmpint (bd_session_new (m, &o, &s, NULL), ==, BD_OK);
+	float in[3 * 16 * 16] = { 0 }, out[16 * 16];
+	g_assert_cmpint (bd_session_forward (s, in, 16, 16, out, NULL), ==, BD_OK);
+	bd_session_free (s);
+	bd_model_free (m);
+}
+
+/* Failed opens leave the result pointer NULL, whatever the reason. */
+static void
+test_out_pointer (void)
+{
+	bd_model *m = (bd_model *) &m;
+	g_assert_cmpint (bd_model_open (NULL, &m, NULL), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_null (m);
+	m = (bd_model *) &m;
+	g_autofree char *missing = g_build_filename (tmpdir, "absent.bdm", NULL);
+	g_assert_cmpint (bd_model_open (missing, &m, NULL), ==, BD_ERR_IO);
+	g_assert_null (m);
+	bd_session *s = (bd_session *) &s;
+	g_assert_cmpint (bd_session_new (NULL, NULL, &s, NULL), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_null (s);
 }
 
 static void
@@ -174,15 +278,22 @@ test_header_fields (void)
 #define CASE(what, edit, fix) do { memcpy (c, b, size); edit; if (fix) bd_synthetic_model_fix_checksum (c, size); \
 		expect_status (c, size, BD_ERR_FORMAT, what); } while (0)
 	CASE ("wrong magic", memcpy (c, "GGUF\0\0\0\0", 8), false);
-	CASE ("version 2", put32 (c + BD_SYN_OFFSET_VERSION, 2), false);
-	CASE ("depth 0", put32 (c + BD_SYN_OFFSET_DEPTH, 0), false);
-	CASE ("depth 9", put32 (c + BD_SYN_OFFSET_DEPTH, 9), false);
-	CASE ("width 100000", put32 (c + BD_SYN_OFFSET_WIDTHS + 4, 100000), false);
-	CASE ("width 4096 with tensors of width 16", put32 (c + BD_SYN_OFFSET_WIDTHS + 4, 4096), false);
-	CASE ("tensor count 2^31", put32 (c + BD_SYN_OFFSET_COUNT, 0x80000000u), false);
-	CASE ("data offset 2^64-64", put64 (c + BD_SYN_OFFSET_DATA, UINT64_MAX - 63), false);
-	CASE ("file size 2^64-1", put64 (c + BD_SYN_OFFSET_FILE_SIZE, UINT64_MAX), false);
-	CASE ("negative std", { float v = -1; memcpy (c + 52, &v, 4); }, false);
+	/* With the checksum made right, so that the field's own check is what refuses it. */
+	CASE ("version 3", put32 (c + BD_SYN_OFFSET_VERSION, 3), true);
+	CASE ("version 0", put32 (c + BD_SYN_OFFSET_VERSION, 0), true);
+	CASE ("depth 0", put32 (c + BD_SYN_OFFSET_DEPTH, 0), true);
+	CASE ("depth 9", put32 (c + BD_SYN_OFFSET_DEPTH, 9), true);
+	CASE ("width 100000", put32 (c + BD_SYN_OFFSET_WIDTHS + 4, 100000), true);
+	CASE ("width 4096 with tensors of width 16", put32 (c + BD_SYN_OFFSET_WIDTHS + 4, 4096), true);
+	CASE ("tensor count 2^31", put32 (c + BD_SYN_OFFSET_COUNT, 0x80000000u), true);
+	CASE ("tensor count of depth 8 in a depth-3 file", put32 (c + BD_SYN_OFFSET_COUNT, 76), true);
+	CASE ("data offset 2^64-64", put64 (c + BD_SYN_OFFSET_DATA, UINT64_MAX - 63), true);
+	CASE ("file size 2^64-1", put64 (c + BD_SYN_OFFSET_FILE_SIZE, UINT64_MAX), true);
+	CASE ("negative std", { float v = -1; memcpy (c + 52, &v, 4); }, true);
+	CASE ("mean FLT_MAX", { float v = FLT_MAX; memcpy (c + 40, &v, 4); }, true);
+	CASE ("mean NaN", { float v = NAN; memcpy (c + 44, &v, 4); }, true);
+	CASE ("std 1e30", { float v = 1e30f; memcpy (c + 56, &v, 4); }, true);
+	CASE ("header size 255", put32 (c + 12, 255), true);
 	/* Tensor entries with a valid checksum, so the loader's own checks are what refuse them. */
 	uint8_t *e = NULL;
 #define ENTRY (c + BD_SYN_HEADER_SIZE + BD_SYN_ENTRY_SIZE)
@@ -196,9 +307,22 @@ test_header_fields (void)
 	CASE ("duplicated tensor", memcpy (ENTRY, c + BD_SYN_HEADER_SIZE, 56), true);
 	CASE ("NaN weight", { uint64_t off; memcpy (&off, c + BD_SYN_OFFSET_DATA, 8);
 	                      float nan = NAN; memcpy (c + off, &nan, 4); }, true);
+	CASE ("weight 1e30", { uint64_t off; memcpy (&off, c + BD_SYN_OFFSET_DATA, 8);
+	                       float big = 1e30f; memcpy (c + off + 8, &big, 4); }, true);
 	(void) e;
 #undef ENTRY
 #undef CASE
+
+	/* A wrong header size is reported with both numbers, not the file's size twice. */
+	memcpy (c, b, size);
+	put32 (c + 12, 255);
+	bd_synthetic_model_fix_checksum (c, size);
+	g_autofree char *path = write_bytes ("hsize.bdm", c, size);
+	bd_model *m = NULL;
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_model_open (path, &m, &err), ==, BD_ERR_FORMAT);
+	g_assert_nonnull (strstr (err.message, "255"));
+	g_assert_nonnull (strstr (err.message, "256"));
 }
 
 int
@@ -212,6 +336,10 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/model/truncated", test_truncated);
 	g_test_add_func ("/core/model/bit-flips", test_bit_flips);
 	g_test_add_func ("/core/model/header-fields", test_header_fields);
+	g_test_add_func ("/core/model/version1", test_version1);
+	g_test_add_func ("/core/model/depths", test_depths);
+	g_test_add_func ("/core/model/rewritten-while-open", test_rewritten_while_open);
+	g_test_add_func ("/core/model/out-pointer", test_out_pointer);
 	int ret = g_test_run ();
 	g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
 	if (system (cmd) != 0)
