@@ -11,6 +11,8 @@
 void
 bd_session_options_init (bd_session_options *options)
 {
+	if (!options)
+		return;
 	memset (options, 0, sizeof *options);
 	options->device = BD_DEVICE_AUTO;
 	options->precision = BD_PRECISION_FAST;
@@ -19,6 +21,8 @@ bd_session_options_init (bd_session_options *options)
 void
 bd_run_options_init (bd_run_options *options)
 {
+	if (!options)
+		return;
 	memset (options, 0, sizeof *options);
 	options->refine_edges = 1;
 	options->mirror_average = 1;
@@ -42,9 +46,10 @@ bd_status
 bd_session_new (const bd_model *model, const bd_session_options *options,
                 bd_session **out_session, bd_error *error)
 {
+	if (out_session)
+		*out_session = NULL;
 	if (!model || !out_session)
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_new: no model or result pointer");
-	*out_session = NULL;
 	bd_session_options defaults;
 	if (!options) {
 		bd_session_options_init (&defaults);
@@ -115,7 +120,9 @@ bd_session_free (bd_session *session)
 bd_device
 bd_session_device (const bd_session *session)
 {
-	return session && session->backend == &bd_cpu_backend ? BD_DEVICE_CPU : BD_DEVICE_CUDA;
+	if (!session || !session->backend)
+		return BD_DEVICE_AUTO;   /* no session: no device ran anything */
+	return session->backend == &bd_cpu_backend ? BD_DEVICE_CPU : BD_DEVICE_CUDA;
 }
 
 const char *
@@ -310,8 +317,9 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 	bd_status st = bd_image_check (photo, "photo", error);
 	if (st != BD_OK)
 		return st;
-	if (alpha_stride < photo->width)
-		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_run: alpha stride too small");
+	if (!bd_stride_ok (photo->width, photo->height, alpha_stride))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
+		                     "bd_session_run: the mask's stride is smaller than a row or too large");
 	bd_run_options defaults;
 	if (!options) {
 		bd_run_options_init (&defaults);

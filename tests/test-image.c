@@ -501,6 +501,64 @@ test_session_run (void)
 	bd_model_free (m);
 }
 
+/* A mask taller than 65535 x 512 rows has blocks of over 65535 rows: their person counts
+ * must not wrap. 40M x 1: blocks of 78125 rows. The subject, 20 blocks each 65000 rows
+ * opaque (1.3M pixels); a neighbour of 6 whole blocks (468750 pixels, 36% of it) stays under
+ * a 20% cut-off. Counted in 16 bits, a whole block was 12589 and the neighbour was erased. */
+static void
+test_keep_subject_tall (void)
+{
+	const uint32_t H = 40000000, b = 78125;
+	g_autofree uint8_t *m = g_malloc0 (H);
+	for (uint32_t k = 0; k < 20; k++)
+		memset (m + (size_t) k * b, 255, 65000);
+	for (uint32_t k = 100; k < 106; k++)
+		memset (m + (size_t) k * b, 255, b);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, 1, H, 1, 0.2f, NULL), ==, BD_OK);
+	g_assert_cmpuint (m[0], ==, 255);
+	g_assert_cmpuint (m[(size_t) 100 * b], ==, 255);
+	g_assert_cmpuint (m[(size_t) 106 * b - 1], ==, 255);
+	/* And a neighbour of 3 blocks (18%) still goes. */
+	memset (m + (size_t) 103 * b, 0, (size_t) 3 * b);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, 1, H, 1, 0.2f, NULL), ==, BD_OK);
+	g_assert_cmpuint (m[(size_t) 100 * b], ==, 0);
+	g_assert_cmpuint (m[0], ==, 255);
+}
+
+/* The API's edges: NULL options, strides that wrap or reach past memory, a NULL session. */
+static void
+test_api_edges (void)
+{
+	bd_session_options_init (NULL);
+	bd_run_options_init (NULL);
+	g_assert_cmpint (bd_session_device (NULL), !=, BD_DEVICE_CUDA);
+	g_assert_cmpint (bd_session_device (NULL), !=, BD_DEVICE_CPU);
+
+	uint8_t px[4 * 4 * 3] = { 0 }, alpha[16] = { 0 }, out[4 * 4 * 4];
+	bd_image photo = { px, 4, 4, 12, BD_PIXEL_RGB8 };
+	bd_background bg = { .kind = BD_BACKGROUND_COLOR, .color = { 1, 2, 3, 255 } };
+	bd_error err = { 0 };
+	const size_t bad[] = { SIZE_MAX, SIZE_MAX / 2, SIZE_MAX / 3, (size_t) PTRDIFF_MAX };
+	for (gsize i = 0; i < G_N_ELEMENTS (bad); i++) {
+		bd_image wild = photo;
+		wild.stride = bad[i];
+		g_assert_cmpint (bd_composite (&wild, alpha, 4, &bg, out, 16, &err), ==, BD_ERR_INVALID_ARGUMENT);
+		g_assert_cmpint (bd_composite (&photo, alpha, bad[i], &bg, out, 16, &err), ==, BD_ERR_INVALID_ARGUMENT);
+		g_assert_cmpint (bd_composite (&photo, alpha, 4, &bg, out, bad[i], &err), ==, BD_ERR_INVALID_ARGUMENT);
+		g_assert_cmpint (bd_mask_adjust (alpha, 4, 4, bad[i], 0.5f, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, alpha, 4, 4, bad[i], 0.2f, &err), ==,
+		                 BD_ERR_INVALID_ARGUMENT);
+	}
+	/* One row: the stride is never stepped over, any value at least a row will do. */
+	bd_image row = { px, 4, 1, SIZE_MAX, BD_PIXEL_RGB8 };
+	g_assert_cmpint (bd_composite (&row, alpha, SIZE_MAX, &bg, out, SIZE_MAX, &err), ==, BD_OK);
+	g_assert_cmpint (bd_composite (&photo, alpha, 4, &bg, out, 16, &err), ==, BD_OK);
+	/* NaN threshold or feather are refused, not taken as "keep the soft mask". */
+	g_assert_cmpint (bd_mask_adjust (alpha, 4, 4, 4, NAN, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_adjust (alpha, 4, 4, 4, 0.5f, NAN, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_adjust (alpha, 4, 4, 4, -1, 0, &err), ==, BD_OK);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -511,6 +569,8 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/composite", test_composite);
 	g_test_add_func ("/core/image/mask-adjust", test_mask_adjust);
 	g_test_add_func ("/core/image/keep-main-subject", test_keep_main_subject);
+	g_test_add_func ("/core/image/keep-main-subject-tall", test_keep_subject_tall);
+	g_test_add_func ("/core/image/api-edges", test_api_edges);
 	g_test_add_func ("/core/image/mirror-average", test_mirror_average);
 	g_test_add_func ("/core/image/session-run", test_session_run);
 	int ret = g_test_run ();

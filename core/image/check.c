@@ -15,7 +15,9 @@ bd_image_check (const bd_image *image, const char *what, bd_error *error)
 		                     "the %s is %ux%u pixels; Backdrop handles up to %llu megapixels",
 		                     what, image->width, image->height,
 		                     (unsigned long long) (BD_MAX_PIXELS / 1000000));
-	if (image->stride < (size_t) image->width * bd_image_channels (image))
-		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "the %s's row stride is too small", what);
+	if (!bd_stride_ok ((size_t) image->width * bd_image_channels (image), image->height, image->stride))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
+		                     "the %s's row stride (%zu bytes) is smaller than a row or reaches past "
+		                     "addressable memory", what, image->stride);
 	return BD_OK;
 }

@@ -106,7 +106,7 @@ blend_task (void *data, size_t y)
 				float fm = w00 * m->fg[i00 + k] + w01 * m->fg[i01 + k] + w10 * m->fg[i10 + k] + w11 * m->fg[i11 + k];
 				float bm = w00 * m->bg[i00 + k] + w01 * m->bg[i01 + k] + w10 * m->bg[i10 + k] + w11 * m->bg[i11 + k];
 				float f = fm + al * ((float) src[k] - al * fm - (1 - al) * bm);
-				fg[k] = (uint8_t) (f < 0 ? 0 : f > 255 ? 255 : f + 0.5f);
+				fg[k] = bd_u8_from_float (f + 0.5f);
 			}
 		}
 		/* A photo that already has transparency keeps it: the masks multiply. */
@@ -134,9 +134,10 @@ bd_composite (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
 	bd_status st = bd_image_check (photo, "photo", error);
 	if (st != BD_OK)
 		return st;
-	if (!alpha || !out || !background || alpha_stride < photo->width ||
-	    out_stride < (size_t) photo->width * 4)
-		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_composite: missing mask or output, or a stride too small");
+	if (!alpha || !out || !background || !bd_stride_ok (photo->width, photo->height, alpha_stride) ||
+	    !bd_stride_ok ((size_t) photo->width * 4, photo->height, out_stride))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
+		                     "bd_composite: missing mask or output, or a stride smaller than a row or too large");
 	if (background->kind == BD_BACKGROUND_IMAGE &&
 	    (st = bd_image_check (background->image, "background image", error)) != BD_OK)
 		return st;

@@ -10,6 +10,14 @@ bd_image_channels (const bd_image *image)
 	return image->format == BD_PIXEL_RGBA8 ? 4 : 3;
 }
 
+/* A float in 0..255 to a byte, truncating (callers add 0.5 to round). Out-of-range values
+ * clamp and NaN gives 0: a plain cast of either is undefined behaviour in C. */
+static inline uint8_t
+bd_u8_from_float (float v)
+{
+	return v > 0 ? (v < 255 ? (uint8_t) v : 255) : 0;
+}
+
 /* Checks a view's pointer, size, stride and the pixel limit. */
 bd_status bd_image_check (const bd_image *image, const char *what, bd_error *error);
 

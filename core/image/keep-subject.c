@@ -45,7 +45,7 @@ grid_fill_row (void *data, size_t cy)
 {
 	keep_grid *g = data;
 	uint8_t  *col_max = calloc (g->width, 1);
-	uint16_t *col_core = calloc (g->width, sizeof *col_core);
+	uint32_t *col_core = calloc (g->width, sizeof *col_core);
 	if (!col_max || !col_core) {
 		free (col_max);
 		free (col_core);
@@ -57,7 +57,8 @@ grid_fill_row (void *data, size_t cy)
 		const uint8_t *row = g->alpha + (size_t) y * g->stride;
 		for (uint32_t x = 0; x < g->width; x++) {
 			col_max[x] = row[x] > col_max[x] ? row[x] : col_max[x];
-			/* 1 from 128 up: person, as the scores count it. Under 65536 rows: BD_MAX_PIXELS. */
+			/* 1 from 128 up: person, as the scores count it. A block can be taller than 65535
+			 * rows (a 1x120M mask has blocks of 234375), so the count is 32-bit. */
 			col_core[x] += row[x] >> 7;
 		}
 	}
@@ -124,7 +125,7 @@ bd_status
 bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height,
                            size_t stride, float min_fraction, bd_error *error)
 {
-	if (!alpha || width == 0 || height == 0 || stride < width)
+	if (!alpha || width == 0 || height == 0 || !bd_stride_ok (width, height, stride))
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_mask_keep_main_subject: no mask, or a bad size");
 	if ((uint64_t) width * height > BD_MAX_PIXELS)
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "mask too large");

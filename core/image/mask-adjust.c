@@ -5,11 +5,11 @@ bd_status
 bd_mask_adjust (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
                 float threshold, float feather, bd_error *error)
 {
-	if (!alpha || width == 0 || height == 0 || stride < width)
+	if (!alpha || width == 0 || height == 0 || !bd_stride_ok (width, height, stride))
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_mask_adjust: no mask, or a bad size");
 	if ((uint64_t) width * height > BD_MAX_PIXELS)
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "mask too large");
-	if (threshold > 1 || !(feather >= 0 && feather <= 500))
+	if (!(threshold <= 1) || !(feather >= 0 && feather <= 500))
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
 		                     "threshold must be at most 1 and feather within 0..500 pixels");
 	if (threshold >= 0) {

@@ -118,7 +118,7 @@ vertical_task (void *data, size_t y)
 			c->dst_f32[y * n + i] = v * (1.0f / 255.0f);
 		} else {
 			uint8_t *o = c->dst_u8 + y * c->dst_stride + (i / 3) * c->dst_channels + i % 3;
-			*o = (uint8_t) (v < 0 ? 0 : v > 255 ? 255 : v + 0.5f);
+			*o = bd_u8_from_float (v + 0.5f);
 			if (c->dst_channels == 4 && i % 3 == 2)
 				o[1] = 255;
 		}

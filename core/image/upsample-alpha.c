@@ -106,7 +106,7 @@ apply_task (void *data, size_t y)
 			a = q[0];
 		}
 		a = a * 255.0f + 0.5f;
-		out[x] = (uint8_t) (a < 0 ? 0 : a > 255 ? 255 : a);
+		out[x] = bd_u8_from_float (a);
 	}
 }
 
