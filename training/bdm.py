@@ -1,14 +1,14 @@
-"""Writer and reader of the Backdrop model format (docs/model-format.md, version 1)."""
+"""Writer and reader of the Backdrop model format (docs/model-format.md, version 2; reads 1)."""
 import os
+import tempfile
 import struct
 import zlib
 
 import numpy as np
 
-from model import tensor_shapes
-
 MAGIC = b"BDMODEL\0"
-VERSION = 1
+VERSION = 2
+CHECKSUM_AT = 128
 HEADER_SIZE = 256
 ENTRY_SIZE = 96
 ALIGN = 64
@@ -19,9 +19,52 @@ def _align(n, a=ALIGN):
     return (n + a - 1) // a * a
 
 
+def checksum(b, version):
+    """Version 2: CRC-32 of the whole file with the checksum field as zeros; version 1: of
+    everything after the header."""
+    if version == 1:
+        return zlib.crc32(bytes(b[HEADER_SIZE:])) & 0xFFFFFFFF
+    crc = zlib.crc32(bytes(b[:CHECKSUM_AT]))
+    crc = zlib.crc32(bytes(4), crc)
+    return zlib.crc32(bytes(b[CHECKSUM_AT + 4:]), crc) & 0xFFFFFFFF
+
+
+def write_file(path, blob):
+    """Writes @blob to a temporary file beside @path, then renames it over @path: a program
+    that has the old model open, or a crash mid-write, never sees half a file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".bdm-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def upgrade(path, out):
+    """Rewrites a version-1 model as version 2 (the same tensors, the header checksummed).
+    Checks the old checksum first; needs no PyTorch."""
+    with open(path, "rb") as f:
+        b = bytearray(f.read())
+    version, = struct.unpack_from("<I", b, 8)
+    if b[:8] != MAGIC or version != 1 or struct.unpack_from("<I", b, CHECKSUM_AT)[0] != checksum(b, 1):
+        raise ValueError(f"{path} is not an intact version-1 model")
+    header = dict(version=1)
+    struct.pack_into("<I", b, 8, VERSION)
+    struct.pack_into("<I", b, CHECKSUM_AT, checksum(b, VERSION))
+    write_file(out, bytes(b))
+    return header
+
+
 def write(path, depth, widths, input_size, mean, std, tensors, name="", dtype=0):
     """tensors: name -> float array (any order; written in tensor_shapes order).
     dtype: 0 = f32, 1 = f16. Returns the file's bytes."""
+    from model import tensor_shapes   # PyTorch; not needed to upgrade a file
     shapes = tensor_shapes(depth, widths)
     if set(tensors) != set(shapes):
         raise ValueError(f"tensor names differ from the format's: {sorted(set(tensors) ^ set(shapes))}")
@@ -48,16 +91,16 @@ def write(path, depth, widths, input_size, mean, std, tensors, name="", dtype=0)
         start = data_offset - HEADER_SIZE + off
         body[start:start + len(raw)] = raw
     file_size = HEADER_SIZE + len(body)
-    crc = zlib.crc32(bytes(body)) & 0xFFFFFFFF
     w8 = list(widths) + [0] * (8 - len(widths))
     header = struct.pack("<8sIIQIIII3f3f8IIIQQQI60s", MAGIC, VERSION, HEADER_SIZE, file_size, depth, 3, 1,
                          input_size, *mean, *std, *w8, len(shapes), 0, HEADER_SIZE, data_offset, data_size,
-                         crc, name.encode()[:59])
+                         0, name.encode()[:59])
     header += bytes(HEADER_SIZE - len(header))
-    blob = header + bytes(body)
+    blob = bytearray(header + bytes(body))
     assert len(blob) == file_size
-    with open(path, "wb") as f:
-        f.write(blob)
+    struct.pack_into("<I", blob, CHECKSUM_AT, checksum(blob, VERSION))
+    blob = bytes(blob)
+    write_file(path, blob)
     return blob
 
 
@@ -74,7 +117,7 @@ def read(path):
     widths = struct.unpack_from("<8I", b, 64)
     count, flags, table, data, dsize, crc = struct.unpack_from("<IIQQQI", b, 96)
     name = b[132:192].split(b"\0")[0].decode()
-    if version != VERSION or hsize != HEADER_SIZE or fsize != len(b):
+    if version not in (1, VERSION) or hsize != HEADER_SIZE or fsize != len(b):
         raise ValueError("bad version, header size or file size")
     if not 1 <= depth <= 8 or cin != 3 or cout != 1:
         raise ValueError("bad depth or channels")
@@ -86,8 +129,9 @@ def read(path):
         raise ValueError("bad std, flags or reserved bytes")
     if table != HEADER_SIZE or data % ALIGN or data < table + count * ENTRY_SIZE or data + dsize != len(b):
         raise ValueError("table or data out of bounds")
-    if zlib.crc32(b[table:]) & 0xFFFFFFFF != crc:
+    if checksum(b, version) != crc:
         raise ValueError("checksum mismatch")
+    from model import tensor_shapes
     shapes = tensor_shapes(depth, widths[:depth])
     if count != len(shapes):
         raise ValueError(f"{count} tensors, expected {len(shapes)}")
@@ -109,7 +153,7 @@ def read(path):
         if not np.isfinite(arr).all():
             raise ValueError(f"{tname}: NaN or infinity")
         tensors[tname] = arr
-    header = dict(depth=depth, widths=list(widths[:depth]), input_size=input_size, mean=mean, std=std,
+    header = dict(version=version, depth=depth, widths=list(widths[:depth]), input_size=input_size, mean=mean, std=std,
                   name=name, file_size=fsize, tensor_count=count)
     return header, tensors
 
@@ -146,3 +190,17 @@ def read_golden(path):
     y = np.frombuffer(b, "<f4", h * w, 20 + 4 * c * h * w).reshape(h, w)
     assert len(b) == 20 + 4 * (c + 1) * h * w
     return x, y
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(description="Check a model file, or upgrade a version-1 one to version 2.")
+    ap.add_argument("model")
+    ap.add_argument("--upgrade", metavar="OUT", help="write the model as version 2 to OUT")
+    args = ap.parse_args()
+    if args.upgrade:
+        h = upgrade(args.model, args.upgrade)
+        print(f"{args.model} (version {h['version']}) -> {args.upgrade} (version {VERSION})")
+    else:
+        h, t = read(args.model)
+        print(f"{args.model}: version {h['version']}, depth {h['depth']}, widths {h['widths']}, {len(t)} tensors")
