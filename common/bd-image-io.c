@@ -1,27 +1,19 @@
 #include "bd-image-io.h"
 
 #include "backdrop.h"
+#include "bd-decode-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 G_DEFINE_QUARK (bd-io-error-quark, bd_io_error)
-
-/* gdk-pixbuf decodes a truncated JPEG without complaint, filling the rest with grey; a whole
- * JPEG ends with the end-of-image marker (some writers add a little padding after it). */
-static gboolean
-jpeg_is_complete (const guint8 *data, gsize size)
-{
-	gsize tail = size < 4096 ? size : 4096;
-	for (gsize i = size - 1; i > size - tail; i--)
-		if (data[i - 1] == 0xff && data[i] == 0xd9)
-			return TRUE;
-	return FALSE;
-}
 
 typedef struct {
 	int      width, height;
@@ -29,7 +21,7 @@ typedef struct {
 } header_info;
 
 /* Called once the header is read: a photo over the limit is refused. Loaders that can scale
- * decode it at 1x1 meanwhile; files are checked before decoding anyway (check_file_size). */
+ * decode it at 1x1 meanwhile, and the rest of the file is not fed to them. */
 static void
 on_size_prepared (GdkPixbufLoader *loader, int width, int height, gpointer data)
 {
@@ -42,15 +34,48 @@ on_size_prepared (GdkPixbufLoader *loader, int width, int height, gpointer data)
 	}
 }
 
-static GdkPixbuf *
-decode (const guint8 *data, gsize size, const char *name, GError **error)
+static gboolean
+size_allowed (int width, int height, const char *name, GError **error)
 {
-	if (size == 0) {
-		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, _("%s is empty (0 bytes)"), name);
+	if (width > 0 && height > 0 && (guint64) width * (guint64) height <= BD_MAX_PIXELS)
+		return TRUE;
+	g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_TOO_LARGE,
+	             _("%s is %d×%d pixels; Backdrop handles photos up to %d megapixels"),
+	             name, width, height, (int) (BD_MAX_PIXELS / 1000000));
+	return FALSE;
+}
+
+/* The formats Backdrop reads, known by their first bytes, never by the name. Only these
+ * reach a decoder: gdk-pixbuf would otherwise sniff and run any loader installed (ani, icns,
+ * ico, qtif, tga, xpm...), each one more parser exposed to untrusted files. */
+typedef enum { FORMAT_NONE, FORMAT_JPEG, FORMAT_PNG, FORMAT_WEBP, FORMAT_TIFF } photo_format;
+
+static photo_format
+sniff (const guint8 *d, gsize n)
+{
+	if (n >= 3 && d[0] == 0xff && d[1] == 0xd8 && d[2] == 0xff)
+		return FORMAT_JPEG;
+	if (n >= 8 && memcmp (d, "\x89PNG\r\n\x1a\n", 8) == 0)
+		return FORMAT_PNG;
+	if (n >= 12 && memcmp (d, "RIFF", 4) == 0 && memcmp (d + 8, "WEBP", 4) == 0)
+		return FORMAT_WEBP;
+	if (n >= 4 && (memcmp (d, "II*\0", 4) == 0 || memcmp (d, "MM\0*", 4) == 0))
+		return FORMAT_TIFF;
+	return FORMAT_NONE;
+}
+
+/* WebP and TIFF through their gdk-pixbuf loaders, named, not sniffed; both report a file that
+ * ends early from their close. */
+static GdkPixbuf *
+decode_with_loader (const char *type, const guint8 *data, gsize size, const char *name, GError **error)
+{
+	g_autoptr (GError) local = NULL;
+	g_autoptr (GdkPixbufLoader) loader = gdk_pixbuf_loader_new_with_type (type, &local);
+	if (!loader) {
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_UNSUPPORTED,
+		             _("%s is a %s image, and this system lacks the decoder for it"), name, type);
 		return NULL;
 	}
-	g_autoptr (GdkPixbufLoader) loader = gdk_pixbuf_loader_new ();
-	g_autoptr (GError) local = NULL;
 	header_info info = { 0 };
 	g_signal_connect (loader, "size-prepared", G_CALLBACK (on_size_prepared), &info);
 	gsize chunk = 1 << 20;
@@ -58,53 +83,57 @@ decode (const guint8 *data, gsize size, const char *name, GError **error)
 		if (!gdk_pixbuf_loader_write (loader, data + done, MIN (chunk, size - done), &local))
 			break;
 	gboolean closed = gdk_pixbuf_loader_close (loader, local ? NULL : &local);
-	if (!info.too_large && (local || !closed)) {
-		gboolean unknown = g_error_matches (local, GDK_PIXBUF_ERROR, GDK_PIXBUF_ERROR_UNKNOWN_TYPE);
-		g_set_error (error, BD_IO_ERROR, unknown ? BD_IO_ERROR_UNSUPPORTED : BD_IO_ERROR_CORRUPT,
-		             unknown ? _("%s is not an image in a format Backdrop can read") : _("%s could not be read: %s"),
-		             name, local ? local->message : _("unknown error"));
-		return NULL;
-	}
 	if (info.too_large) {
-		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_TOO_LARGE,
-		             _("%s is %d×%d pixels; Backdrop handles photos up to %d megapixels"),
-		             name, info.width, info.height, (int) (BD_MAX_PIXELS / 1000000));
+		size_allowed (info.width, info.height, name, error);
 		return NULL;
 	}
 	GdkPixbuf *pixbuf = gdk_pixbuf_loader_get_pixbuf (loader);
-	GdkPixbufFormat *format = gdk_pixbuf_loader_get_format (loader);
-	if (!pixbuf) {
-		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, _("%s could not be read"), name);
-		return NULL;
-	}
-	g_autofree char *format_name = format ? gdk_pixbuf_format_get_name (format) : NULL;
-	if (g_strcmp0 (format_name, "jpeg") == 0 && !jpeg_is_complete (data, size)) {
-		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, _("%s is a truncated JPEG file"), name);
+	if (local || !closed || !pixbuf) {
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, _("%s could not be read: %s"),
+		             name, local ? local->message : _("unknown error"));
 		return NULL;
 	}
 	if (gdk_pixbuf_get_bits_per_sample (pixbuf) != 8 || gdk_pixbuf_get_colorspace (pixbuf) != GDK_COLORSPACE_RGB) {
 		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_UNSUPPORTED, _("%s has a pixel format Backdrop cannot use"), name);
 		return NULL;
 	}
-	/* Upright as the camera meant it. */
+	/* Upright as the camera meant it (TIFF's orientation tag). */
 	return gdk_pixbuf_apply_embedded_orientation (pixbuf);
 }
 
-/* For files, the header alone is read first, so a 30000x30000 bomb is refused before any
- * decoder allocates its pixels. */
-static gboolean
-check_file_size (const char *path, const char *name, GError **error)
+static GdkPixbuf *
+decode (const guint8 *data, gsize size, const char *name, GError **error)
 {
-	int width = 0, height = 0;
-	if (!gdk_pixbuf_get_file_info (path, &width, &height))
-		return TRUE;   /* the decoder says what is wrong */
-	if (width > 0 && height > 0 && (guint64) width * (guint64) height > BD_MAX_PIXELS) {
-		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_TOO_LARGE,
-		             _("%s is %d×%d pixels; Backdrop handles photos up to %d megapixels"),
-		             name, width, height, (int) (BD_MAX_PIXELS / 1000000));
-		return FALSE;
+	if (size == 0) {
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, _("%s is empty (0 bytes)"), name);
+		return NULL;
 	}
-	return TRUE;
+	switch (sniff (data, size)) {
+	case FORMAT_JPEG:
+		return bd_decode_jpeg (data, size, name, size_allowed, error);
+	case FORMAT_PNG:
+		return bd_decode_png (data, size, name, size_allowed, error);
+	case FORMAT_WEBP:
+		return decode_with_loader ("webp", data, size, name, error);
+	case FORMAT_TIFF: {
+		/* libtiff decodes the whole file when the loader closes, whatever size it was told:
+		 * its header is read here first, so a 30000x30000 file allocates nothing. */
+		guint32 w = bd_tiff_tag (data, size, 256, 0), h = bd_tiff_tag (data, size, 257, 0);
+		if (w == 0 || h == 0) {
+			g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT,
+			             _("%s could not be read: the TIFF file is truncated or damaged (no image size found)"), name);
+			return NULL;
+		}
+		if (!size_allowed ((int) MIN (w, (guint32) G_MAXINT), (int) MIN (h, (guint32) G_MAXINT), name, error))
+			return NULL;
+		return decode_with_loader ("tiff", data, size, name, error);
+	}
+	case FORMAT_NONE:
+		break;
+	}
+	g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_UNSUPPORTED,
+	             _("%s is not an image in a format Backdrop can read (JPEG, PNG, WebP or TIFF)"), name);
+	return NULL;
 }
 
 GdkPixbuf *
@@ -121,8 +150,6 @@ bd_image_load (const char *path, GError **error)
 		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_UNSUPPORTED, _("%s is not a file"), name);
 		return NULL;
 	}
-	if (!check_file_size (path, name, error))
-		return NULL;
 	g_autoptr (GMappedFile) file = g_mapped_file_new (path, FALSE, error);
 	if (!file)
 		return NULL;
@@ -181,12 +208,24 @@ flatten (GdkPixbuf *rgba)
 	return rgb;
 }
 
+/* Temporary files are hidden, short (a name of 255 bytes still gets one) and recognisable,
+ * and locked while written: a leftover that nobody holds belongs to a killed run. */
+#define TEMP_PREFIX ".backdrop-tmp-"
+#define TEMP_TEMPLATE TEMP_PREFIX "XXXXXX"
+
+typedef struct {
+	int           fd;
+	GCancellable *cancellable;
+} write_target;
+
 static gboolean
 write_fd (const gchar *buf, gsize count, GError **error, gpointer data)
 {
-	int fd = GPOINTER_TO_INT (data);
+	const write_target *t = data;
+	if (g_cancellable_set_error_if_cancelled (t->cancellable, error))
+		return FALSE;
 	while (count > 0) {
-		ssize_t n = write (fd, buf, count);
+		ssize_t n = write (t->fd, buf, count);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -199,14 +238,65 @@ write_fd (const gchar *buf, gsize count, GError **error, gpointer data)
 	return TRUE;
 }
 
+/* A temporary file in @dir, open and locked. The lock is taken after the file exists, so a
+ * cleaner (bd_image_remove_leftovers) may have removed it in between: then try again. */
+static int
+open_temp (const char *dir, char **out_path)
+{
+	for (int attempt = 0; attempt < 8; attempt++) {
+		char *tmp = g_build_filename (dir, TEMP_TEMPLATE, NULL);
+		int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0666);   /* the umask applies */
+		if (fd < 0) {
+			g_free (tmp);
+			return -1;
+		}
+		struct stat st;
+		if (flock (fd, LOCK_EX) == 0 && fstat (fd, &st) == 0 && st.st_nlink > 0) {
+			*out_path = tmp;
+			return fd;
+		}
+		close (fd);
+		g_free (tmp);
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+/* Moves @tmp to @path unless @path exists, atomically: two runs writing one name cannot both
+ * succeed, and neither replaces the other's file. */
+static int
+claim_name (const char *tmp, const char *path)
+{
+	if (renameat2 (AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+		return -1;
+	/* A file system without RENAME_NOREPLACE: a hard link claims the name just as surely. */
+	if (link (tmp, path) == 0)
+		return unlink (tmp), 0;
+	return -1;
+}
+
 gboolean
-bd_image_save (GdkPixbuf *rgba, const char *path, int jpeg_quality, GError **error)
+bd_image_save_full (GdkPixbuf *rgba, const char *path, int jpeg_quality, BdSaveFlags flags,
+                    GCancellable *cancellable, GError **error)
 {
 	g_autofree char *name = g_filename_display_name (path);
 	const char *format = format_for (path);
 	if (!format) {
 		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_UNSUPPORTED,
 		             _("Cannot write %s: the name must end in .png, .webp, .jpg or .jpeg"), name);
+		return FALSE;
+	}
+	/* Refused before any work when replacing is not allowed (the final claim checks again). */
+	GStatBuf old;
+	gboolean exists = g_lstat (path, &old) == 0;
+	if (exists && !(flags & BD_SAVE_REPLACE)) {
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_EXISTS, _("%s already exists"), name);
+		return FALSE;
+	}
+	if (exists && !S_ISREG (old.st_mode)) {
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_WRITE, _("Cannot write %s: it is not a regular file"), name);
 		return FALSE;
 	}
 	g_autoptr (GdkPixbuf) image = g_str_equal (format, "jpeg") ? flatten (rgba) : g_object_ref (rgba);
@@ -217,41 +307,91 @@ bd_image_save (GdkPixbuf *rgba, const char *path, int jpeg_quality, GError **err
 
 	/* A temporary file beside the target, renamed over it only once complete: a failure
 	 * or a crash never leaves a half-written image, nor destroys an older one. */
-	g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
-	int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
+	g_autofree char *dir = g_path_get_dirname (path);
+	g_autofree char *tmp = NULL;
+	int fd = open_temp (dir, &tmp);
 	if (fd < 0) {
 		int e = errno;
-		g_autofree char *dir = g_path_get_dirname (path);
-		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_WRITE, _("Cannot write into %s: %s"), dir, g_strerror (e));
+		g_autofree char *dir_name = g_filename_display_name (dir);
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_WRITE, _("Cannot write into %s: %s"), dir_name, g_strerror (e));
 		return FALSE;
 	}
+	/* Replacing keeps the old file's permissions: a private (0600) image stays private. */
+	if (exists)
+		(void) fchmod (fd, old.st_mode & 07777);
 	g_autofree char *quality = g_strdup_printf ("%d", CLAMP (jpeg_quality, 1, 100));
 	g_autoptr (GError) local = NULL;
+	write_target target = { fd, cancellable };
 	gboolean ok;
 	if (g_str_equal (format, "jpeg"))
-		ok = gdk_pixbuf_save_to_callback (image, write_fd, GINT_TO_POINTER (fd), "jpeg", &local,
-		                                  "quality", quality, NULL);
+		ok = gdk_pixbuf_save_to_callback (image, write_fd, &target, "jpeg", &local, "quality", quality, NULL);
 	else if (g_str_equal (format, "webp"))
-		ok = gdk_pixbuf_save_to_callback (image, write_fd, GINT_TO_POINTER (fd), "webp", &local,
-		                                  "quality", "95", NULL);
+		ok = gdk_pixbuf_save_to_callback (image, write_fd, &target, "webp", &local, "quality", "95", NULL);
 	else
-		ok = gdk_pixbuf_save_to_callback (image, write_fd, GINT_TO_POINTER (fd), "png", &local, NULL);
+		ok = gdk_pixbuf_save_to_callback (image, write_fd, &target, "png", &local, NULL);
 	if (ok && fsync (fd) != 0 && errno != EINVAL) {
 		ok = FALSE;
 		g_set_error_literal (&local, G_FILE_ERROR, g_file_error_from_errno (errno), g_strerror (errno));
 	}
+	if (ok && g_cancellable_set_error_if_cancelled (cancellable, &local))
+		ok = FALSE;
+	if (ok) {
+		int rc = flags & BD_SAVE_REPLACE ? g_rename (tmp, path) : claim_name (tmp, path);
+		if (rc != 0) {
+			int e = errno;
+			ok = FALSE;
+			if (e == EEXIST) {
+				g_unlink (tmp);
+				close (fd);
+				g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_EXISTS, _("%s already exists"), name);
+				return FALSE;
+			}
+			g_set_error_literal (&local, G_FILE_ERROR, g_file_error_from_errno (e), g_strerror (e));
+		}
+	}
+	if (!ok)
+		g_unlink (tmp);
+	/* Closing drops the lock, after the name is final or the file gone. */
 	if (close (fd) != 0 && ok) {
 		ok = FALSE;
 		g_set_error_literal (&local, G_FILE_ERROR, g_file_error_from_errno (errno), g_strerror (errno));
 	}
-	if (ok && g_rename (tmp, path) != 0) {
-		ok = FALSE;
-		g_set_error_literal (&local, G_FILE_ERROR, g_file_error_from_errno (errno), g_strerror (errno));
-	}
 	if (!ok) {
-		g_unlink (tmp);
-		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_WRITE, _("Cannot write %s: %s"), name,
-		             local ? local->message : _("unknown error"));
+		if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+			g_propagate_error (error, g_steal_pointer (&local));
+		else
+			g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_WRITE, _("Cannot write %s: %s"), name,
+			             local ? local->message : _("unknown error"));
 	}
 	return ok;
+}
+
+gboolean
+bd_image_save (GdkPixbuf *rgba, const char *path, int jpeg_quality, GError **error)
+{
+	return bd_image_save_full (rgba, path, jpeg_quality, BD_SAVE_REPLACE, NULL, error);
+}
+
+guint
+bd_image_remove_leftovers (const char *dir)
+{
+	g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+	guint removed = 0;
+	if (!d)
+		return 0;
+	for (const char *n; (n = g_dir_read_name (d));) {
+		if (!g_str_has_prefix (n, TEMP_PREFIX) || strlen (n) != strlen (TEMP_TEMPLATE))
+			continue;
+		g_autofree char *path = g_build_filename (dir, n, NULL);
+		int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		struct stat st;
+		/* Held by a live writer: leave it. Unlinked only while we hold the lock. */
+		if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && flock (fd, LOCK_EX | LOCK_NB) == 0 &&
+		    unlink (path) == 0)
+			removed++;
+		close (fd);
+	}
+	return removed;
 }

@@ -1,9 +1,11 @@
-/* Photo files for the programs (CLI, app): decode with gdk-pixbuf, honouring EXIF orientation
- * and the library's size limit; encode by the file name's extension (PNG and WebP keep alpha,
- * JPEG flattens onto white), always through a temporary file renamed into place. */
+/* Photo files for the programs (CLI, app): decode JPEG, PNG, WebP and TIFF (known by their
+ * first bytes; nothing else reaches a decoder), honouring EXIF orientation and the library's
+ * size limit; encode by the file name's extension (PNG and WebP keep alpha, JPEG flattens onto
+ * white), always through a temporary file renamed into place. */
 #pragma once
 
 #include <gdk-pixbuf/gdk-pixbuf.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -14,7 +16,14 @@ typedef enum {
 	BD_IO_ERROR_TOO_LARGE,
 	BD_IO_ERROR_CORRUPT,
 	BD_IO_ERROR_WRITE,
+	BD_IO_ERROR_EXISTS,      /* the output exists and replacing it was not allowed */
 } BdIoError;
+
+typedef enum {
+	BD_SAVE_NO_REPLACE = 0,      /* fail with BD_IO_ERROR_EXISTS if the file exists, even if it
+	                              * appears while we write (claimed atomically) */
+	BD_SAVE_REPLACE    = 1 << 0, /* replace it, keeping its permissions */
+} BdSaveFlags;
 
 GQuark     bd_io_error_quark (void);
 
@@ -23,8 +32,18 @@ GdkPixbuf *bd_image_load     (const char *path, GError **error);
 GdkPixbuf *bd_image_load_bytes (GBytes *bytes, GError **error);
 
 /* Writes an RGBA pixbuf to @path, format from its extension (.png .webp .jpg .jpeg);
- * @jpeg_quality 1..100. Nothing is left at @path on failure. */
+ * @jpeg_quality 1..100. Nothing is left at @path on failure, nor a temporary file; an
+ * existing file is replaced only with BD_SAVE_REPLACE. @cancellable stops the encoding
+ * (G_IO_ERROR_CANCELLED). */
+gboolean   bd_image_save_full (GdkPixbuf *rgba, const char *path, int jpeg_quality, BdSaveFlags flags,
+                               GCancellable *cancellable, GError **error);
+
+/* bd_image_save_full with BD_SAVE_REPLACE: for a name the user confirmed in a file dialog. */
 gboolean   bd_image_save     (GdkPixbuf *rgba, const char *path, int jpeg_quality, GError **error);
+
+/* Removes the temporary files that killed runs left in @dir (".backdrop-tmp-XXXXXX" that no
+ * live writer holds locked); returns how many. */
+guint      bd_image_remove_leftovers (const char *dir);
 
 /* TRUE when @path's extension names a format bd_image_save writes. */
 gboolean   bd_image_format_supported (const char *path);

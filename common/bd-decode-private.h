@@ -1,0 +1,27 @@
+/* The photo decoders behind bd_image_load (bd-image-io.c): one file per format that needs
+ * more than gdk-pixbuf gives. gdk-pixbuf's JPEG and PNG loaders fill a truncated file's
+ * missing rows with grey and report success; libjpeg and libpng themselves say the data
+ * ended early, so those two formats are decoded with them directly. */
+#pragma once
+
+#include <gdk-pixbuf/gdk-pixbuf.h>
+
+G_BEGIN_DECLS
+
+/* Called with the size once the header is read, before any pixel memory is taken: FALSE
+ * (with @error set) refuses the photo. */
+typedef gboolean (*BdDecodeSizeCheck) (int width, int height, const char *name, GError **error);
+
+/* 8-bit RGB, upright (EXIF orientation applied). @name is for messages. */
+GdkPixbuf *bd_decode_jpeg (const guint8 *data, gsize size, const char *name,
+                           BdDecodeSizeCheck check, GError **error);
+
+/* 8-bit RGB, or RGBA when the file has transparency. */
+GdkPixbuf *bd_decode_png  (const guint8 *data, gsize size, const char *name,
+                           BdDecodeSizeCheck check, GError **error);
+
+/* The value of @tag in the first IFD of the TIFF header at @tiff (@size bytes, either byte
+ * order), when it is one SHORT or LONG; else @fallback. For TIFF files and EXIF blocks. */
+guint32    bd_tiff_tag (const guint8 *tiff, gsize size, guint tag, guint32 fallback);
+
+G_END_DECLS
