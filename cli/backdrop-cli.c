@@ -5,8 +5,10 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
 	EXIT_OK = 0,
@@ -33,7 +35,7 @@ static char *opt_output_file, *opt_output_dir, *opt_format, *opt_output = "cutou
 static char *opt_device = "auto", *opt_model, *opt_precision = "fast";
 static double opt_threshold = -1, opt_feather = 0;
 static int opt_quality = 92, opt_threads = 0;
-static gboolean opt_no_refine, opt_all_people, opt_quiet, opt_version, opt_overwrite_inputs;
+static gboolean opt_no_refine, opt_all_people, opt_quiet, opt_version, opt_overwrite, opt_overwrite_inputs;
 static char **opt_inputs;
 
 static const GOptionEntry entries[] = {
@@ -51,7 +53,8 @@ static const GOptionEntry entries[] = {
 	{ "all-people", 0, 0, G_OPTION_ARG_NONE, &opt_all_people, N_("Keep everyone found, passers-by too, not only the main subject"), NULL },
 	{ "quality", 0, 0, G_OPTION_ARG_INT, &opt_quality, N_("JPEG quality, 1..100 (default 92)"), N_("Q") },
 	{ "threads", 0, 0, G_OPTION_ARG_INT, &opt_threads, N_("CPU threads (default: one per core)"), N_("N") },
-	{ "overwrite-inputs", 0, 0, G_OPTION_ARG_NONE, &opt_overwrite_inputs, N_("Allow an output to replace an input file"), NULL },
+	{ "overwrite", 0, 0, G_OPTION_ARG_NONE, &opt_overwrite, N_("Replace output files that already exist (never an input)"), NULL },
+	{ "overwrite-inputs", 0, 0, G_OPTION_ARG_NONE, &opt_overwrite_inputs, N_("Also let a photo's output replace that photo itself"), NULL },
 	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, N_("Print errors only"), NULL },
 	{ "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, N_("Print the version and exit"), NULL },
 	{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_inputs, NULL, N_("INPUT…") },
@@ -62,6 +65,10 @@ static const char *description = N_(
 	"Writes a cut-out (PNG or WebP keep transparency; JPEG is flattened onto white),\n"
 	"the mask alone, or a composite over a new background. An INPUT may be a folder:\n"
 	"its images are processed. One failed photo does not stop the others.\n"
+	"An existing file is never replaced unless --overwrite is given, and an output never\n"
+	"replaces an input (another photo, the background image, the model); --overwrite-inputs\n"
+	"lets a photo's result replace that photo itself. Ctrl+C stops after removing the\n"
+	"unfinished file and prints the summary.\n"
 	"\n"
 	"Examples:\n"
 	"  backdrop-cli portrait.jpg -o cutout.png\n"
@@ -72,7 +79,8 @@ static const char *description = N_(
 	"  0  every photo was processed\n"
 	"  1  some photos failed (the summary lists them)\n"
 	"  2  the command line is wrong\n"
-	"  3  nothing could start: the model or the device is unusable");
+	"  3  nothing could start: the model or the device is unusable\n"
+	"  130, 143  interrupted by SIGINT (Ctrl+C) or SIGTERM");
 
 static void
 say (const job *j, const char *format, ...) G_GNUC_PRINTF (2, 3);
@@ -224,15 +232,91 @@ expand_inputs (char **inputs, GError **error)
 	return files;
 }
 
-static gboolean
-same_file (const char *a, const char *b)
+/* Files no output may write over: every photo, the background image, the model; known by
+ * device and inode, so another name for the same file (a link, "./a.png") is caught too. */
+typedef struct {
+	dev_t       dev;
+	ino_t       ino;
+	const char *path;
+} file_id;
+
+static void
+protect (GArray *ids, const char *path)
 {
-	GStatBuf sa, sb;
-	return g_stat (a, &sa) == 0 && g_stat (b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	GStatBuf st;
+	if (path && g_stat (path, &st) == 0)
+		g_array_append_val (ids, ((file_id) { st.st_dev, st.st_ino, path }));
+}
+
+/* Whether @output may be written for @input: FALSE with @error when it is a protected file
+ * (other than @input itself with --overwrite-inputs) or exists without --overwrite.
+ * *@replace says whether the save may replace a file. */
+static gboolean
+output_allowed (const char *input, const char *output, GArray *protected, gboolean *replace, GError **error)
+{
+	*replace = FALSE;
+	GStatBuf out, in;
+	if (g_stat (output, &out) != 0)
+		return TRUE;   /* the save claims the name atomically, should it appear meanwhile */
+	gboolean own = g_stat (input, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino;
+	if (own) {
+		if (opt_overwrite_inputs) {
+			*replace = TRUE;
+			return TRUE;
+		}
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_EXISTS,
+		             _("%s would overwrite its input (use --overwrite-inputs to allow it)"), output);
+		return FALSE;
+	}
+	for (guint i = 0; i < protected->len; i++) {
+		const file_id *id = &g_array_index (protected, file_id, i);
+		if (id->dev == out.st_dev && id->ino == out.st_ino) {
+			if (g_strcmp0 (output, id->path) == 0)
+				g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_EXISTS,
+				             _("%s is read by this run, and no output replaces an input"), output);
+			else
+				g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_EXISTS,
+				             _("%s would overwrite %s, which this run reads"), output, id->path);
+			return FALSE;
+		}
+	}
+	if (!opt_overwrite) {
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_EXISTS,
+		             _("%s already exists (use --overwrite to replace it)"), output);
+		return FALSE;
+	}
+	*replace = TRUE;
+	return TRUE;
+}
+
+/* SIGINT and SIGTERM are taken by a thread of their own (sigwait), never by a handler: it
+ * cancels the run, which stops the network between layers and the encoder between writes,
+ * removes the unfinished file, and prints the summary. A second signal ends at once. */
+static GCancellable *interrupt;
+static gint interrupt_signal;
+static sigset_t stop_signals;
+
+static gpointer
+watch_signals (gpointer data)
+{
+	int sig;
+	if (sigwait (&stop_signals, &sig) != 0)
+		return NULL;
+	g_atomic_int_set (&interrupt_signal, sig);
+	g_cancellable_cancel (interrupt);
+	if (sigwait (&stop_signals, &sig) == 0)
+		_exit (128 + sig);
+	return NULL;
+}
+
+static int
+on_progress (float fraction, void *data)
+{
+	return g_cancellable_is_cancelled (data);
 }
 
 static gboolean
-process (job *j, const char *input, const char *output, GError **error)
+process (job *j, const char *input, const char *output, gboolean replace, GError **error)
 {
 	g_autoptr (GdkPixbuf) photo = bd_image_load (input, error);
 	if (!photo)
@@ -252,7 +336,10 @@ process (job *j, const char *input, const char *output, GError **error)
 	if (bd_session_run (j->session, &image, &j->run, alpha, (size_t) w, &err) != BD_OK ||
 	    ((j->threshold >= 0 || j->feather > 0) &&
 	     bd_mask_adjust (alpha, (uint32_t) w, (uint32_t) h, (size_t) w, j->threshold, j->feather, &err) != BD_OK)) {
-		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, "%s", err.message);
+		if (err.status == BD_ERR_CANCELLED)
+			g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("Interrupted"));
+		else
+			g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, "%s", err.message);
 		return FALSE;
 	}
 	guint8 *out = gdk_pixbuf_get_pixels (result);
@@ -272,7 +359,8 @@ process (job *j, const char *input, const char *output, GError **error)
 			return FALSE;
 		}
 	}
-	return bd_image_save (result, output, j->quality, error);
+	return bd_image_save_full (result, output, j->quality, replace ? BD_SAVE_REPLACE : BD_SAVE_NO_REPLACE,
+	                           interrupt, error);
 }
 
 static char *
@@ -295,6 +383,11 @@ output_name (const char *input, const char *dir, const char *ext, GHashTable *us
 int
 main (int argc, char **argv)
 {
+	/* Before any thread starts, so that every thread (the library's too) inherits the mask. */
+	sigemptyset (&stop_signals);
+	sigaddset (&stop_signals, SIGINT);
+	sigaddset (&stop_signals, SIGTERM);
+	pthread_sigmask (SIG_BLOCK, &stop_signals, NULL);
 	setlocale (LC_ALL, "");
 	bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
 	bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
@@ -356,7 +449,8 @@ main (int argc, char **argv)
 		usage_error = _("The output file's name must end in .png, .webp, .jpg or .jpeg.");
 	if (!usage_error && (opt_quality < 1 || opt_quality > 100))
 		usage_error = _("--quality must be from 1 to 100.");
-	if (!usage_error && (opt_threshold > 1 || opt_feather < 0 || opt_feather > 500 || opt_threads < 0))
+	/* Written so that NaN fails every test. */
+	if (!usage_error && (!(opt_threshold <= 1) || !(opt_feather >= 0 && opt_feather <= 500) || opt_threads < 0))
 		usage_error = _("--threshold must be at most 1, --feather within 0..500, --threads not negative.");
 	if (!usage_error && j.kind != OUTPUT_COMPOSITE && opt_background)
 		usage_error = _("--background goes with --output composite.");
@@ -373,6 +467,10 @@ main (int argc, char **argv)
 	bd_run_options_init (&j.run);
 	j.run.refine_edges = !opt_no_refine;
 	j.run.main_subject_only = !opt_all_people;
+	interrupt = g_cancellable_new ();
+	j.run.progress = on_progress;
+	j.run.user_data = interrupt;
+	g_thread_unref (g_thread_new ("signals", watch_signals, NULL));
 
 	g_autoptr (GPtrArray) inputs = expand_inputs (opt_inputs, &error);
 	if (!inputs) {
@@ -405,42 +503,66 @@ main (int argc, char **argv)
 	/* Always said, even with --quiet: which device ran is part of the result. */
 	fprintf (stderr, "backdrop-cli: %s %s\n", _("using"), bd_session_device_description (j.session));
 
+	/* A run killed outright (SIGKILL, a power cut) leaves its temporary file: clear them. */
+	g_autofree char *out_dir = opt_output_dir ? g_strdup (opt_output_dir) : g_path_get_dirname (opt_output_file);
+	guint leftovers = bd_image_remove_leftovers (out_dir);
+	if (leftovers)
+		say (&j, ngettext ("backdrop-cli: removed %u unfinished file left in %s by an interrupted run\n",
+		                   "backdrop-cli: removed %u unfinished files left in %s by an interrupted run\n",
+		                   leftovers), leftovers, out_dir);
+
+	g_autoptr (GArray) protected = g_array_new (FALSE, FALSE, sizeof (file_id));
+	for (guint i = 0; i < inputs->len; i++)
+		protect (protected, inputs->pdata[i]);
+	if (j.kind == OUTPUT_COMPOSITE && j.background.kind == BD_BACKGROUND_IMAGE)
+		protect (protected, opt_background);
+	protect (protected, model_path);
+
 	g_autoptr (GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 	g_autoptr (GPtrArray) failed = g_ptr_array_new_with_free_func (g_free);
 	gint64 start = g_get_monotonic_time ();
-	for (guint i = 0; i < inputs->len; i++) {
+	guint done = 0;
+	for (guint i = 0; i < inputs->len && !g_cancellable_is_cancelled (interrupt); i++) {
 		const char *input = inputs->pdata[i];
 		g_autofree char *output = opt_output_file ? g_strdup (opt_output_file)
 		                                          : output_name (input, opt_output_dir, ext, used);
 		g_autoptr (GError) e = NULL;
 		gint64 t0 = g_get_monotonic_time ();
-		gboolean ok;
-		if (!opt_overwrite_inputs && same_file (input, output)) {
-			g_set_error (&e, BD_IO_ERROR, BD_IO_ERROR_WRITE,
-			             _("%s would overwrite its input (use --overwrite-inputs to allow it)"), output);
-			ok = FALSE;
-		} else {
-			ok = process (&j, input, output, &e);
-		}
+		gboolean replace = FALSE;
+		gboolean ok = output_allowed (input, output, protected, &replace, &e) &&
+		              process (&j, input, output, replace, &e);
 		if (ok) {
+			done++;
 			say (&j, "[%u/%u] %s → %s (%.0f ms)\n", i + 1, inputs->len, input, output,
 			     (g_get_monotonic_time () - t0) / 1000.0);
+		} else if (g_error_matches (e, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+			fprintf (stderr, "[%u/%u] %s: %s\n", i + 1, inputs->len, input,
+			         _("interrupted; its unfinished output was removed"));
 		} else {
 			fprintf (stderr, "[%u/%u] %s: %s\n", i + 1, inputs->len, input, e->message);
 			g_ptr_array_add (failed, g_strdup (input));
 		}
 	}
 	double seconds = (g_get_monotonic_time () - start) / 1e6;
-	if (failed->len == 0) {
-		say (&j, "backdrop-cli: %u %s in %.1f s\n", inputs->len,
-		     inputs->len == 1 ? _("photo done") : _("photos done"), seconds);
-	} else {
-		fprintf (stderr, "backdrop-cli: %u of %u %s:\n", failed->len, inputs->len, _("photos failed"));
+	int sig = g_atomic_int_get (&interrupt_signal);
+	if (sig)
+		fprintf (stderr, ngettext ("backdrop-cli: interrupted (%s): %u of %u photo done in %.1f s\n",
+		                           "backdrop-cli: interrupted (%s): %u of %u photos done in %.1f s\n",
+		                           inputs->len),
+		         sig == SIGINT ? "SIGINT" : "SIGTERM", done, inputs->len, seconds);
+	else if (failed->len == 0)
+		say (&j, ngettext ("backdrop-cli: %u photo done in %.1f s\n", "backdrop-cli: %u photos done in %.1f s\n",
+		                   inputs->len), inputs->len, seconds);
+	if (failed->len) {
+		fprintf (stderr, ngettext ("backdrop-cli: %u of %u photo failed:\n", "backdrop-cli: %u of %u photos failed:\n",
+		                           inputs->len), failed->len, inputs->len);
 		for (guint i = 0; i < failed->len; i++)
 			fprintf (stderr, "  %s\n", (const char *) failed->pdata[i]);
 	}
 	bd_session_free (j.session);
 	bd_model_free (model);
 	g_clear_object (&j.background_pixbuf);
+	if (sig)
+		return 128 + sig;
 	return failed->len ? EXIT_SOME_FAILED : EXIT_OK;
 }

@@ -55,7 +55,7 @@ buffer_make (cpu_buffer *b, uint32_t channels, uint32_t height, uint32_t width, 
 	/* Zeroed once: the border and spare lanes stay zero, since kernels write only inside. */
 	b->base = bd_alloc_zeroed (floats, sizeof (float));
 	if (!b->base)
-		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory for a %ux%u activation buffer",
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory for the network's %ux%u activations",
 		                     width, height);
 	b->floats = floats;
 	b->planes = planes;

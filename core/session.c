@@ -331,5 +331,13 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 	if (st == BD_OK && options->main_subject_only)
 		st = bd_mask_keep_main_subject (session->pool, alpha, photo->width, photo->height, alpha_stride,
 		                                BD_MAIN_SUBJECT_FRACTION, error);
+	if (st == BD_ERR_NO_MEMORY && error) {
+		/* The inner message names a working buffer (the network's canvas, a guided-filter
+		 * plane); the user needs to hear about the photo. */
+		char inner[sizeof error->message];
+		memcpy (inner, error->message, sizeof inner);
+		bd_error_set (error, st, "not enough memory to process a %ux%u photo (%s)",
+		              photo->width, photo->height, inner);
+	}
 	return st;
 }

@@ -4,7 +4,10 @@
 #include <gdk-pixbuf/gdk-pixbuf.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static const char *cli;
 static char *tmpdir, *model, *datasets;
@@ -302,12 +305,31 @@ test_bad_inputs (void)
 	g_assert_true (g_file_set_contents (truncated, jpeg, (gssize) len / 2, NULL));
 	g_free (jpeg);
 
+	/* A PNG cut in half, a BMP (gdk-pixbuf reads it; we do not), an icon. */
+	g_autofree char *png_half = path_in ("half.png"), *bmp = path_in ("photo.bmp"), *ico = path_in ("photo.png.ico");
+	{
+		g_autoptr (GdkPixbuf) noisy = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, 200, 150);
+		guint8 *px = gdk_pixbuf_get_pixels (noisy);
+		for (int i = 0; i < gdk_pixbuf_get_rowstride (noisy) * 150; i++)
+			px[i] = (guint8) (i * 2654435761u >> 11);
+		gchar *buf = NULL;
+		gsize n = 0;
+		g_assert_true (gdk_pixbuf_save_to_buffer (noisy, &buf, &n, "png", NULL, NULL));
+		g_assert_true (g_file_set_contents (png_half, buf, (gssize) n / 2, NULL));
+		g_free (buf);
+		g_assert_true (gdk_pixbuf_save (noisy, bmp, "bmp", NULL, NULL));
+		g_autoptr (GdkPixbuf) icon = gdk_pixbuf_scale_simple (noisy, 32, 32, GDK_INTERP_BILINEAR);
+		g_assert_true (gdk_pixbuf_save (icon, ico, "ico", NULL, NULL));
+	}
 	struct { const char *input; const char *message; } cases[] = {
 		{ "/nonexistent/photo.jpg", "No such file" },
 		{ text, "not an image" },
 		{ empty, "empty" },
 		{ huge, "30000×30000" },
 		{ truncated, "truncated" },
+		{ png_half, "truncated PNG" },
+		{ bmp, "not an image in a format Backdrop can read" },
+		{ ico, "not an image in a format Backdrop can read" },
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
 		run_result r = run_cli (cases[i].input, "-o", out, NULL);
@@ -361,6 +383,265 @@ test_bad_inputs (void)
 	assert_no_output (out);
 }
 
+/* A synthetic model of @depth written to @path by bench's make-synthetic-model. */
+static void
+make_model (const char *path, const char *depth, const char *width, const char *size)
+{
+	const char *maker = g_getenv ("BACKDROP_MAKE_MODEL");
+	const char *args[] = { maker, "--depth", depth, "--width", width, "--size", size, path, NULL };
+	int wait = 0;
+	g_assert_true (g_spawn_sync (NULL, (char **) args, NULL, 0, NULL, NULL, NULL, NULL, &wait, NULL));
+	g_assert_cmpint (wait, ==, 0);
+}
+
+/* backdrop-cli with --model @m rather than the test's model. */
+static run_result
+run_cli_model (const char *m, const char *first, ...)
+{
+	g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+	g_ptr_array_add (argv, (char *) cli);
+	g_ptr_array_add (argv, "--model");
+	g_ptr_array_add (argv, (char *) m);
+	va_list args;
+	va_start (args, first);
+	for (const char *a = first; a; a = va_arg (args, const char *))
+		g_ptr_array_add (argv, (char *) a);
+	va_end (args);
+	g_ptr_array_add (argv, NULL);
+	run_result r = { 0 };
+	int wait = 0;
+	g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+	                             NULL, &r.err, &wait, NULL));
+	r.status = WIFEXITED (wait) ? WEXITSTATUS (wait) : WIFSIGNALED (wait) ? 128 + WTERMSIG (wait) : -1;
+	g_test_message ("backdrop-cli → %d: %s", r.status, r.err);
+	return r;
+}
+
+static char *
+small_photo (const char *name, int w, int h)
+{
+	g_autoptr (GdkPixbuf) p = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, w, h);
+	guint8 *px = gdk_pixbuf_get_pixels (p);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w * 3; x++)
+			px[y * gdk_pixbuf_get_rowstride (p) + x] = (guint8) (x * 7 + y * 13);
+	char *path = path_in (name);
+	const char *type = g_str_has_suffix (name, ".png") ? "png" : "jpeg";
+	g_assert_true (gdk_pixbuf_save (p, path, type, NULL, NULL));
+	return path;
+}
+
+static char *
+contents_of (const char *path, gsize *len)
+{
+	char *data = NULL;
+	g_assert_true (g_file_get_contents (path, &data, len, NULL));
+	return data;
+}
+
+/* Models of every depth the format allows: depth 6..8 overflowed the loader's table and
+ * killed the CLI (exit 139). A header bit flipped is refused as damage. */
+static void
+test_model_files (void)
+{
+	g_autofree char *photo = small_photo ("depth.png", 40, 30), *out = path_in ("depth-out.png");
+	const char *depths[] = { "6", "7", "8" };
+	for (gsize i = 0; i < G_N_ELEMENTS (depths); i++) {
+		g_autofree char *m = path_in ("deep.bdm");
+		make_model (m, depths[i], "2", "128");
+		g_unlink (out);
+		run_result r = run_cli_model (m, photo, "-o", out, NULL);
+		if (r.status != 0)
+			g_error ("depth %s: exit %d: %s", depths[i], r.status, r.err);
+		g_free (r.err);
+	}
+	g_autofree char *m = path_in ("flipped.bdm");
+	make_model (m, "3", "4", "64");
+	gsize len;
+	g_autofree char *b = contents_of (m, &len);
+	b[40] ^= 0x40;   /* a bit of the first mean */
+	g_assert_true (g_file_set_contents (m, b, (gssize) len, NULL));
+	g_unlink (out);
+	run_result r = run_cli_model (m, photo, "-o", out, NULL);
+	g_assert_cmpint (r.status, ==, 3);
+	g_assert_nonnull (strstr (r.err, "damaged"));
+	g_free (r.err);
+	assert_no_output (out);
+}
+
+/* No output replaces an input: a folder holding a.jpg and a.png written into itself, the
+ * background image, the model, each by another name for the same file. */
+static void
+test_outputs_never_replace_inputs (void)
+{
+	g_autofree char *dir = path_in ("same-folder");
+	g_mkdir (dir, 0755);
+	g_autofree char *a_jpg = g_build_filename (dir, "a.jpg", NULL), *a_png = g_build_filename (dir, "a.png", NULL);
+	g_autofree char *src_jpg = small_photo ("src.jpg", 48, 32), *src_png = small_photo ("src.png", 48, 32);
+	gsize jl, pl;
+	g_autofree char *jd = contents_of (src_jpg, &jl), *pd = contents_of (src_png, &pl);
+	g_assert_true (g_file_set_contents (a_jpg, jd, (gssize) jl, NULL));
+	g_assert_true (g_file_set_contents (a_png, pd, (gssize) pl, NULL));
+	const char *modes[] = { NULL, "--overwrite" };
+	for (gsize i = 0; i < G_N_ELEMENTS (modes); i++) {
+		run_result r = modes[i] ? run_cli (modes[i], "--output-dir", dir, a_jpg, a_png, NULL)
+		                        : run_cli ("--output-dir", dir, a_jpg, a_png, NULL);
+		g_assert_cmpint (r.status, ==, 1);
+		g_free (r.err);
+		gsize after_len;
+		g_autofree char *after = contents_of (a_png, &after_len);
+		g_assert_cmpmem (after, after_len, pd, pl);
+	}
+	/* The background image, named with a "./" of its own. */
+	g_autofree char *bg = small_photo ("bg.png", 64, 64), *bg_other = g_build_filename (tmpdir, ".", "bg.png", NULL);
+	gsize bl;
+	g_autofree char *bd = contents_of (bg, &bl);
+	run_result r = run_cli ("--output", "composite", "--background", bg, "--overwrite", src_jpg, "-o", bg_other, NULL);
+	g_assert_cmpint (r.status, ==, 1);
+	g_assert_nonnull (strstr (r.err, "this run reads"));
+	g_free (r.err);
+	gsize bl2;
+	g_autofree char *bd2 = contents_of (bg, &bl2);
+	g_assert_cmpmem (bd, bl, bd2, bl2);
+	/* The model, through a hard link with an image's name. */
+	g_autofree char *own_model = path_in ("own-model.bdm"), *model_link = path_in ("model-link.png");
+	gsize ml;
+	g_autofree char *md = contents_of (model, &ml);
+	g_assert_true (g_file_set_contents (own_model, md, (gssize) ml, NULL));
+	g_assert_cmpint (link (own_model, model_link), ==, 0);
+	r = run_cli_model (own_model, "--overwrite", src_jpg, "-o", model_link, NULL);
+	g_assert_cmpint (r.status, ==, 1);
+	g_assert_nonnull (strstr (r.err, "this run reads"));
+	g_free (r.err);
+	gsize ml2;
+	g_autofree char *md2 = contents_of (own_model, &ml2);
+	g_assert_cmpmem (md, ml, md2, ml2);
+	g_unlink (model_link);
+}
+
+/* An existing output is kept unless --overwrite; replacing keeps its permissions; two runs
+ * into one name at once: exactly one writes it. */
+static void
+test_existing_outputs (void)
+{
+	g_autofree char *photo = small_photo ("exist.jpg", 40, 30), *out = path_in ("exist-out.png");
+	g_assert_true (g_file_set_contents (out, "an earlier result", -1, NULL));
+	g_assert_cmpint (g_chmod (out, 0600), ==, 0);
+	run_result r = run_cli (photo, "-o", out, NULL);
+	g_assert_cmpint (r.status, ==, 1);
+	g_assert_nonnull (strstr (r.err, "already exists"));
+	g_free (r.err);
+	gsize len;
+	g_autofree char *kept = contents_of (out, &len);
+	g_assert_cmpstr (kept, ==, "an earlier result");
+	r = run_cli ("--overwrite", photo, "-o", out, NULL);
+	g_assert_cmpint (r.status, ==, 0);
+	g_free (r.err);
+	GStatBuf st;
+	g_assert_cmpint (g_stat (out, &st), ==, 0);
+	g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+	g_autoptr (GdkPixbuf) res = gdk_pixbuf_new_from_file (out, NULL);
+	g_assert_nonnull (res);
+
+	/* Two runs at once into one name. */
+	g_autofree char *race = path_in ("race.png");
+	const char *argv[] = { cli, "--model", model, photo, "-o", race, NULL };
+	GPid pids[2];
+	int errs[2];
+	for (int i = 0; i < 2; i++)
+		g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD |
+		                                         G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, &pids[i], NULL, NULL,
+		                                         &errs[i], NULL));
+	int ok = 0;
+	for (int i = 0; i < 2; i++) {
+		int status = 0;
+		g_assert_cmpint (waitpid (pids[i], &status, 0), ==, pids[i]);
+		close (errs[i]);
+		ok += WIFEXITED (status) && WEXITSTATUS (status) == 0;
+	}
+	g_assert_cmpint (ok, ==, 1);
+}
+
+/* SIGINT and SIGTERM: the summary, exit 130 and 143, no unfinished file. A killed run's
+ * temporary file is recognisable and the next run into that folder removes it. */
+static void
+test_signals (void)
+{
+	g_autofree char *in = path_in ("many"), *out = path_in ("many-out");
+	g_mkdir (in, 0755);
+	g_autofree char *one = small_photo ("many-one.jpg", 600, 400);
+	gsize len;
+	g_autofree char *data = contents_of (one, &len);
+	for (int i = 0; i < 200; i++) {
+		g_autofree char *name = g_strdup_printf ("%s/p%03d.jpg", in, i);
+		g_assert_true (g_file_set_contents (name, data, (gssize) len, NULL));
+	}
+	const int sigs[] = { SIGINT, SIGTERM };
+	for (gsize k = 0; k < G_N_ELEMENTS (sigs); k++) {
+		const char *argv[] = { cli, "--model", model, "--overwrite", in, "--output-dir", out, NULL };
+		GPid pid;
+		int err_fd;
+		g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD |
+		                                         G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, &pid, NULL, NULL,
+		                                         &err_fd, NULL));
+		g_usleep (1500 * 1000);
+		kill (pid, sigs[k]);
+		int status = 0;
+		GString *err = g_string_new (NULL);
+		char buf[4096];
+		ssize_t n;
+		while ((n = read (err_fd, buf, sizeof buf)) > 0)
+			g_string_append_len (err, buf, n);
+		close (err_fd);
+		g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+		g_test_message ("signal %d: %s", sigs[k], err->str);
+		g_assert_true (WIFEXITED (status));
+		g_assert_cmpint (WEXITSTATUS (status), ==, 128 + sigs[k]);
+		g_assert_nonnull (strstr (err->str, "interrupted"));
+		g_string_free (err, TRUE);
+		g_autoptr (GDir) d = g_dir_open (out, 0, NULL);
+		int written = 0;
+		for (const char *nm; d && (nm = g_dir_read_name (d));) {
+			g_assert_false (g_str_has_prefix (nm, ".backdrop-tmp-"));
+			g_autofree char *p = g_build_filename (out, nm, NULL);
+			g_autoptr (GdkPixbuf) img = gdk_pixbuf_new_from_file (p, NULL);
+			g_assert_nonnull (img);   /* every file there is whole */
+			written++;
+		}
+		g_assert_cmpint (written, <, 200);
+	}
+	/* What SIGKILL leaves, the next run removes. */
+	g_autofree char *left = g_build_filename (out, ".backdrop-tmp-Q1w2E3", NULL);
+	g_assert_true (g_file_set_contents (left, "half an image", -1, NULL));
+	g_autofree char *photo = small_photo ("after-kill.jpg", 40, 30);
+	run_result r = run_cli (photo, "--output-dir", out, NULL);
+	g_assert_cmpint (r.status, ==, 0);
+	g_assert_nonnull (strstr (r.err, "removed 1 unfinished file"));
+	g_free (r.err);
+	g_assert_false (g_file_test (left, G_FILE_TEST_EXISTS));
+}
+
+/* Names of up to 255 bytes, and options that are not numbers. */
+static void
+test_names_and_numbers (void)
+{
+	g_autofree char *photo = small_photo ("names.jpg", 40, 30);
+	g_autofree char *base = g_strnfill (251, 'x'), *longname = g_strconcat (base, ".png", NULL);
+	g_autofree char *out = path_in (longname);
+	run_result r = run_cli (photo, "-o", out, NULL);
+	g_assert_cmpint (r.status, ==, 0);
+	g_free (r.err);
+	g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
+	g_autofree char *never = path_in ("nan.png");
+	const char *bad[][2] = { { "--threshold", "nan" }, { "--feather", "nan" }, { "--threshold", "-nan" } };
+	for (gsize i = 0; i < G_N_ELEMENTS (bad); i++) {
+		r = run_cli (bad[i][0], bad[i][1], photo, "-o", never, NULL);
+		g_assert_cmpint (r.status, ==, 2);
+		g_free (r.err);
+		assert_no_output (never);
+	}
+}
+
 int
 main (int argc, char **argv)
 {
@@ -390,6 +671,11 @@ main (int argc, char **argv)
 	g_test_add_func ("/cli/batch", test_batch);
 	g_test_add_func ("/cli/exif-orientation", test_exif_orientation);
 	g_test_add_func ("/cli/bad-inputs", test_bad_inputs);
+	g_test_add_func ("/cli/model-files", test_model_files);
+	g_test_add_func ("/cli/outputs-never-replace-inputs", test_outputs_never_replace_inputs);
+	g_test_add_func ("/cli/existing-outputs", test_existing_outputs);
+	g_test_add_func ("/cli/signals", test_signals);
+	g_test_add_func ("/cli/names-and-numbers", test_names_and_numbers);
 	int ret = g_test_run ();
 	g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
 	if (system (cmd) != 0)
