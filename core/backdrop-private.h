@@ -73,6 +73,11 @@ struct bd_model {
 	float          *converted;
 };
 
+/* bd_model_open's checks and conversion on a file already in memory; @name is for messages.
+ * The bytes may be freed afterwards. For the fuzzing harness (tests/fuzz). */
+bd_status bd_model_load_bytes (const uint8_t *bytes, size_t size, const char *name,
+                               bd_model **out_model, bd_error *error);
+
 /* Where a photo goes on the network's canvas: scaled so its long side is the input size (a
  * smaller photo keeps its size), centred on a canvas padded to the network's multiple (odd
  * pixels to the right/bottom). */

@@ -332,6 +332,30 @@ read_file (const char *path, uint8_t **out, size_t *out_size, bd_error *error)
 }
 
 bd_status
+bd_model_load_bytes (const uint8_t *bytes, size_t size, const char *name, bd_model **out_model, bd_error *error)
+{
+	if (out_model)
+		*out_model = NULL;
+	if (!bytes || !name || !out_model)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_model_load_bytes: missing argument");
+	if (size < HEADER_SIZE)
+		return bd_error_set (error, BD_ERR_FORMAT, "%s is too short to be a Backdrop model (%zu bytes)",
+		                     name, size);
+	bd_model *m = calloc (1, sizeof *m);
+	if (!m)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory loading %s", name);
+	bd_status st = parse_header (m, bytes, size, name, error);
+	if (st == BD_OK)
+		st = load_tensors (m, bytes, size, name, error);
+	if (st != BD_OK) {
+		bd_model_free (m);
+		return st;
+	}
+	*out_model = m;
+	return BD_OK;
+}
+
+bd_status
 bd_model_open (const char *path, bd_model **out_model, bd_error *error)
 {
 	if (out_model)
@@ -344,21 +368,9 @@ bd_model_open (const char *path, bd_model **out_model, bd_error *error)
 	bd_status st = read_file (path, &bytes, &size, error);
 	if (st != BD_OK)
 		return st;
-	bd_model *m = calloc (1, sizeof *m);
-	if (!m) {
-		bd_free_aligned (bytes);
-		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory loading %s", path);
-	}
-	st = parse_header (m, bytes, size, path, error);
-	if (st == BD_OK)
-		st = load_tensors (m, bytes, size, path, error);
+	st = bd_model_load_bytes (bytes, size, path, out_model, error);
 	bd_free_aligned (bytes);
-	if (st != BD_OK) {
-		bd_model_free (m);
-		return st;
-	}
-	*out_model = m;
-	return BD_OK;
+	return st;
 }
 
 void

@@ -128,8 +128,8 @@ blend_task (void *data, size_t y)
 }
 
 bd_status
-bd_composite (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
-              const bd_background *background, uint8_t *out, size_t out_stride, bd_error *error)
+bd_composite_on_pool (bd_thread_pool *pool, const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
+                      const bd_background *background, uint8_t *out, size_t out_stride, bd_error *error)
 {
 	bd_status st = bd_image_check (photo, "photo", error);
 	if (st != BD_OK)
@@ -146,9 +146,6 @@ bd_composite (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
 	if (background->kind == BD_BACKGROUND_BLUR && !(background->blur_radius >= 0 && background->blur_radius <= 1000))
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "blur radius must be within 0..1000 pixels");
 
-	bd_thread_pool *pool = bd_thread_pool_new (0);
-	if (!pool)
-		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
 	if (background->kind == BD_BACKGROUND_BLUR)
 		st = draw_blur (pool, photo, alpha, alpha_stride, background->blur_radius, out, out_stride, error);
 	else if (background->kind == BD_BACKGROUND_IMAGE)
@@ -167,6 +164,17 @@ bd_composite (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
 		bd_thread_pool_run (pool, photo->height, blend_task, &c);
 	}
 	bd_colour_means_clear (&means);
+	return st;
+}
+
+bd_status
+bd_composite (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
+              const bd_background *background, uint8_t *out, size_t out_stride, bd_error *error)
+{
+	bd_thread_pool *pool = bd_thread_pool_new (0);
+	if (!pool)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	bd_status st = bd_composite_on_pool (pool, photo, alpha, alpha_stride, background, out, out_stride, error);
 	bd_thread_pool_free (pool);
 	return st;
 }

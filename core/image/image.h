@@ -18,6 +18,13 @@ bd_u8_from_float (float v)
 	return v > 0 ? (v < 255 ? (uint8_t) v : 255) : 0;
 }
 
+/* bd_composite and bd_mask_adjust on a pool the caller keeps (they make one per call). */
+bd_status bd_composite_on_pool   (bd_thread_pool *pool, const bd_image *photo, const uint8_t *alpha,
+                                  size_t alpha_stride, const bd_background *background, uint8_t *out,
+                                  size_t out_stride, bd_error *error);
+bd_status bd_mask_adjust_on_pool (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height,
+                                  size_t stride, float threshold, float feather, bd_error *error);
+
 /* Checks a view's pointer, size, stride and the pixel limit. */
 bd_status bd_image_check (const bd_image *image, const char *what, bd_error *error);
 
