@@ -188,10 +188,11 @@ default_model (void)
 	return g_strdup (BD_MODEL_PATH);
 }
 
+/* The formats common/ decodes (JPEG, PNG, WebP, TIFF); a folder's other files are skipped. */
 static gboolean
 is_image_name (const char *name)
 {
-	static const char *const exts[] = { ".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp", ".gif" };
+	static const char *const exts[] = { ".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff" };
 	for (gsize i = 0; i < G_N_ELEMENTS (exts); i++)
 		if (g_str_has_suffix (name, exts[i]) ||
 		    (strlen (name) > strlen (exts[i]) && !g_ascii_strcasecmp (name + strlen (name) - strlen (exts[i]), exts[i])))
