@@ -45,7 +45,8 @@ typedef enum {
 } bd_device;
 
 typedef enum {
-	BD_PRECISION_FAST = 0, /* fp16 tensor cores on the GPU; fp32 on the CPU */
+	BD_PRECISION_FAST = 0, /* fp16 tensor cores on the GPU; on the CPU bf16 convolutions with
+	                        * fp32 sums where it has AVX-512 BF16, else fp32 */
 	BD_PRECISION_EXACT,    /* fp32 everywhere */
 } bd_precision;
 

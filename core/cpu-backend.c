@@ -25,6 +25,8 @@ typedef struct {
 	cpu_buffer  tmp[BD_MAX_DEPTH];     /* first conv of a block */
 	cpu_buffer  cat[BD_MAX_DEPTH];     /* skip | up, levels 0..depth-2 */
 	cpu_buffer  out[BD_MAX_DEPTH];     /* a block's output: decoder, or the bottleneck */
+	uint16_t   *half;                  /* bf16 sessions: a convolution's input in bf16, sized
+	                                    * for the largest (cat[0]) */
 } cpu_plan;
 
 typedef struct {
@@ -36,6 +38,7 @@ typedef struct {
 	 * would be remade (every buffer allocated and zeroed) twice a photo. */
 	cpu_plan    plans[2];
 	uint64_t    uses;
+	bool        bf16;   /* 3x3 convolutions but the first in bf16 (fast precision, AVX-512 BF16) */
 } cpu_state;
 
 static void
@@ -85,11 +88,13 @@ plan_clear (cpu_plan *s)
 		buffer_clear (&s->cat[l]);
 		buffer_clear (&s->out[l]);
 	}
+	bd_free_aligned (s->half);
+	s->half = NULL;
 	s->height = s->width = 0;
 }
 
 static bd_status
-plan_make (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, bd_error *error)
+plan_make (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, bool bf16, bd_error *error)
 {
 	plan_clear (s);
 	bd_status st = buffer_make (&s->input, 3, height, width, error);
@@ -103,6 +108,20 @@ plan_make (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, bd_e
 			st = buffer_make (&s->cat[l], 2 * PLANES (c) * BD_LANES, h, w, error);
 		if (st == BD_OK)
 			st = buffer_make (&s->out[l], c, h, w, error);
+	}
+	if (st == BD_OK && bf16) {
+		/* Every convolution input is one whole buffer; the largest is cat[0] (or the
+		 * bottleneck's at depth 1). */
+		size_t most = 0;
+		for (uint32_t l = 0; l < m->depth; l++) {
+			const cpu_buffer *in[] = { &s->pooled[l], &s->tmp[l], &s->cat[l] };
+			for (int i = 0; i < 3; i++)
+				most = in[i]->floats > most ? in[i]->floats : most;
+		}
+		s->half = bd_alloc_zeroed (most, sizeof *s->half);
+		if (!s->half)
+			st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory for the network's %ux%u activations",
+			                   width, height);
 	}
 	if (st != BD_OK) {
 		plan_clear (s);
@@ -124,7 +143,7 @@ plan_for (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, cpu_
 			p = &s->plans[i];
 	if (!p) {
 		p = s->plans[0].last_used <= s->plans[1].last_used ? &s->plans[0] : &s->plans[1];
-		bd_status st = plan_make (p, m, height, width, error);
+		bd_status st = plan_make (p, m, height, width, s->bf16, error);
 		if (st != BD_OK)
 			return st;
 	}
@@ -182,9 +201,31 @@ cpu_init (bd_session *session, bd_error *error)
 			st = pack_conv3x3 (&s->dec[l][1], &m->dec[l][1], NULL, c, error);
 	}
 	free (map);
+#if defined(BD_HAVE_BF16_KERNELS)
+	/* Fast precision in bf16 where the CPU has it, but for the first convolution: three input
+	 * channels gain nothing from pairs, and the photo itself keeps its 8 bits. */
+	s->bf16 = session->options.precision == BD_PRECISION_FAST && bd_cpu_bf16_usable ();
+	for (uint32_t l = 0; s->bf16 && l < m->depth && st == BD_OK; l++) {
+		if (l > 0)
+			st = bd_cpu_conv_pack_bf16 (&s->enc[l][0], error);
+		if (st == BD_OK)
+			st = bd_cpu_conv_pack_bf16 (&s->enc[l][1], error);
+		if (st == BD_OK && l + 1 < m->depth)
+			st = bd_cpu_conv_pack_bf16 (&s->dec[l][0], error);
+		if (st == BD_OK && l + 1 < m->depth)
+			st = bd_cpu_conv_pack_bf16 (&s->dec[l][1], error);
+	}
+#endif
 	if (st != BD_OK)
 		cpu_destroy (session);
 	return st;
+}
+
+bool
+bd_cpu_backend_uses_bf16 (const bd_session *session)
+{
+	const cpu_state *s = session->backend_data;
+	return s && s->bf16;
 }
 
 static void
@@ -205,6 +246,21 @@ cpu_destroy (bd_session *session)
 	plan_clear (&s->plans[1]);
 	free (s);
 	session->backend_data = NULL;
+}
+
+/* A 3x3 convolution over the whole buffer @in: in bf16 when its weights have a bf16 copy. */
+static void
+conv3x3 (bd_thread_pool *pool, cpu_plan *p, const bd_cpu_conv *conv, const cpu_buffer *in,
+         const bd_cpu_view *out)
+{
+#if defined(BD_HAVE_BF16_KERNELS)
+	if (conv->weights_bf16) {
+		bd_cpu_view_bf16 half = bd_to_bf16 (pool, &in->view, in->planes, p->half);
+		bd_conv2d_bf16 (pool, conv, &half, out, true);
+		return;
+	}
+#endif
+	bd_conv2d (pool, conv, &in->view, out, true);
 }
 
 /* Reports progress after each layer; false when the caller asked to cancel. */
@@ -238,25 +294,24 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 
 	uint32_t D = m->depth;
 	int done = 0, total = (int) (2 * D + 4 * (D - 1) + 1);
-	bd_cpu_view x = p->input.view;
+	const cpu_buffer *x = &p->input;
 	for (uint32_t l = 0; l < D; l++) {
 		if (l > 0) {
 			bd_cpu_view skip = planes_of (&p->cat[l - 1], 0);
 			bd_maxpool2x2 (pool, p->pooled[l].planes, &skip, &p->pooled[l].view);
-			x = p->pooled[l].view;
+			x = &p->pooled[l];
 		}
-		bd_conv2d (pool, &state->enc[l][0], &x, &p->tmp[l].view, true);
+		conv3x3 (pool, p, &state->enc[l][0], x, &p->tmp[l].view);
 		bd_cpu_view dst = l + 1 < D ? planes_of (&p->cat[l], 0) : p->out[l].view;
-		bd_conv2d (pool, &state->enc[l][1], &p->tmp[l].view, &dst, true);
+		conv3x3 (pool, p, &state->enc[l][1], &p->tmp[l], &dst);
 		if (!step (opts, &done, total) || !step (opts, &done, total))
 			return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
 	}
 	for (uint32_t l = D - 1; l-- > 0;) {
 		bd_cpu_view up = planes_of (&p->cat[l], PLANES (m->widths[l]));
 		bd_conv_transpose2x2 (pool, state->up[l], &p->out[l + 1].view, &up);
-		bd_cpu_view cat = p->cat[l].view;
-		bd_conv2d (pool, &state->dec[l][0], &cat, &p->tmp[l].view, true);
-		bd_conv2d (pool, &state->dec[l][1], &p->tmp[l].view, &p->out[l].view, true);
+		conv3x3 (pool, p, &state->dec[l][0], &p->cat[l], &p->tmp[l].view);
+		conv3x3 (pool, p, &state->dec[l][1], &p->tmp[l], &p->out[l].view);
 		for (int k = 0; k < 4; k++)
 			if (!step (opts, &done, total))
 				return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");

@@ -7,6 +7,7 @@
 
 #include <glib.h>
 #include <math.h>
+#include <string.h>
 
 typedef struct {
 	float      *base;
@@ -145,6 +146,82 @@ test_conv2d (void)
 	bd_thread_pool_free (pool);
 }
 
+#if defined(BD_HAVE_BF16_KERNELS)
+/* bfloat16 by round-to-nearest-even, as the conversion instruction does. */
+static float
+round_bf16 (float f)
+{
+	uint32_t u;
+	memcpy (&u, &f, sizeof u);
+	u = (u + 0x7fff + ((u >> 16) & 1)) & 0xffff0000u;
+	memcpy (&f, &u, sizeof f);
+	return f;
+}
+#endif
+
+/* The bf16 convolution against the reference on the same inputs and weights rounded to bf16
+ * (so only the fp32 sums differ: as tight as fp32), and against the unrounded reference
+ * within bf16's precision. */
+static void
+test_conv2d_bf16 (void)
+{
+#if defined(BD_HAVE_BF16_KERNELS)
+	if (!bd_cpu_bf16_usable ()) {
+		g_test_skip ("this CPU has no AVX-512 BF16 (or BACKDROP_CPU_KERNEL asks for fp32)");
+		return;
+	}
+	bd_thread_pool *pool = bd_thread_pool_new (2);
+	bd_rng rng = { g_test_rand_int () };
+	for (size_t i = 0; i < G_N_ELEMENTS (conv_cases); i++) {
+		const conv_case *c = &conv_cases[i];
+		if (c->k != 3)
+			continue;
+		size_t nin = (size_t) c->cin * c->h * c->w, nout = (size_t) c->cout * c->h * c->w;
+		size_t nw = (size_t) c->cout * c->cin * 9;
+		float *in = random_array (&rng, nin, 1), *w = random_array (&rng, nw, 0.5f);
+		float *bias = random_array (&rng, c->cout, 0.5f);
+		float *in_r = g_new (float, nin), *w_r = g_new (float, nw);
+		for (size_t k = 0; k < nin; k++)
+			in_r[k] = round_bf16 (in[k]);
+		for (size_t k = 0; k < nw; k++)
+			w_r[k] = round_bf16 (w[k]);
+		float *want = g_new (float, nout), *want_rounded = g_new (float, nout);
+		ref_conv2d (in, c->cin, c->h, c->w, w, bias, c->cout, 3, c->relu, want);
+		ref_conv2d (in_r, c->cin, c->h, c->w, w_r, bias, c->cout, 3, c->relu, want_rounded);
+
+		bd_cpu_conv conv;
+		g_assert_cmpint (bd_cpu_conv_pack (&conv, w, bias, c->cout, c->cin, 9, (size_t) c->cin * 9, 9, 1,
+		                                   NULL, c->cin, NULL), ==, BD_OK);
+		g_assert_cmpint (bd_cpu_conv_pack_bf16 (&conv, NULL), ==, BD_OK);
+		blocked bin = blocked_new (c->cin, c->h, c->w), bout = blocked_new (c->cout, c->h, c->w);
+		blocked_from_dense (&bin, in);
+		blocked_poison (&bout);
+		uint16_t *half = bd_alloc_zeroed (bin.floats, sizeof *half);
+		g_assert_nonnull (half);
+		/* Poisoned: the conversion must write every element, borders included. */
+		memset (half, 0xff, bin.floats * sizeof *half);
+		bd_cpu_view_bf16 hv = bd_to_bf16 (pool, &bin.view, bin.planes, half);
+		bd_conv2d_bf16 (pool, &conv, &hv, &bout.view, c->relu);
+		float *got = blocked_to_dense (&bout);
+		char *what = g_strdup_printf ("bf16 conv 3x3 %u->%u at %ux%u", c->cin, c->cout, c->w, c->h);
+		check_close (got, want_rounded, nout, 1e-5, what);
+		double e = ref_relative_error (got, want, nout);
+		if (!(e <= 1e-2))
+			g_error ("%s: relative error %g against the unrounded reference exceeds 1e-2", what, e);
+		g_free (what);
+		bd_cpu_conv_clear (&conv);
+		bd_free_aligned (half);
+		bd_free_aligned (bin.base);
+		bd_free_aligned (bout.base);
+		g_free (in); g_free (w); g_free (bias); g_free (in_r); g_free (w_r);
+		g_free (want); g_free (want_rounded); g_free (got);
+	}
+	bd_thread_pool_free (pool);
+#else
+	g_test_skip ("built without the bf16 kernels (the compiler has no -mavx512bf16)");
+#endif
+}
+
 static void
 test_conv_transpose (void)
 {
@@ -230,6 +307,7 @@ main (int argc, char **argv)
 {
 	g_test_init (&argc, &argv, NULL);
 	g_test_add_func ("/core/ops/conv2d", test_conv2d);
+	g_test_add_func ("/core/ops/conv2d-bf16", test_conv2d_bf16);
 	g_test_add_func ("/core/ops/conv-transpose2x2", test_conv_transpose);
 	g_test_add_func ("/core/ops/maxpool2x2", test_maxpool);
 	g_test_add_func ("/core/ops/head-sigmoid", test_head);

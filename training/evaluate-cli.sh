@@ -6,6 +6,7 @@
 #   training/evaluate-cli.sh build/cli/backdrop-cli data/backdrop-portrait.bdm ../shared/datasets eval-out .data
 #
 # MORE is a second folder of sets, for debian-negatives (training/fetch_negatives.py writes it).
+# DEVICE (auto, cpu, cuda) and PRECISION (fast, exact) pass to the CLI.
 # OUT/<set>/ gets the masks, scores.csv, summary.json and worst.png (a contact sheet).
 # Needs Python with numpy and Pillow (Debian: python3-numpy python3-pil).
 set -euo pipefail
@@ -24,7 +25,7 @@ for set in ccp-person davis-people-train lfw-portraits-pseudo davis-no-people de
     while read -r stem; do
         for f in "$data/$set/images/$stem".*; do ln -s "$f" "$inputs/"; done
     done <"$split"
-    "$cli" --quiet --device "${DEVICE:-auto}" --model "$model" --output mask "$inputs" --output-dir "$out/$set/masks"
+    "$cli" --quiet --device "${DEVICE:-auto}" --precision "${PRECISION:-fast}" --model "$model" --output mask "$inputs" --output-dir "$out/$set/masks"
     gt=()
     [[ -d $data/$set/masks ]] && gt=(--gt "$data/$set/masks")
     echo "== $set"

@@ -24,6 +24,7 @@ typedef struct {
 typedef struct {
 	float   *weights;
 	float   *bias;          /* cout_blocks * 16 */
+	uint16_t *weights_bf16; /* NULL, or the 3x3 weights for bd_conv2d_bf16 (conv-bf16.c) */
 	uint32_t in_channels;   /* storage channels read: planes * 16, or fewer in the last plane */
 	uint32_t out_channels;
 	uint32_t taps;          /* 9 for 3x3, 1 for 1x1 */
@@ -53,6 +54,30 @@ void bd_maxpool2x2 (bd_thread_pool *pool, uint32_t planes, const bd_cpu_view *in
 /* sigmoid(w . x + bias) over @channels channels into a dense height x width map. */
 void bd_head_sigmoid (bd_thread_pool *pool, const float *weight, float bias, uint32_t channels,
                       const bd_cpu_view *in, float *out);
+
+/* Blocked activations in bfloat16: the same layout and strides (in elements) as bd_cpu_view. */
+typedef struct {
+	const uint16_t *data;
+	uint32_t        height, width;
+	size_t          row_stride, plane_stride;
+} bd_cpu_view_bf16;
+
+/* The bf16 kernels (conv-bf16.c, to-bf16.c), built where the compiler targets AVX-512 BF16. */
+#if defined(BD_HAVE_BF16_KERNELS)
+/* Whether this CPU runs them, and BACKDROP_CPU_KERNEL does not ask for fp32 ("fp32", "v3" or
+ * "generic"). */
+bool bd_cpu_bf16_usable (void);
+
+/* Adds the bf16 copy of a packed 3x3 convolution's weights (freed by bd_cpu_conv_clear). */
+bd_status bd_cpu_conv_pack_bf16 (bd_cpu_conv *conv, bd_error *error);
+
+/* @planes planes of @in, borders included, into @dst (planes * plane_stride elements). */
+bd_cpu_view_bf16 bd_to_bf16 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, uint16_t *dst);
+
+/* bd_conv2d for a 3x3 convolution with bf16 weights and inputs, fp32 sums and outputs. */
+void bd_conv2d_bf16 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
+                     const bd_cpu_view *out, bool relu);
+#endif
 
 /* Used by bd_conv2d and bd_conv_transpose2x2: @out_step is 1, or 2 to write every other pixel. */
 void bd_conv_run (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view *in,
