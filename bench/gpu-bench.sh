@@ -24,11 +24,16 @@ export PYTHONUNBUFFERED=1
   ninja -C "$build"; } >"$out/build.log" 2>&1 ||
     { tail -40 "$out/build.log"; exit 1; }
 
-python3 tests/gpu-parity.py "$build" "$@" >"$out/parity.log" 2>&1
-parity=$?
-BACKDROP_GPU_SIMPLE_CONV=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-simple.log" 2>&1
-BACKDROP_GPU_NO_WGMMA=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-portable.log" 2>&1
-BACKDROP_GPU_NO_TMA=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-no-tma.log" 2>&1
+# Every check's exit status is kept: the script ends non-zero when any of them failed, after
+# printing its tables (a failed parity must not hide behind good timings).
+failures=()
+check() { local name=$1; shift; "$@" || failures+=("$name (exit $?)"); }
+check "parity" python3 tests/gpu-parity.py "$build" "$@" >"$out/parity.log" 2>&1
+check "parity, simple conv" env BACKDROP_GPU_SIMPLE_CONV=1 python3 tests/gpu-parity.py "$build" "$@" \
+    >"$out/parity-simple.log" 2>&1
+check "parity, no wgmma" env BACKDROP_GPU_NO_WGMMA=1 python3 tests/gpu-parity.py "$build" "$@" \
+    >"$out/parity-portable.log" 2>&1
+check "parity, no TMA" env BACKDROP_GPU_NO_TMA=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-no-tma.log" 2>&1
 
 # Widths 16..256 at 128x128 reach every kernel: the portable and the TMA convolutions (the
 # TMA one with the pool fused), pool, head, up-convolution; widths 64..1024 at 64x64 the TMA
@@ -121,8 +126,18 @@ echo "portable kernels (no wgmma): $(tail -n 1 "$out/parity-portable.log")"
 echo "cp.async Hopper kernels (no TMA): $(tail -n 1 "$out/parity-no-tma.log")"
 echo "memcheck exit $memcheck, racecheck exit $racecheck (0 = clean)"
 grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/memcheck.log" "$out/racecheck.log"
+(( memcheck == 0 )) || failures+=("compute-sanitizer memcheck (exit $memcheck)")
+(( racecheck == 0 )) || failures+=("compute-sanitizer racecheck (exit $racecheck)")
 cat "$out/conv.txt" "$out/torch-conv.txt" "$out/table.txt" "$out/batch.txt"
-(( sweeps )) || exit 0
+finish() {
+    if (( ${#failures[@]} )); then
+        printf 'gpu-bench: FAILED: %s\n' "${failures[@]}"
+        exit 1
+    fi
+    echo "gpu-bench: every check passed"
+    exit 0
+}
+(( sweeps )) || finish
 printf '%-16s' "fast ms, tile:"; for t in $tiles; do printf ' %10s' "$t"; done; echo
 awk '/@/ {print $1}' "$out/conv.txt" | while read -r layer; do
     printf '%-16s' "$layer"
@@ -132,3 +147,4 @@ done
 echo "seed U-Net 512 b1 by tile (call ms, network ms):"; cat "$out/unet-tiles.txt"
 echo "split K by tile-count limit (call ms, network ms):"; cat "$out/splitk.txt"
 [[ -f $out/ncu-unet.txt ]] && cat "$out/ncu-unet.txt" "$out/ncu-w32.txt"
+finish
