@@ -44,7 +44,7 @@ static const GOptionEntry entries[] = {
 	{ "format", 'f', 0, G_OPTION_ARG_STRING, &opt_format, N_("File format with --output-dir: png (default), webp or jpg"), N_("FORMAT") },
 	{ "output", 0, 0, G_OPTION_ARG_STRING, &opt_output, N_("What to write: cutout (default), mask or composite"), N_("KIND") },
 	{ "background", 'b', 0, G_OPTION_ARG_STRING, &opt_background, N_("For composites: a colour (#rrggbb, white…), blur[:RADIUS] or an image file"), N_("BG") },
-	{ "device", 0, 0, G_OPTION_ARG_STRING, &opt_device, N_("auto (default), cpu or cuda"), N_("DEVICE") },
+	{ "device", 0, 0, G_OPTION_ARG_STRING, &opt_device, N_("auto (default), cpu, cuda or cuda:N (the GPU numbered N, from 0)"), N_("DEVICE") },
 	{ "precision", 0, 0, G_OPTION_ARG_STRING, &opt_precision, N_("fast (default) or exact"), N_("PRECISION") },
 	{ "model", 'm', 0, G_OPTION_ARG_FILENAME, &opt_model, N_("Model file (default: the shipped model)"), N_("FILE") },
 	{ "threshold", 't', 0, G_OPTION_ARG_DOUBLE, &opt_threshold, N_("Make the mask hard: opaque above T (0..1)"), N_("T") },
@@ -430,7 +430,16 @@ main (int argc, char **argv)
 		if (!g_strcmp0 (opt_device, "auto")) sopts.device = BD_DEVICE_AUTO;
 		else if (!g_strcmp0 (opt_device, "cpu")) sopts.device = BD_DEVICE_CPU;
 		else if (!g_strcmp0 (opt_device, "cuda") || !g_strcmp0 (opt_device, "gpu")) sopts.device = BD_DEVICE_CUDA;
-		else usage_error = _("--device must be auto, cpu or cuda.");
+		else if (g_str_has_prefix (opt_device, "cuda:")) {
+			/* cuda:N, the GPU numbered N (from 0, as nvidia-smi and CUDA_VISIBLE_DEVICES count) */
+			guint64 n;
+			sopts.device = BD_DEVICE_CUDA;
+			if (g_ascii_string_to_unsigned (opt_device + 5, 10, 0, G_MAXINT, &n, NULL))
+				sopts.device_index = (int) n;
+			else
+				usage_error = _("--device cuda:N needs a GPU number N, 0 for the first.");
+		}
+		else usage_error = _("--device must be auto, cpu, cuda or cuda:N.");
 	}
 	if (!usage_error) {
 		if (!g_strcmp0 (opt_precision, "fast")) sopts.precision = BD_PRECISION_FAST;

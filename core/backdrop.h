@@ -90,6 +90,9 @@ typedef struct bd_session_options {
 	int          threads;       /* CPU threads; 0 = one per core */
 	/* Long side a larger photo is scaled to (a smaller one keeps its size); 0 = the model's. */
 	uint32_t     input_size;
+	/* Which GPU, for BD_DEVICE_CUDA and AUTO: 0 = the first, in CUDA's numbering (after
+	 * CUDA_VISIBLE_DEVICES). A session runs on its GPU whichever thread calls it. */
+	int          device_index;
 } bd_session_options;
 
 BD_API void        bd_session_options_init (bd_session_options *options);

@@ -55,7 +55,8 @@ bd_session_new (const bd_model *model, const bd_session_options *options,
 		bd_session_options_init (&defaults);
 		options = &defaults;
 	}
-	if (options->device > BD_DEVICE_CUDA || options->precision > BD_PRECISION_EXACT || options->threads < 0)
+	if (options->device > BD_DEVICE_CUDA || options->precision > BD_PRECISION_EXACT || options->threads < 0 ||
+	    options->device_index < 0)
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_new: bad options");
 	uint32_t multiple = 1u << (model->depth - 1);
 	if (options->input_size && (options->input_size < multiple || options->input_size > 4096))

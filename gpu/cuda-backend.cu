@@ -53,6 +53,7 @@ struct gpu_state {
 	cudaStream_t stream;
 	gpu_photo    photo;
 	bd_precision precision;
+	int          device;      /* the CUDA device index; set on the calling thread first */
 	gpu_conv     enc[BD_MAX_DEPTH][2], up[BD_MAX_DEPTH], dec[BD_MAX_DEPTH][2];
 	float       *head_weight;
 	float        head_bias;
@@ -330,13 +331,15 @@ void cuda_destroy (bd_session *session);
 bd_status
 cuda_init (bd_session *session, bd_error *error)
 {
-	int count = 0;
+	int count = 0, index = session->options.device_index;
 	cudaError_t e = cudaGetDeviceCount (&count);
 	if (e != cudaSuccess || count == 0)
 		return bd_error_set (error, BD_ERR_DEVICE, "no usable NVIDIA GPU: %s",
 		                     e != cudaSuccess ? cudaGetErrorString (e) : "no CUDA device found");
+	if (index >= count)
+		return bd_error_set (error, BD_ERR_DEVICE, "there is no GPU %d: CUDA sees %d (numbered from 0)", index, count);
 	cudaDeviceProp prop;
-	BD_CUDA_CHECK (cudaGetDeviceProperties (&prop, 0));
+	BD_CUDA_CHECK (cudaGetDeviceProperties (&prop, index));
 	if (prop.major * 10 + prop.minor < 75)
 		return bd_error_set (error, BD_ERR_DEVICE, "the GPU %s (compute capability %d.%d) is older than "
 		                     "Backdrop supports (7.5)", prop.name, prop.major, prop.minor);
@@ -346,8 +349,9 @@ cuda_init (bd_session *session, bd_error *error)
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
 	session->backend_data = s;
 	s->precision = session->options.precision;
+	s->device = index;
 	bd_status st = BD_OK;
-	if (cudaSetDevice (0) != cudaSuccess || cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking) != cudaSuccess)
+	if (cudaSetDevice (index) != cudaSuccess || cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking) != cudaSuccess)
 		st = bd_error_set (error, BD_ERR_DEVICE, "cannot use the GPU %s", prop.name);
 	if (st == BD_OK &&
 	    (cudaEventCreate (&s->net_start) != cudaSuccess || cudaEventCreate (&s->net_end) != cudaSuccess))
@@ -409,6 +413,7 @@ cuda_destroy (bd_session *session)
 	gpu_state *s = (gpu_state *) session->backend_data;
 	if (!s)
 		return;
+	cudaSetDevice (s->device);
 	for (int l = 0; l < BD_MAX_DEPTH; l++) {
 		conv_free (&s->enc[l][0]);
 		conv_free (&s->enc[l][1]);
@@ -462,6 +467,7 @@ cuda_forward (bd_session *session, const float *input, uint32_t batch, uint32_t 
 {
 	gpu_state *s = (gpu_state *) session->backend_data;
 	const bd_model *m = session->model;
+	BD_CUDA_CHECK (cudaSetDevice (s->device));   /* the calling thread's current device */
 	if (opts && opts->progress && opts->progress (0.0f, opts->user_data))
 		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
 	gpu_plan *p = &s->plan;
@@ -520,6 +526,7 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 {
 	gpu_state *s = (gpu_state *) session->backend_data;
 	const bd_model *m = session->model;
+	BD_CUDA_CHECK (cudaSetDevice (s->device));   /* the calling thread's current device */
 	if (opts->progress && opts->progress (0.0f, opts->user_data))
 		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
 	bd_letterbox lb = bd_letterbox_for (session, photo->width, photo->height);

@@ -27,7 +27,7 @@ class Error(ctypes.Structure):
 
 class Options(ctypes.Structure):
     _fields_ = [("device", ctypes.c_int), ("precision", ctypes.c_int), ("threads", ctypes.c_int),
-                ("input_size", ctypes.c_uint32)]
+                ("input_size", ctypes.c_uint32), ("device_index", ctypes.c_int)]
 
 
 class Image(ctypes.Structure):
@@ -54,7 +54,7 @@ def load(build):
 def session(lib, model, device, precision):
     s = ctypes.c_void_p()
     err = Error()
-    opts = Options(device, precision, 0, 0)
+    opts = Options(device, precision, 0, 0, 0)
     if lib.bd_session_new(model, ctypes.byref(opts), ctypes.byref(s), ctypes.byref(err)):
         raise RuntimeError(err.message.decode())
     return s

@@ -372,6 +372,14 @@ test_bad_inputs (void)
 	r = run_cli (photo, "-o", gif, NULL);
 	g_assert_cmpint (r.status, ==, 2);
 	g_free (r.err);
+	/* A GPU by number: cuda:N with N from 0; anything else is a command-line error. */
+	static const char *const bad_devices[] = { "cuda:", "cuda:x", "cuda:-1", "cuda:1.5", "cuda:99999999999", "gpu2" };
+	for (gsize i = 0; i < G_N_ELEMENTS (bad_devices); i++) {
+		r = run_cli ("--device", bad_devices[i], photo, "-o", out, NULL);
+		g_assert_cmpint (r.status, ==, 2);
+		g_assert_nonnull (strstr (r.err, "--device"));
+		g_free (r.err);
+	}
 	const char *argv_bad_model[] = { cli, "--model", text, photo, "-o", out, NULL };
 	int wait = 0;
 	char *err = NULL;

@@ -51,6 +51,37 @@ have_gpu (const bd_model *m)
 	return TRUE;
 }
 
+/* A GPU by number: the one CUDA numbers last works, the one after it is refused by name. */
+static void
+test_device_index (void)
+{
+	bd_model *m = synthetic (2, 8, 5);
+	if (!have_gpu (m)) {
+		bd_model_free (m);
+		return;
+	}
+	int count = 0;
+	for (;; count++) {
+		bd_session_options o;
+		bd_session_options_init (&o);
+		o.device = BD_DEVICE_CUDA;
+		o.device_index = count;
+		bd_session *s = NULL;
+		bd_error err = { 0 };
+		if (bd_session_new (m, &o, &s, &err) != BD_OK) {
+			g_assert_cmpint (err.status, ==, BD_ERR_DEVICE);
+			g_assert_nonnull (strstr (err.message, "there is no GPU"));
+			break;
+		}
+		g_assert_cmpint (bd_session_device (s), ==, BD_DEVICE_CUDA);
+		bd_session_free (s);
+		g_assert_cmpint (count, <, 64);
+	}
+	g_assert_cmpint (count, >=, 1);
+	g_test_message ("%d GPU(s)", count);
+	bd_model_free (m);
+}
+
 static void
 test_network (void)
 {
@@ -162,6 +193,7 @@ int
 main (int argc, char **argv)
 {
 	g_test_init (&argc, &argv, NULL);
+	g_test_add_func ("/cuda/device-index", test_device_index);
 	g_test_add_func ("/cuda/network", test_network);
 	g_test_add_func ("/cuda/batch", test_batch);
 	g_test_add_func ("/cuda/photo", test_photo);

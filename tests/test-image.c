@@ -531,6 +531,20 @@ test_api_edges (void)
 {
 	bd_session_options_init (NULL);
 	bd_run_options_init (NULL);
+	bd_session_options o;
+	bd_session_options_init (&o);
+	g_assert_cmpint (o.device_index, ==, 0);
+	o.device_index = -1;
+	bd_session *s = NULL;
+	bd_synthetic_spec spec;
+	bd_synthetic_spec_init (&spec, 2, 4, 32, 1);
+	size_t size;
+	g_autofree uint8_t *bytes = bd_synthetic_model_bytes (&spec, &size);
+	bd_model *m = NULL;
+	g_assert_cmpint (bd_model_load_bytes (bytes, size, "api-edges", &m, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_session_new (m, &o, &s, NULL), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_null (s);
+	bd_model_free (m);
 	g_assert_cmpint (bd_session_device (NULL), !=, BD_DEVICE_CUDA);
 	g_assert_cmpint (bd_session_device (NULL), !=, BD_DEVICE_CPU);
 
