@@ -360,8 +360,8 @@ process (job *j, const char *input, const char *output, gboolean replace, GError
 			return FALSE;
 		}
 	}
-	return bd_image_save_full (result, output, j->quality, replace ? BD_SAVE_REPLACE : BD_SAVE_NO_REPLACE,
-	                           interrupt, error);
+	BdSaveFlags flags = (replace ? BD_SAVE_REPLACE : BD_SAVE_NO_REPLACE) | (j->kind == OUTPUT_MASK ? BD_SAVE_MASK : 0);
+	return bd_image_save_full (result, output, j->quality, flags, interrupt, error);
 }
 
 static char *

@@ -1,5 +1,6 @@
-/* The photo decoders behind bd_image_load (bd-image-io.c): one file per format that needs
- * more than gdk-pixbuf gives. gdk-pixbuf's JPEG and PNG loaders fill a truncated file's
+/* The photo decoders behind bd_image_load (bd-image-io.c), and the one encoder behind
+ * bd_image_save_full that gdk-pixbuf lacks: one file per format that needs more than
+ * gdk-pixbuf gives. gdk-pixbuf's JPEG and PNG loaders fill a truncated file's
  * missing rows with grey and report success; libjpeg and libpng themselves say the data
  * ended early, so those two formats are decoded with them directly. */
 #pragma once
@@ -19,6 +20,9 @@ GdkPixbuf *bd_decode_jpeg (const guint8 *data, gsize size, const char *name,
 /* 8-bit RGB, or RGBA when the file has transparency. */
 GdkPixbuf *bd_decode_png  (const guint8 *data, gsize size, const char *name,
                            BdDecodeSizeCheck check, GError **error);
+
+/* @image (a mask: R = G = B) as an 8-bit greyscale PNG written to @fd (bd-encode-png.c). */
+gboolean   bd_encode_png_grey (int fd, GdkPixbuf *image, GError **error);
 
 /* The value of @tag in the first IFD of the TIFF header at @tiff (@size bytes, either byte
  * order), when it is one SHORT or LONG; else @fallback. For TIFF files and EXIF blocks. */

@@ -323,7 +323,9 @@ bd_image_save_full (GdkPixbuf *rgba, const char *path, int jpeg_quality, BdSaveF
 	g_autoptr (GError) local = NULL;
 	write_target target = { fd, cancellable };
 	gboolean ok;
-	if (g_str_equal (format, "jpeg"))
+	if (g_str_equal (format, "png") && (flags & BD_SAVE_MASK))
+		ok = bd_encode_png_grey (fd, image, &local);
+	else if (g_str_equal (format, "jpeg"))
 		ok = gdk_pixbuf_save_to_callback (image, write_fd, &target, "jpeg", &local, "quality", quality, NULL);
 	else if (g_str_equal (format, "webp"))
 		ok = gdk_pixbuf_save_to_callback (image, write_fd, &target, "webp", &local, "quality", "95", NULL);

@@ -23,6 +23,8 @@ typedef enum {
 	BD_SAVE_NO_REPLACE = 0,      /* fail with BD_IO_ERROR_EXISTS if the file exists, even if it
 	                              * appears while we write (claimed atomically) */
 	BD_SAVE_REPLACE    = 1 << 0, /* replace it, keeping its permissions */
+	BD_SAVE_MASK       = 1 << 1, /* the image is a mask (R = G = B, opaque): a PNG is written as
+	                              * 8-bit greyscale */
 } BdSaveFlags;
 
 GQuark     bd_io_error_quark (void);
