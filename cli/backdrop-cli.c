@@ -404,7 +404,8 @@ main (int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (opt_version) {
-		printf ("backdrop-cli %s\n", BD_VERSION_STRING);
+		/* The library's own version too: it is a shared library, and may be another build. */
+		printf ("backdrop-cli %s (libbackdrop %s)\n", BD_VERSION_STRING, bd_version ());
 		return EXIT_OK;
 	}
 

@@ -529,6 +529,8 @@ test_keep_subject_tall (void)
 static void
 test_api_edges (void)
 {
+	/* The header and the library agree on the version (meson.build's project version). */
+	g_assert_cmpstr (bd_version (), ==, BD_VERSION_STRING);
 	bd_session_options_init (NULL);
 	bd_run_options_init (NULL);
 	bd_session_options o;
