@@ -51,13 +51,38 @@ def load(build):
     return lib
 
 
-def session(lib, model, device, precision):
+def session(lib, model, device, precision, index=0):
     s = ctypes.c_void_p()
     err = Error()
-    opts = Options(device, precision, 0, 0, 0)
+    opts = Options(device, precision, 0, 0, index)
     if lib.bd_session_new(model, ctypes.byref(opts), ctypes.byref(s), ctypes.byref(err)):
         raise RuntimeError(err.message.decode())
     return s
+
+
+def check_device_index(lib, path):
+    """GPUs by number (device_index): 0.. open and run, the first past the last is refused with
+    a message that says how many there are. Returns (GPUs, ok)."""
+    model = ctypes.c_void_p()
+    err = Error()
+    if lib.bd_model_open(path.encode(), ctypes.byref(model), ctypes.byref(err)):
+        raise RuntimeError(err.message.decode())
+    count, ok = 0, False
+    x = np.random.default_rng(3).standard_normal((3, 64, 64)).astype(np.float32)
+    while count < 64:
+        try:
+            s = session(lib, model, CUDA, FAST, count)
+        except RuntimeError as e:
+            ok = count >= 1 and "there is no GPU" in str(e)
+            print(f"device index {count}: refused: {e}")
+            break
+        ok = np.isfinite(forward(lib, s, x)).all()
+        lib.bd_session_free(s)
+        if not ok:
+            break
+        count += 1
+    lib.bd_model_free(model)
+    return count, bool(ok)
 
 
 def forward(lib, s, x):
@@ -205,13 +230,16 @@ def run_checks(build, photo_dir):
         for path in sys.argv[2:]:
             r, desc = check(lib, path, 512, 352, rng)
             rows += r
+        gpus, index_ok = check_device_index(lib, os.path.join(tmp, "unet-d2-w8.bdm"))
     print(f"device: {desc}")
     print(f"{'model':24} {'input':9} {'prec':8} {'run':3} {'rel.err':>9} {'max|d|':>9} {'<=1/255':>8} ok")
     failed = 0
     for m, size, prec, run, rel, worst, within, ok in rows:
         print(f"{m:24} {size:9} {prec:8} {run:3} {rel:9.2e} {worst:9.2e} {within:8.4%} {'yes' if ok else 'NO'}")
         failed += not ok
-    checks = len(rows)
+    print(f"device_index: {gpus} GPU(s) opened by number, the next refused: {'yes' if index_ok else 'NO'}")
+    failed += not index_ok
+    checks = len(rows) + 1
     if photo_dir and len(sys.argv) > 2:
         n, photo_failed = check_photos(lib, sys.argv[2], photo_dir)
         checks += n
