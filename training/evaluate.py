@@ -15,6 +15,12 @@ pixels called person, and left out of the IoU and boundary IoU means; the summar
 images and says which they are. In a set of photos of people an empty mask is a missing label
 (ccp-person's ccp0536 shows a woman).
 
+Ghost share (issue 20): the share of a photo's pixels whose alpha is undecided, 0.15 < alpha
+< 0.85, and that lie farther than 1% of the diagonal (Euclidean) from the true edge: a
+passer-by kept at 25%, haze around an arm, a wall at 60%. Soft alpha on the edge itself (hair)
+is not a ghost. With an empty ground truth there is no edge and every soft pixel counts. Per
+set: the mean share, and the share of photos with more than 1% of such pixels.
+
 Boundary IoU follows Cheng et al. (2021): the band is the part of each mask within d pixels of
 its contour, d = 1% of the image diagonal, distance by a square structuring element and with the
 image border counted as contour, as the reference implementation does.
@@ -55,11 +61,54 @@ def band_width(h, w, frac=0.01):
     return max(1, int(round(frac * np.hypot(h, w))))
 
 
+def edge(mask):
+    """Pixels of a binary mask with a 4-neighbour on the other side (the contour, both sides)."""
+    e = np.zeros_like(mask)
+    dy = mask[1:] != mask[:-1]
+    dx = mask[:, 1:] != mask[:, :-1]
+    e[1:] |= dy
+    e[:-1] |= dy
+    e[:, 1:] |= dx
+    e[:, :-1] |= dx
+    return e
+
+
+def near(mask, r):
+    """Pixels within Euclidean distance r of a True pixel: a disk dilation, done as one shifted
+    run of 1-D maxima per row offset (half-width floor(sqrt(r^2 - dy^2)))."""
+    h, w = mask.shape
+    r = int(np.floor(r))
+    p = np.pad(mask, r, constant_values=False)
+    # rows[k]: dilation along x by half-width k (rows[k - 1] and p shifted k either way)
+    rows = [p]
+    for k in range(1, r + 1):
+        cur = rows[-1].copy()
+        cur[:, k:] |= p[:, :-k]
+        cur[:, :-k] |= p[:, k:]
+        rows.append(cur)
+    out = np.zeros((h, w), bool)
+    for dy in range(-r, r + 1):
+        k = int(np.floor(np.sqrt(r * r - dy * dy)))
+        out |= rows[k][r + dy:r + dy + h, r:r + w]
+    return out
+
+
+def ghost_share(pred, gt):
+    """Share of pixels with 0.15 < pred < 0.85 farther than 1% of the diagonal from gt's edge
+    (module text); gt None or empty: every soft pixel."""
+    soft = (pred > 0.15) & (pred < 0.85)
+    if gt is not None:
+        g = gt >= 0.5
+        if g.any() and not g.all():
+            soft &= ~near(edge(g), 0.01 * np.hypot(*g.shape))
+    return float(soft.mean())
+
+
 def score(pred, gt):
     """pred: float array in [0, 1]; gt: float array in [0, 1] or None (no person anywhere).
     Returns a dict: iou, biou, mae, person (fraction of pixels called person)."""
     p = pred >= 0.5
-    out = {"person": float(p.mean())}
+    out = {"person": float(p.mean()), "ghost": ghost_share(pred, gt)}
     if gt is None:
         out["mae"] = float(pred.mean())
         return out
@@ -78,9 +127,10 @@ def score(pred, gt):
 def summarise(rows):
     """Mean of each metric over the rows that have it; images with an empty ground truth are
     listed in `empty_labels`, and their mean person fraction is `empty_person`."""
-    keys = ["iou", "biou", "mae", "person"]
+    keys = ["iou", "biou", "mae", "person", "ghost"]
     out = {k: float(np.mean([r[k] for r in rows if k in r])) for k in keys if any(k in r for r in rows)}
     out["count"] = len(rows)
+    out["ghost_photos"] = float(np.mean([r["ghost"] > 0.01 for r in rows]))
     empty = [r["stem"] for r in rows if r.get("empty_label")]
     if empty:
         out["empty_labels"] = empty
@@ -184,7 +234,7 @@ def main():
         sys.exit("no predictions matched")
     summary = summarise(rows)
     if args.csv:
-        keys = ["stem", "iou", "biou", "mae", "person"]
+        keys = ["stem", "iou", "biou", "mae", "person", "ghost"]
         with open(args.csv, "w", newline="") as f:
             wr = csv.DictWriter(f, keys)
             wr.writeheader()
@@ -207,6 +257,7 @@ def main():
                   f"{summary['empty_person']:.4%}  ({' '.join(empty[:8])}{' ...' if len(empty) > 8 else ''})")
     else:
         print(f"{summary['count']} negatives  person pixels {summary['person']:.4%}  MAE {summary['mae']:.4f}")
+    print(f"ghost share {summary['ghost']:.2%} of pixels, {summary['ghost_photos']:.0%} of photos over 1%")
 
 
 if __name__ == "__main__":
