@@ -18,26 +18,35 @@ typedef struct {
 	char *err;
 } run_result;
 
+/* backdrop-cli --model @m with the arguments up to a NULL; its exit status (128 + the signal
+ * when one ended it) and standard error. */
 static run_result
-run_cli (const char *first, ...)
+run_cli_args (const char *m, const char *first, va_list args)
 {
 	g_autoptr (GPtrArray) argv = g_ptr_array_new ();
 	g_ptr_array_add (argv, (char *) cli);
 	g_ptr_array_add (argv, "--model");
-	g_ptr_array_add (argv, model);
-	va_list args;
-	va_start (args, first);
+	g_ptr_array_add (argv, (char *) m);
 	for (const char *a = first; a; a = va_arg (args, const char *))
 		g_ptr_array_add (argv, (char *) a);
-	va_end (args);
 	g_ptr_array_add (argv, NULL);
 	run_result r = { 0 };
 	int wait = 0;
 	g_autoptr (GError) error = NULL;
 	g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
 	                             NULL, &r.err, &wait, &error));
-	r.status = WIFEXITED (wait) ? WEXITSTATUS (wait) : -1;
+	r.status = WIFEXITED (wait) ? WEXITSTATUS (wait) : WIFSIGNALED (wait) ? 128 + WTERMSIG (wait) : -1;
 	g_test_message ("backdrop-cli → %d: %s", r.status, r.err);
+	return r;
+}
+
+static run_result
+run_cli (const char *first, ...)
+{
+	va_list args;
+	va_start (args, first);
+	run_result r = run_cli_args (model, first, args);
+	va_end (args);
 	return r;
 }
 
@@ -416,22 +425,10 @@ make_model (const char *path, const char *depth, const char *width, const char *
 static run_result
 run_cli_model (const char *m, const char *first, ...)
 {
-	g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-	g_ptr_array_add (argv, (char *) cli);
-	g_ptr_array_add (argv, "--model");
-	g_ptr_array_add (argv, (char *) m);
 	va_list args;
 	va_start (args, first);
-	for (const char *a = first; a; a = va_arg (args, const char *))
-		g_ptr_array_add (argv, (char *) a);
+	run_result r = run_cli_args (m, first, args);
 	va_end (args);
-	g_ptr_array_add (argv, NULL);
-	run_result r = { 0 };
-	int wait = 0;
-	g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-	                             NULL, &r.err, &wait, NULL));
-	r.status = WIFEXITED (wait) ? WEXITSTATUS (wait) : WIFSIGNALED (wait) ? 128 + WTERMSIG (wait) : -1;
-	g_test_message ("backdrop-cli → %d: %s", r.status, r.err);
 	return r;
 }
 
