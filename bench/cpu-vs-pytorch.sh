@@ -7,7 +7,9 @@
 #
 # BUILD_DIR holds bench/bench-forward (default: build). PyTorch comes from the Python that
 # has it (PYTHON, default /usr/bin/python3; Debian: apt-get install python3-torch). Each
-# shape runs ours, then PyTorch's, alternating, so both see the same machine state.
+# shape runs ours in fp32 (exact), ours in fast precision (bf16 convolutions where the CPU
+# has AVX-512 BF16, else fp32 again), then PyTorch's fp32, in turn, so all see the same
+# machine state.
 set -euo pipefail
 build=${1:-build}
 runs=${2:-10}
@@ -19,15 +21,17 @@ have_torch=1
 "$python" -c 'import torch' 2>/dev/null || { have_torch=0; echo "cpu-vs-pytorch: no PyTorch in $python; ours alone" >&2; }
 
 median() { sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p'; }
-printf '%-24s %12s %12s %8s\n' "shape" "backdrop ms" "pytorch ms" "ratio"
+printf '%-24s %10s %10s %10s %10s %10s\n' "shape" "fp32 ms" "fast ms" "pytorch ms" "pt/fp32" "pt/fast"
 for shape in "16 512 512" "32 512 512" "64 512 512" "16 512 352" "32 512 352"; do
     read -r width size height <<<"$shape"
-    ours=$("$bench" --width "$width" --size "$size" --height "$height" --runs "$runs" --threads "$threads" | median)
+    ours=$("$bench" --exact --width "$width" --size "$size" --height "$height" --runs "$runs" --threads "$threads" | median)
+    fast=$("$bench" --width "$width" --size "$size" --height "$height" --runs "$runs" --threads "$threads" | median)
     theirs=-
     if ((have_torch)); then
         theirs=$("$python" "$(dirname "$0")/torch_unet.py" --width "$width" --size "$size" --height "$height" \
                  --runs "$runs" --threads "$threads" | median)
     fi
-    ratio=$([[ $theirs != - ]] && awk -v a="$theirs" -v b="$ours" 'BEGIN { printf "%.2fx", a / b }' || echo -)
-    printf '%-24s %12s %12s %8s\n' "w$width ${size}x$height" "$ours" "$theirs" "$ratio"
+    ratio() { [[ $theirs != - ]] && awk -v a="$theirs" -v b="$1" 'BEGIN { printf "%.2fx", a / b }' || echo -; }
+    printf '%-24s %10s %10s %10s %10s %10s\n' "w$width ${size}x$height" "$ours" "$fast" "$theirs" "$(ratio "$ours")" \
+        "$(ratio "$fast")"
 done

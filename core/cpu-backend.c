@@ -202,9 +202,10 @@ cpu_init (bd_session *session, bd_error *error)
 	}
 	free (map);
 #if defined(BD_HAVE_BF16_KERNELS)
-	/* Fast precision in bf16 where the CPU has it, but for the first convolution: three input
-	 * channels gain nothing from pairs, and the photo itself keeps its 8 bits. */
-	s->bf16 = session->options.precision == BD_PRECISION_FAST && bd_cpu_bf16_usable ();
+	/* Fast precision in bf16 where the CPU runs it faster than fp32, but for the first
+	 * convolution: three input channels gain nothing from pairs, and the photo itself keeps
+	 * its 8 bits. */
+	s->bf16 = session->options.precision == BD_PRECISION_FAST && bd_cpu_bf16_pays ();
 	for (uint32_t l = 0; s->bf16 && l < m->depth && st == BD_OK; l++) {
 		if (l > 0)
 			st = bd_cpu_conv_pack_bf16 (&s->enc[l][0], error);

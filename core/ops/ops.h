@@ -68,6 +68,9 @@ typedef struct {
  * "generic"). */
 bool bd_cpu_bf16_usable (void);
 
+/* Whether fast precision should use them: usable and faster than fp32 on this CPU. */
+bool bd_cpu_bf16_pays (void);
+
 /* Adds the bf16 copy of a packed 3x3 convolution's weights (freed by bd_cpu_conv_clear). */
 bd_status bd_cpu_conv_pack_bf16 (bd_cpu_conv *conv, bd_error *error);
 
