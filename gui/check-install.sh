@@ -1,12 +1,12 @@
 #!/bin/sh
 # Installs the build into a temporary folder and validates what the app put there: the
-# desktop file, metainfo, icons, GSettings schema and the German and Vietnamese catalogues,
-# with the desktop file and metainfo translated.
+# desktop file, metainfo, icons, GSettings schema, the German and Vietnamese catalogues
+# (with the desktop file and metainfo translated) and the man pages.
 #
-#   gui/check-install.sh BUILD-DIR PREFIX DATADIR LOCALEDIR APP-ID
+#   gui/check-install.sh BUILD-DIR PREFIX DATADIR LOCALEDIR APP-ID MANDIR
 set -eu
 
-build=$1 prefix=$2 datadir=$3 localedir=$4 app_id=$5
+build=$1 prefix=$2 datadir=$3 localedir=$4 app_id=$5 mandir=$6
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT INT TERM
 
@@ -26,7 +26,11 @@ check "$share/icons/hicolor/symbolic/apps/$app_id-symbolic.svg"
 for lang in de vi; do
   check "$locale/$lang/LC_MESSAGES/backdrop.mo"
 done
+check "$dest$prefix/$mandir/man1/backdrop.1"
+check "$dest$prefix/$mandir/man1/backdrop-cli.1"
 [ $fail = 0 ] || exit 1
+
+mandoc -T lint -W style "$dest$prefix/$mandir/man1/backdrop.1" "$dest$prefix/$mandir/man1/backdrop-cli.1"
 
 desktop-file-validate "$share/applications/$app_id.desktop"
 appstreamcli validate --no-net --explain "$share/metainfo/$app_id.metainfo.xml"
