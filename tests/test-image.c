@@ -40,6 +40,82 @@ test_resample (void)
 
 /* A photo dark on the left, bright on the right, and a blurry low-resolution mask of the
  * same edge: the refined mask must switch at the photo's edge, far more sharply. */
+/* Three box passes of radius r along one line, border samples repeated: the definition
+ * colour-means.c computes with running sums. */
+static void
+naive_box3 (double *v, int n, int r)
+{
+	double *t = g_new (double, n);
+	for (int pass = 0; pass < 3; pass++) {
+		for (int j = 0; j < n; j++) {
+			double s = 0;
+			for (int d = -r; d <= r; d++)
+				s += v[CLAMP (j + d, 0, n - 1)];
+			t[j] = s / (2 * r + 1);
+		}
+		memcpy (v, t, n * sizeof *v);
+	}
+	g_free (t);
+}
+
+/* Local colour means with windows smaller and far larger than the image (a blurred
+ * background on a small photo), against the definition: means of alpha-weighted colours. */
+static void
+test_colour_means (void)
+{
+	enum { W = 9, H = 6 };
+	uint8_t px[W * H * 3], alpha[W * H];
+	GRand *rand = g_rand_new_with_seed (7);
+	for (int i = 0; i < W * H * 3; i++)
+		px[i] = (uint8_t) g_rand_int_range (rand, 0, 256);
+	for (int i = 0; i < W * H; i++)
+		alpha[i] = (uint8_t) g_rand_int_range (rand, 0, 256);
+	g_rand_free (rand);
+	bd_image photo = { px, W, H, W * 3, BD_PIXEL_RGB8 };
+	const uint32_t radii[] = { 1, 4, 8, 40 };
+	for (size_t ri = 0; ri < G_N_ELEMENTS (radii); ri++) {
+		bd_colour_means m = { 0 };
+		g_assert_cmpint (bd_colour_means_make (pool, &photo, alpha, W, 1, &radii[ri], 1, &m, NULL), ==, BD_OK);
+		/* Channels: F x a (3), a, B x (1 - a) (3), 1 - a, plain RGB (3); F = B = the photo. */
+		double ch[11][W * H];
+		for (int i = 0; i < W * H; i++) {
+			double a = alpha[i] / 255.0;
+			for (int c = 0; c < 3; c++) {
+				ch[c][i] = px[3 * i + c] * a;
+				ch[4 + c][i] = px[3 * i + c] * (1 - a);
+				ch[8 + c][i] = px[3 * i + c];
+			}
+			ch[3][i] = a;
+			ch[7][i] = 1 - a;
+		}
+		for (int k = 0; k < 11; k++) {
+			double line[W > H ? W : H];
+			for (int y = 0; y < H; y++) {
+				for (int x = 0; x < W; x++)
+					line[x] = ch[k][y * W + x];
+				naive_box3 (line, W, (int) radii[ri]);
+				for (int x = 0; x < W; x++)
+					ch[k][y * W + x] = line[x];
+			}
+			for (int x = 0; x < W; x++) {
+				for (int y = 0; y < H; y++)
+					line[y] = ch[k][y * W + x];
+				naive_box3 (line, H, (int) radii[ri]);
+				for (int y = 0; y < H; y++)
+					ch[k][y * W + x] = line[y];
+			}
+		}
+		for (int i = 0; i < W * H; i++)
+			for (int c = 0; c < 3; c++) {
+				double fg = (ch[c][i] + 0.02 * ch[8 + c][i]) / (ch[3][i] + 0.02);
+				double bg = (ch[4 + c][i] + 0.02 * ch[8 + c][i]) / (ch[7][i] + 0.02);
+				g_assert_cmpfloat_with_epsilon (m.fg[3 * i + c], fg, 0.01);
+				g_assert_cmpfloat_with_epsilon (m.bg[3 * i + c], bg, 0.01);
+			}
+		bd_colour_means_clear (&m);
+	}
+}
+
 static void
 test_upsample_follows_edges (void)
 {
@@ -583,6 +659,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/resample", test_resample);
 	g_test_add_func ("/core/image/upsample-follows-edges", test_upsample_follows_edges);
 	g_test_add_func ("/core/image/composite", test_composite);
+	g_test_add_func ("/core/image/colour-means", test_colour_means);
 	g_test_add_func ("/core/image/mask-adjust", test_mask_adjust);
 	g_test_add_func ("/core/image/keep-main-subject", test_keep_main_subject);
 	g_test_add_func ("/core/image/keep-main-subject-tall", test_keep_subject_tall);

@@ -35,14 +35,16 @@ blur_line_task (void *data, size_t i)
 	for (int pass = 0; pass < 3; pass++) {
 		for (uint32_t j = 0; j < n; j++)
 			memcpy (line + (size_t) j * k, p + j * step, k * sizeof *line);
-		/* Edges repeat the border sample, so borders do not darken. */
+		/* Edges repeat the border sample, so borders do not darken: the first window holds
+		 * r copies of the first sample, samples 0..r, and copies of the last for the part
+		 * of 0..r past the end. Counted, not looped: r can be far larger than the line. */
+		uint32_t last = c->r < n ? c->r : n - 1;
+		float first_copies = (float) c->r, last_copies = (float) (c->r - last);
 		for (uint32_t ch = 0; ch < k; ch++)
-			sum[ch] = 0;
-		for (int64_t j = -(int64_t) c->r; j <= (int64_t) c->r; j++) {
-			const float *v = line + (size_t) (j < 0 ? 0 : j >= n ? n - 1 : j) * k;
+			sum[ch] = first_copies * line[ch] + last_copies * line[(size_t) (n - 1) * k + ch];
+		for (uint32_t j = 0; j <= last; j++)
 			for (uint32_t ch = 0; ch < k; ch++)
-				sum[ch] += v[ch];
-		}
+				sum[ch] += line[(size_t) j * k + ch];
 		float scale = 1.0f / (float) (2 * c->r + 1);
 		for (uint32_t j = 0; j < n; j++) {
 			float *o = p + j * step;
