@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One 3x3 convolution layer on the GPU, ours in fast (fp16 tensor cores) and exact (fp32)
  * precision, on the seed's per-layer table: batch 4 of C_in x H x W -> C_out, timed with CUDA
  * events (median of 50 after warm-up) on random data. The batch of 4 runs as the backend runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Times the U-Net forward pass of libbackdrop on a synthetic model (random weights) of a
  * given depth, base width and input size, on random input, and prints the median. With
  * --batch N each call runs N inputs (bd_session_forward_batch) and the images per second are

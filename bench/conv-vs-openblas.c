@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One 3x3 convolution layer, ours against OpenBLAS (im2col + SGEMM, the usual way to use a
  * BLAS for convolution), on the U-Net's square shapes; prints ms and GFLOP/s for each.
  * Why the CPU backend has its own kernel rather than a BLAS: docs/ARCHITECTURE.md.

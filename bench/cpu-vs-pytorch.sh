@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The CPU engine against PyTorch on identical U-Net shapes, in one run on one machine:
 # depth 5, base widths 16, 32 and 64, at 512x512 and at 512x352 (a 2:3 portrait letterboxed
 # to a 512-pixel long side), batch 1.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What writing a PNG costs, in milliseconds and bytes, for the encoders the programs can use:
  * gdk-pixbuf's saver (libpng inside) at zlib levels 1, 3, 6 (its default) and 9, and libpng's
  * simplified API (its defaults), on a real cut-out: a photo with a soft mask as its alpha (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On a machine with an NVIDIA GPU: build the library (core + CUDA), check CUDA against the
 # CPU (tests/gpu-parity.py), run compute-sanitizer, and time the per-layer table and the seed
 # U-Net (depth 5, widths 64..1024, batch 1 and 4) against PyTorch, and the shipped model's

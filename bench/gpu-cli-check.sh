@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the GPU machine: backdrop-cli --device cuda (fast and exact) against --device cpu on the
 # same photos, mask by mask, then the time for 20 photos of 1 MP (masks) and 10 of 12 MP
 # (cut-outs), decoding and encoding included. BUNDLE comes from tools/gpu-cli-bundle.

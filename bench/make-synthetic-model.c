@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writes a U-Net with random weights in the model format, for benchmarks and tests:
  *   make-synthetic-model [--depth 5] [--width 16] [--size 512] [--f16] [--seed N] OUTPUT.bdm */
 #include "synthetic-model.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Kernel-by-kernel times from an Nsight Compute CSV (ncu --csv --metrics gpu__time_duration.sum),
 in launch order, then the total per kernel family: where a forward pass's time goes. Only
 the first pass is kept (a pass starts with the input conversion, to_nhwc_kernel).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* U-Nets with random weights, written in the model format (docs/model-format.md), for the
  * tests and the benchmarks: any depth and widths, f32 or f16 tensors. */
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch's time for one 3x3 Conv2d (+ bias + ReLU) on the seed's per-layer table, batch 4,
 fp32 and fp16 channels-last, CUDA events, median of 50 after warm-up (bench-conv-cuda's peer)."""
 import statistics

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch's time for the same U-Net shapes that bench-forward runs (batch-norm folded:
 every 3x3 convolution has a bias, as in our model files), for side-by-side figures.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* backdrop-cli: remove or replace the background of photos from the shell. */
 #include "backdrop.h"
 #include "bd-image-io.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JPEG through libjpeg directly: its own word on a file that ends early ("Premature end of
  * JPEG file", also a file cut after an embedded EXIF thumbnail) refuses the photo, while data
  * after the end-of-image marker (phones' motion photos) is none of its business. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PNG through libpng's simplified API: it converts every PNG kind (palette, grey, 16-bit,
  * gamma) to 8-bit sRGB and fails when the image data ends early, where gdk-pixbuf's loader
  * returns grey rows and success. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The photo decoders behind bd_image_load (bd-image-io.c), and the one encoder behind
  * bd_image_save_full that gdk-pixbuf lacks: one file per format that needs more than
  * gdk-pixbuf gives. gdk-pixbuf's JPEG and PNG loaders fill a truncated file's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Masks as 8-bit greyscale PNG: gdk-pixbuf writes only RGB(A), and a mask saved as opaque RGBA
  * shows nothing to the tools that read a mask from alpha or a single channel. libpng's
  * simplified API writes the grey plane to the temporary file bd_image_save_full opened. */

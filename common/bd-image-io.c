@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "bd-image-io.h"
 
 #include "backdrop.h"

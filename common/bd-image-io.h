@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Photo files for the programs (CLI, app): decode JPEG, PNG, WebP and TIFF (known by their
  * first bytes; nothing else reaches a decoder), honouring EXIF orientation and the library's
  * size limit; encode by the file name's extension (PNG and WebP keep alpha, JPEG flattens onto

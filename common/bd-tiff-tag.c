@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One tag of a TIFF header's first IFD: the EXIF orientation of a JPEG, the size of a TIFF
  * file before its decoder allocates anything. Every offset is checked against the size. */
 #include "bd-decode-private.h"

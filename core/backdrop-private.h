@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internals shared by core/ and gpu/: errors, the model, the backend table, the session. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libbackdrop: person segmentation for portrait photos.
  *
  * Open a model, make a session on a device, run it on 8-bit photos to get full-size 8-bit

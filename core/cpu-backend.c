@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CPU backend: plans of blocked activation buffers made once per input size (two kept:
  * a photo's pass and its mirror pass run at two sizes), and the U-Net forward pass over the
  * ops in core/ops/. Concatenation costs no copy: the encoder's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "backdrop-private.h"
 
 /* CRC-32 as zlib computes it (reflected polynomial 0xEDB88320), slicing by 4. */

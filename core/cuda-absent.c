@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Linked instead of gpu/ when Backdrop is built without nvcc: there is no CUDA backend. */
 #include "backdrop-private.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The model file loader (docs/model-format.md): the file is read into memory once, every
  * size, offset and shape is checked before anything reads through it, and the weights are
  * converted into memory of our own. Nothing stays tied to the file: a model rewritten in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sessions: a model on a device. A session letterboxes the photo to the network's size,
  * runs the backend's forward pass, brings the mask back to the photo's full size and, unless
  * told otherwise, keeps only the main subject (image/keep-subject.c). */

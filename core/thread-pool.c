@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small fixed pool: the caller and (threads - 1) workers share each job's indices
  * through one atomic counter, so uneven tasks balance themselves. */
 #include "backdrop-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Convolution on Hopper's warpgroup tensor cores (conv2d.cuh), on GPUs of compute
  * capability 9.0: the fast path for layers whose input channels are a multiple of 64, the
  * exact path for multiples of 32.

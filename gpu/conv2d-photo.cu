@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The network's first convolution in fast precision: the photo's layer, whose input has 16
  * stored channels of which at most 4 hold data (3 colours). The general kernels would
  * multiply all 16 at each of the 9 taps, 13 of them zeros, in 9 steps through shared memory.

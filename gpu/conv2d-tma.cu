@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Convolution on Hopper with warp-specialised blocks fed by the tensor memory accelerator
  * (TMA): the fast path (fp16) for layers whose input channels are a multiple of 64, on GPUs
  * of compute capability 9.0. The same implicit GEMM as conv2d-hopper.cu (M = pixels, N =

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Convolution as implicit GEMM on NHWC activations (conv2d.cuh).
  *
  * fast: fp16 operands on the tensor cores (WMMA 16x16x16), fp32 accumulation; a block

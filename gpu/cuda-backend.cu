@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA backend: the device, weights packed once per session, a memory plan per input
  * size and batch whose forward pass is captured into a CUDA graph, and one stream per
  * session. A batch is its images stacked into each buffer, one under the other. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the CUDA backend's files: error checking, activation views, launch helpers. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The 1x1 head + sigmoid: one thread per pixel, reading its channels 16 bytes at a time (the
  * storage channels are a multiple of 16, the padding zeros), the weights from shared memory. */
 #include "head.cuh"

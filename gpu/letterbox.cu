@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Letterbox + normalise on the device: one thread per canvas pixel. */
 #include "letterbox.cuh"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* 2x2 max-pool on NHWC: one thread per output pixel and group of 8 channels (16 bytes in fp16). */
 #include "maxpool2x2.cuh"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Mirror averaging on the device, one thread per pixel of the photo, with the CPU's
  * arithmetic (core/image/mirror-sample.h). It writes only @prob and reads only @mirrored, so
  * no pixel's read races another's write. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sums the partial products of a split-K convolution, adds the bias, applies ReLU and writes
  * half: one thread per pixel and 8 channels (two 16-byte reads a part, one 16-byte write). */
 #include "splitk-reduce.cuh"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Planar CHW floats to padded NHWC, one thread per pixel: three coalesced reads, and one
  * write of the pixel's first 4 channels (8 bytes in half, 16 in float). The padding channels
  * are not written: the canvas buffer is zeroed once when it is made, and nothing else writes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Guided-filter upsampling on the device, step by step as on the CPU
  * (core/image/upsample-alpha.c): statistics, window means, per-pixel linear coefficients,
  * their window means, then one pass over the full-size photo. */

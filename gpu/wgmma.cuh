@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Hopper's warpgroup matrix multiply (wgmma, sm_90a) and what feeds it: shared-memory matrix
  * descriptors for the 128-byte swizzled K-major layout, and the fences and waits around the
  * asynchronous multiply. Used only inside `#if BD_HAVE_WGMMA` code.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Backdrop: "Remove Background…" for GIMP 3.
  *
  * One image procedure, plug-in-backdrop-remove-background, in Layer ▸ Transparency. It runs

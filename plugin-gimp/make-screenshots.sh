@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Screenshots of the plug-in in a real GIMP 3 window, for docs/gimp-menu.png,
 # docs/gimp-dialog.png and docs/gimp-result.png: GIMP under Xvfb with a private profile that
 # holds the built plug-in opens PHOTO; the menu is opened and taken, the dialog chosen from

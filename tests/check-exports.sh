@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The shared library exports exactly the functions backdrop.h declares with BD_API: nothing of
 # the internals leaks (per-CPU kernels, ops), nothing of the API is missing.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs the build into a temporary folder and builds a small program against the installed
 # library the way another project would: `pkg-config --cflags --libs backdrop-0`, the header
 # from include/backdrop-0/. The program opens no model; it checks the run-time version and

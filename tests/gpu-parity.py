@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """CUDA against CPU, through the library itself (ctypes), on a machine with a GPU.
 
     python3 tests/gpu-parity.py BUILD_DIR [MODEL.bdm ...] [--photos DIR] [--busy]

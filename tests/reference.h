@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Naive reference implementations (dense CHW, double accumulation) that the optimised
  * backends are checked against. Slow and obvious on purpose. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* backdrop-cli end to end: real photos from ../shared/datasets (skipped when absent) into
  * cut-outs, masks and composites, and bad inputs: a clear message, a non-zero exit, and no
  * partial output left behind. */

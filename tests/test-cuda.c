@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA backend against the CPU backend, through the public API: the network on random
  * U-Nets (exact and fast precision), a batch, and whole photos through bd_session_run. Skipped, with
  * the reason, where no usable GPU is there (as in CI); tests/gpu-parity.py runs the same

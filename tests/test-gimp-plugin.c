@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GIMP plug-in end to end.
  *
  * GIMP 3 without a display (gimp-console-3.0), with a private profile that holds only this

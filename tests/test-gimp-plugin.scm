@@ -1,3 +1,4 @@
+;; SPDX-License-Identifier: Apache-2.0
 ; Script-Fu side of tests/test-gimp-plugin.c: each bd-case opens a PNG, runs
 ; plug-in-backdrop-remove-background non-interactively on the CPU, and exports a PNG whose
 ; alpha is the person mask, so that the C side can compare it with backdrop-cli's mask.

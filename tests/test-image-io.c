@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The programs' photo decoding and saving (common/bd-image-io.c): every format cut short is
  * refused, complete files with extra data after their end load, only the documented formats
  * reach a decoder, and saving never replaces a file unless asked, keeps permissions, and

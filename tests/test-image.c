@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pre/post-processing and whole sessions: resampling, edge-aware mask upsampling,
  * compositing, mask edits, keeping the main subject, progress and cancel, and bad images. */
 #include "image/image.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The model loader against good files and against every kind of bad one: missing, empty,
  * truncated, bit-flipped, wrong magic or version, absurd or overflowing sizes. A bad file
  * must give BD_ERR_FORMAT (or BD_ERR_IO) and a message, never a crash (run under ASan/UBSan). */

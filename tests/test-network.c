@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The whole U-Net: the CPU engine against the naive reference on random models of many
  * shapes, and against PyTorch's own output for the shipped model (tests/golden, written by
  * training/export.py). */

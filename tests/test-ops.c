@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Each CPU operator against the naive reference on random data: odd sizes, channel counts
  * that are not multiples of 16, more channels than one reduction chunk. Outputs are poisoned
  * first, and the buffers' zero borders and spare lanes are checked to stay zero. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writer and reader of the Backdrop model format (docs/model-format.md, version 2; reads 1)."""
 import os
 import tempfile

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Data sets, the validation split, and the training sample generator.
 
 Every training sample is built from scratch by TrainSamples[i] with a generator seeded by

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The shipped model's quality as users get it: backdrop-cli writes the masks of every
 # validation photo (training/splits), then evaluate.py scores them against the labels.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Score predicted masks against ground truth: IoU, boundary IoU and MAE per image and on
 average, plus a contact sheet of the worst cases.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checkpoint -> model file (batch-norm folded), checked, plus an optional golden pair.
 
     export.py --ckpt runs/w16/last.pt --out ../data/backdrop-portrait.bdm \

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Person-free photos and cut-out objects from Debian packages, as hard negatives:
 
     fetch_negatives.py --dst .data

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Blend two checkpoints of the same network weight by weight: (1 - t) * A + t * B.
 
     interpolate.py --a ../.runs/w32d/last.pt --b ../.runs/w32g/last.pt --t 0.4 --out ../.runs/w32h/last.pt

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The U-Net exactly as the C engine runs it (docs/model-format.md).
 
 Module names mirror the tensor names of the model file (enc{l}.conv0, up{l}, dec{l}.conv1,

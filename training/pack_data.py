@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Re-encode the four data sets at the training resolution, small enough to travel to the GPU
 machine in two calls (about 70 MiB in all; a call carries 64 MiB):
 

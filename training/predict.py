@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Write PyTorch's masks for a folder of photos, the way the engine pre-processes them, so that
 evaluate.py can score them (and compare with what backdrop-cli writes for the same photos).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Inference pre-processing, exactly as docs/model-format.md and the C engine do it.
 
 scale so the long side = input_size, never enlarging (a smaller photo keeps its size; area

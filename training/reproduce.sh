@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Reproduces data/backdrop-portrait.bdm and tests/golden/portrait.bdg from the data sets:
 #
 #     training/reproduce.sh ../shared/datasets

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Train the portrait U-Net.
 
     train.py --data .data --out runs/w16 --base 16 --steps 9000

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Box blur of 8-bit pixels by running sums, three passes each way (close to a Gaussian),
  * rows split over threads; columns run across the whole width at once to stay in cache. */
 #include "image.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Local mean colours of the person and of the background around every pixel, on a grid
  * `factor` times coarser than the photo: averages weighted by alpha and by 1 - alpha over a
  * window (three box passes). With several iterations (Forte and Pitie's blur fusion), each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cut-out over a new background: transparent, a colour, the photo blurred, or another
  * image scaled to cover. The background is drawn into the output first, then the person is
  * blended over it in place, so no full-size temporary is needed.

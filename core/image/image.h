@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pre- and post-processing of photos and masks on the CPU, shared by every backend. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Keeps the photo's subject and drops passers-by: every separate region of the mask whose
  * person area is under a fraction of the largest region's. The labelled sets mark the subject
  * of a portrait, not the people walking past behind it, and so does a user who asks for the

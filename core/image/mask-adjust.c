@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The editor's mask controls: a hard threshold, then a feathered (softened) edge. */
 #include "image.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Mirror averaging's last step (session.c): the mirror pass, run at another scale on a
  * canvas of its own, brought back to the photo's pass and averaged with it. */
 #include "image.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Mirror averaging's sampling (bd_mirror_average in image.h), in one place for the CPU
  * (mirror-average.c) and the CUDA backend (gpu/mirror-average.cu), so both compute the same
  * numbers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Separable resampling of 8-bit RGB(A): exact area coverage when shrinking (so a 12 MP photo
  * brought to the network's size does not alias), bilinear when enlarging. */
 #include "image.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Full-resolution alpha from the network's low-resolution probabilities.
  *
  * Edge-aware: a colour guided filter (He et al.) is fitted at the network's resolution, where

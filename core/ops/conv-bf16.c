@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* 3x3 convolution (padding 1) + bias + optional ReLU in bfloat16 with fp32 sums, for CPUs with
  * AVX-512 BF16 (Zen 4 and later, Sapphire Rapids and later). vdpbf16ps multiplies two input
  * channels by their weights and adds both products into one fp32 lane: half the instructions of

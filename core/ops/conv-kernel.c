@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The inner loops of bd_conv2d (conv2d.c), built once per instruction set (meson compiles this
  * file with -march=x86-64-v4, -v3 and the baseline; conv2d.c picks one at run time).
  *

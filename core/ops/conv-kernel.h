@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The row kernel of bd_conv2d, compiled once per instruction set (conv-kernel.c). */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* 3x3 (padding 1) and 1x1 convolution + bias + optional ReLU on blocked activations (ops.h):
  * weight packing, the split of the work over threads (one task per output row and pair of
  * output blocks), and the choice of row kernel (conv-kernel.c) for this CPU. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* 2x2 stride-2 transposed convolution: each input pixel spreads to a 2x2 output patch, so
  * the op is four 1x1 convolutions, one per (dy, dx), each writing every other output pixel. */
 #include "ops.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The network's head: a 1x1 convolution to one channel, then the sigmoid, into a dense map. */
 #include "ops.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* 2x2 max-pool, stride 2, on blocked activations: one task per plane and output row. */
 #include "ops.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CPU backend's operators, one per file.
  *
  * Activations are "blocked": channels in planes of 16, each plane [height + 2][width + 2][16]

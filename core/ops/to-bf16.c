@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A copy of blocked activations in bfloat16, for the bf16 convolution (conv-bf16.c): the same
  * planes, borders included (zero stays zero), half the bytes. Built with -mavx512bf16. */
 #include "ops.h"

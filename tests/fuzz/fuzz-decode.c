@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the programs' photo decoder (common/bd-image-io.c) on arbitrary bytes.
  * A decoded photo must be 8-bit RGB(A), within the size limit, its pixels readable. */
 #include "backdrop.h"

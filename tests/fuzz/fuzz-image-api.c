@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the library's image functions with caller-supplied sizes, strides,
  * formats and options. Buffers are exactly as large as the sizes and strides claim, so ASan
  * sees any access outside them; a stride that cannot address its rows must be refused. */

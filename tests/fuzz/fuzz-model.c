@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the model loader, then a session and a forward pass on a tiny input.
  * Most mutations break the checksum, which is refused first; so each input is also tried
  * with its file size and checksum made right, to reach the checks behind them. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs one libFuzzer harness for SECONDS from the committed SEEDS, new inputs kept in WORK
 # (never in the source tree). Prints libFuzzer's figures and the number of executions; exits
 # non-zero on any finding (crash, leak, sanitizer report, timeout), whose input lands in WORK.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Teacher labels: IMG.LY's ISNet (npm @imgly/background-removal-data 1.4.5, /models/medium)
 run through onnxruntime over folders of photos, one 8-bit PNG soft mask per photo (255 =
 person), at the photo's size. Resumable: a photo whose label exists is skipped.
