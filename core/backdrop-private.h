@@ -110,7 +110,6 @@ bd_guided_radius (uint32_t longest)
 /* A backend runs the network on preprocessed tensors; pre/post-processing is shared, unless
  * the backend does the whole photo itself (run, optional: CUDA keeps it on the device). */
 typedef struct bd_backend_ops {
-	const char *name;
 	bd_status (*init)    (bd_session *session, bd_error *error);
 	/* @input: @batch x CHW normalised floats, h x w multiples of 2^(depth-1); @output:
 	 * @batch x h x w. */

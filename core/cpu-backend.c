@@ -337,7 +337,6 @@ cpu_forward (bd_session *session, const float *input, uint32_t batch, uint32_t h
 }
 
 const bd_backend_ops bd_cpu_backend = {
-	.name = "cpu",
 	.init = cpu_init,
 	.forward = cpu_forward,
 	.destroy = cpu_destroy,

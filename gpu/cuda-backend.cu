@@ -597,12 +597,11 @@ cuda_network_ms (bd_session *session)
 }
 
 const bd_backend_ops cuda_ops = {
-	"cuda",
-	cuda_init,
-	cuda_forward,
-	cuda_destroy,
-	cuda_run,
-	cuda_network_ms,
+	.init = cuda_init,
+	.forward = cuda_forward,
+	.destroy = cuda_destroy,
+	.run = cuda_run,
+	.network_ms = cuda_network_ms,
 };
 
 } // namespace
