@@ -87,7 +87,12 @@ BD_API uint32_t    bd_model_width    (const bd_model *model, uint32_t level);
 BD_API uint32_t    bd_model_input_size (const bd_model *model);
 BD_API const char *bd_model_name     (const bd_model *model);
 
+/* Option structs start with their size as the caller was built, set by their _init
+ * function: fields added in later versions keep their defaults for programs built before
+ * them, and a struct that was never initialised is refused. Always call the _init function
+ * first, then set the fields you need. */
 typedef struct bd_session_options {
+	size_t       struct_size;   /* set by bd_session_options_init */
 	bd_device    device;
 	bd_precision precision;
 	int          threads;       /* CPU threads; 0 = one per core */
@@ -108,6 +113,7 @@ BD_API bd_device   bd_session_device (const bd_session *session);
 BD_API const char *bd_session_device_description (const bd_session *session);
 
 typedef struct bd_run_options {
+	size_t         struct_size;   /* set by bd_run_options_init */
 	int            refine_edges;  /* non-zero: guided-filter upsampling (default 1) */
 	bd_progress_fn progress;      /* may be NULL */
 	void          *user_data;

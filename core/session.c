@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 void
@@ -15,6 +16,7 @@ bd_session_options_init (bd_session_options *options)
 	if (!options)
 		return;
 	memset (options, 0, sizeof *options);
+	options->struct_size = sizeof *options;
 	options->device = BD_DEVICE_AUTO;
 	options->precision = BD_PRECISION_FAST;
 }
@@ -25,10 +27,34 @@ bd_run_options_init (bd_run_options *options)
 	if (!options)
 		return;
 	memset (options, 0, sizeof *options);
+	options->struct_size = sizeof *options;
 	options->refine_edges = 1;
 	options->mirror_average = 1;
 	options->main_subject_only = 1;
 }
+
+/* The caller's option struct @in (NULL: the defaults) as this version's @out, which
+ * @init has filled with the defaults: a caller built against an older header has a
+ * shorter struct, whose missing fields keep them; one built against a newer header has
+ * fields this version does not know, which are ignored. @oldest: the smallest size any
+ * version had. Refuses a struct whose size field is not plausible (never initialised). */
+static bool
+take_options (const void *in, void *out, size_t ours, size_t oldest)
+{
+	if (!in)
+		return true;
+	size_t theirs;
+	memcpy (&theirs, in, sizeof theirs);
+	if (theirs < oldest || theirs > 65536)
+		return false;
+	memcpy (out, in, theirs < ours ? theirs : ours);
+	memcpy (out, &ours, sizeof ours);
+	return true;
+}
+
+/* The first versions' sizes: every field up to device_index, and up to main_subject_only. */
+#define SESSION_OPTIONS_OLDEST (offsetof (bd_session_options, device_index) + sizeof (int))
+#define RUN_OPTIONS_OLDEST (offsetof (bd_run_options, main_subject_only) + sizeof (int))
 
 static const char *
 cpu_isa_name (void)
@@ -51,11 +77,12 @@ bd_session_new (const bd_model *model, const bd_session_options *options,
 		*out_session = NULL;
 	if (!model || !out_session)
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_new: no model or result pointer");
-	bd_session_options defaults;
-	if (!options) {
-		bd_session_options_init (&defaults);
-		options = &defaults;
-	}
+	bd_session_options taken;
+	bd_session_options_init (&taken);
+	if (!take_options (options, &taken, sizeof taken, SESSION_OPTIONS_OLDEST))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
+		                     "bd_session_new: the options were not set up by bd_session_options_init");
+	options = &taken;
 	if (options->device > BD_DEVICE_CUDA || options->precision > BD_PRECISION_EXACT || options->threads < 0 ||
 	    options->device_index < 0)
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_new: bad options");
@@ -322,11 +349,12 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 	if (!bd_stride_ok (photo->width, photo->height, alpha_stride))
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
 		                     "bd_session_run: the mask's stride is smaller than a row or too large");
-	bd_run_options defaults;
-	if (!options) {
-		bd_run_options_init (&defaults);
-		options = &defaults;
-	}
+	bd_run_options taken;
+	bd_run_options_init (&taken);
+	if (!take_options (options, &taken, sizeof taken, RUN_OPTIONS_OLDEST))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
+		                     "bd_session_run: the options were not set up by bd_run_options_init");
+	options = &taken;
 
 	st = session->backend->run ? session->backend->run (session, photo, options, alpha, alpha_stride, error)
 	                           : run_on_host (session, photo, options, alpha, alpha_stride, error);

@@ -27,7 +27,8 @@ class Error(ctypes.Structure):
 
 
 class Options(ctypes.Structure):
-    _fields_ = [("device", ctypes.c_int), ("precision", ctypes.c_int), ("threads", ctypes.c_int),
+    _fields_ = [("struct_size", ctypes.c_size_t), ("device", ctypes.c_int), ("precision", ctypes.c_int),
+                ("threads", ctypes.c_int),
                 ("input_size", ctypes.c_uint32), ("device_index", ctypes.c_int)]
 
 
@@ -37,7 +38,7 @@ class Image(ctypes.Structure):
 
 
 class RunOptions(ctypes.Structure):
-    _fields_ = [("refine_edges", ctypes.c_int), ("progress", ctypes.c_void_p), ("user_data", ctypes.c_void_p),
+    _fields_ = [("struct_size", ctypes.c_size_t), ("refine_edges", ctypes.c_int), ("progress", ctypes.c_void_p), ("user_data", ctypes.c_void_p),
                 ("mirror_average", ctypes.c_int), ("main_subject_only", ctypes.c_int)]
 
 
@@ -55,7 +56,7 @@ def load(build):
 def session(lib, model, device, precision, index=0):
     s = ctypes.c_void_p()
     err = Error()
-    opts = Options(device, precision, 0, 0, index)
+    opts = Options(ctypes.sizeof(Options), device, precision, 0, 0, index)
     if lib.bd_session_new(model, ctypes.byref(opts), ctypes.byref(s), ctypes.byref(err)):
         raise RuntimeError(err.message.decode())
     return s
@@ -132,7 +133,7 @@ def run_photo(lib, s, rgb, main_subject_only=1):
     img = Image(rgb.ctypes.data, w, h, w * 3, 0)
     alpha = np.zeros((h, w), dtype=np.uint8)
     err = Error()
-    if lib.bd_session_run(s, ctypes.byref(img), ctypes.byref(RunOptions(1, None, None, 1, main_subject_only)),
+    if lib.bd_session_run(s, ctypes.byref(img), ctypes.byref(RunOptions(ctypes.sizeof(RunOptions), 1, None, None, 1, main_subject_only)),
                           alpha.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(w), ctypes.byref(err)):
         raise RuntimeError(err.message.decode())
     return alpha

@@ -602,6 +602,58 @@ test_keep_subject_tall (void)
 	g_assert_cmpuint (m[0], ==, 255);
 }
 
+/* Option structs carry their size: one never initialised is refused with a message that
+ * says what to call; one from an older build (shorter) or a newer one (longer, with fields
+ * this library does not know) works. */
+static void
+test_option_sizes (void)
+{
+	bd_synthetic_spec spec;
+	bd_synthetic_spec_init (&spec, 2, 4, 32, 1);
+	size_t size;
+	g_autofree uint8_t *bytes = bd_synthetic_model_bytes (&spec, &size);
+	bd_model *m = NULL;
+	g_assert_cmpint (bd_model_load_bytes (bytes, size, "option-sizes", &m, NULL), ==, BD_OK);
+	bd_session *s = NULL;
+	bd_error err = { 0 };
+
+	bd_session_options zero;
+	memset (&zero, 0, sizeof zero);
+	zero.device = BD_DEVICE_CPU;
+	g_assert_cmpint (bd_session_new (m, &zero, &s, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_null (s);
+	g_assert_nonnull (strstr (err.message, "bd_session_options_init"));
+
+	/* Older: the struct as version 0.1 had it, up to device_index (no padding after it). */
+	struct { bd_session_options o; uint8_t more[32]; } bigger;
+	memset (&bigger, 0x7f, sizeof bigger);
+	bd_session_options_init (&bigger.o);
+	bigger.o.device = BD_DEVICE_CPU;
+	bigger.o.threads = 1;
+	bigger.o.struct_size = offsetof (bd_session_options, device_index) + sizeof (int);
+	g_assert_cmpint (bd_session_new (m, &bigger.o, &s, &err), ==, BD_OK);
+	bd_session_free (s);
+	s = NULL;
+	bigger.o.struct_size--;
+	g_assert_cmpint (bd_session_new (m, &bigger.o, &s, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	/* Newer: 32 bytes of fields unknown here, full of junk. */
+	bigger.o.struct_size = sizeof bigger;
+	g_assert_cmpint (bd_session_new (m, &bigger.o, &s, &err), ==, BD_OK);
+	g_assert_cmpint (bd_session_device (s), ==, BD_DEVICE_CPU);
+
+	uint8_t px[8 * 8 * 3] = { 0 }, alpha[64];
+	bd_image photo = { px, 8, 8, 24, BD_PIXEL_RGB8 };
+	bd_run_options ro;
+	memset (&ro, 0, sizeof ro);
+	g_assert_cmpint (bd_session_run (s, &photo, &ro, alpha, 8, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_nonnull (strstr (err.message, "bd_run_options_init"));
+	bd_run_options_init (&ro);
+	g_assert_cmpuint (ro.struct_size, ==, sizeof ro);
+	g_assert_cmpint (bd_session_run (s, &photo, &ro, alpha, 8, &err), ==, BD_OK);
+	bd_session_free (s);
+	bd_model_free (m);
+}
+
 /* The API's edges: NULL options, strides that wrap or reach past memory, a NULL session. */
 static void
 test_api_edges (void)
@@ -665,6 +717,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/keep-main-subject", test_keep_main_subject);
 	g_test_add_func ("/core/image/keep-main-subject-tall", test_keep_subject_tall);
 	g_test_add_func ("/core/image/api-edges", test_api_edges);
+	g_test_add_func ("/core/image/option-sizes", test_option_sizes);
 	g_test_add_func ("/core/image/mirror-average", test_mirror_average);
 	g_test_add_func ("/core/image/session-run", test_session_run);
 	int ret = g_test_run ();
