@@ -59,6 +59,32 @@ naive_box3 (double *v, int n, int r)
 	g_free (t);
 }
 
+/* One box pass, both edge rules, against their definitions: radii from 0 to far past the
+ * line, two interleaved channels. */
+static void
+test_box_line (void)
+{
+	enum { N = 7, K = 2 };
+	for (uint32_t r = 0; r <= 20; r += r < 4 ? 1 : 8)
+		for (int edge = BD_BOX_REPEAT; edge <= BD_BOX_CLIP; edge++) {
+			float line[N * K], scratch[N * K], v[N * K];
+			for (int i = 0; i < N * K; i++)
+				v[i] = line[i] = (float) ((i * 37) % 11);
+			bd_box_line (line, N, K, r, (bd_box_edge) edge, scratch);
+			for (int j = 0; j < N; j++)
+				for (int c = 0; c < K; c++) {
+					double sum = 0, held = 0;
+					for (int d = -(int) r; d <= (int) r; d++) {
+						if (edge == BD_BOX_CLIP && (j + d < 0 || j + d >= N))
+							continue;
+						sum += v[CLAMP (j + d, 0, N - 1) * K + c];
+						held++;
+					}
+					g_assert_cmpfloat_with_epsilon (line[j * K + c], sum / held, 1e-4);
+				}
+		}
+}
+
 /* Local colour means with windows smaller and far larger than the image (a blurred
  * background on a small photo), against the definition: means of alpha-weighted colours. */
 static void
@@ -712,6 +738,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/resample", test_resample);
 	g_test_add_func ("/core/image/upsample-follows-edges", test_upsample_follows_edges);
 	g_test_add_func ("/core/image/composite", test_composite);
+	g_test_add_func ("/core/image/box-line", test_box_line);
 	g_test_add_func ("/core/image/colour-means", test_colour_means);
 	g_test_add_func ("/core/image/mask-adjust", test_mask_adjust);
 	g_test_add_func ("/core/image/keep-main-subject", test_keep_main_subject);

@@ -13,36 +13,34 @@ typedef struct {
 	bool     failed;   /* a line's buffer could not be allocated */
 } blur_ctx;
 
-/* One pass over a line of n samples, @step apart, of one channel. */
+/* Three passes over a line of n samples, @step apart, of one channel. Between passes the
+ * values are rounded to whole levels as 8-bit storage would, so the result is the integer
+ * blur's: the sums are exact in float and their means round alike for radii below 16 000. */
 static void
-blur_line (uint8_t *p, uint32_t n, size_t step, uint32_t r, uint32_t *tmp)
+blur_line (uint8_t *p, uint32_t n, size_t step, uint32_t r, float *tmp)
 {
 	for (uint32_t i = 0; i < n; i++)
 		tmp[i] = p[i * step];
-	uint32_t sum = 0, span = 2 * r + 1;
-	/* Edges repeat the border pixel, so the image does not darken there. */
-	for (int64_t i = -(int64_t) r; i <= (int64_t) r; i++)
-		sum += tmp[i < 0 ? 0 : i >= n ? n - 1 : i];
-	for (uint32_t i = 0; i < n; i++) {
-		p[i * step] = (uint8_t) ((sum + span / 2) / span);
-		int64_t out = (int64_t) i - r, in = (int64_t) i + r + 1;
-		sum += tmp[in >= n ? n - 1 : in];
-		sum -= tmp[out < 0 ? 0 : out];
+	for (int pass = 0; pass < 3; pass++) {
+		bd_box_line (tmp, n, 1, r, BD_BOX_REPEAT, tmp + n);
+		for (uint32_t i = 0; i < n; i++)
+			tmp[i] = (float) (uint32_t) (tmp[i] + 0.5f);
 	}
+	for (uint32_t i = 0; i < n; i++)
+		p[i * step] = (uint8_t) tmp[i];
 }
 
 static void
 rows_task (void *data, size_t y)
 {
 	const blur_ctx *c = data;
-	uint32_t *tmp = malloc ((size_t) c->width * sizeof *tmp);
+	float *tmp = malloc (2 * (size_t) c->width * sizeof *tmp);
 	if (!tmp) {
 		__atomic_store_n ((bool *) &c->failed, true, __ATOMIC_RELAXED);
 		return;
 	}
-	for (int pass = 0; pass < 3; pass++)
-		for (uint32_t ch = 0; ch < c->channels; ch++)
-			blur_line (c->pixels + y * c->stride + ch, c->width, c->channels, c->radius, tmp);
+	for (uint32_t ch = 0; ch < c->channels; ch++)
+		blur_line (c->pixels + y * c->stride + ch, c->width, c->channels, c->radius, tmp);
 	free (tmp);
 }
 
@@ -50,14 +48,13 @@ static void
 columns_task (void *data, size_t x)
 {
 	const blur_ctx *c = data;
-	uint32_t *tmp = malloc ((size_t) c->height * sizeof *tmp);
+	float *tmp = malloc (2 * (size_t) c->height * sizeof *tmp);
 	if (!tmp) {
 		__atomic_store_n ((bool *) &c->failed, true, __ATOMIC_RELAXED);
 		return;
 	}
-	for (int pass = 0; pass < 3; pass++)
-		for (uint32_t ch = 0; ch < c->channels; ch++)
-			blur_line (c->pixels + x * c->channels + ch, c->height, c->stride, c->radius, tmp);
+	for (uint32_t ch = 0; ch < c->channels; ch++)
+		blur_line (c->pixels + x * c->channels + ch, c->height, c->stride, c->radius, tmp);
 	free (tmp);
 }
 

@@ -27,37 +27,18 @@ blur_line_task (void *data, size_t i)
 	uint32_t n = c->axis ? c->h : c->w, k = c->k;
 	size_t step = c->axis ? (size_t) c->w * k : k;
 	float *p = c->img + i * (c->axis ? k : (size_t) c->w * k);
-	float *line = malloc ((size_t) n * k * sizeof *line), sum[16];
-	if (!line || k > 16) {
+	float *line = malloc (2 * (size_t) n * k * sizeof *line);
+	if (!line || k > BD_BOX_MAX_CHANNELS) {
 		free (line);
 		__atomic_store_n ((bool *) &c->failed, true, __ATOMIC_RELAXED);
 		return;
 	}
-	for (int pass = 0; pass < 3; pass++) {
-		for (uint32_t j = 0; j < n; j++)
-			memcpy (line + (size_t) j * k, p + j * step, k * sizeof *line);
-		/* Edges repeat the border sample, so borders do not darken: the first window holds
-		 * r copies of the first sample, samples 0..r, and copies of the last for the part
-		 * of 0..r past the end. Counted, not looped: r can be far larger than the line. */
-		uint32_t last = c->r < n ? c->r : n - 1;
-		float first_copies = (float) c->r, last_copies = (float) (c->r - last);
-		for (uint32_t ch = 0; ch < k; ch++)
-			sum[ch] = first_copies * line[ch] + last_copies * line[(size_t) (n - 1) * k + ch];
-		for (uint32_t j = 0; j <= last; j++)
-			for (uint32_t ch = 0; ch < k; ch++)
-				sum[ch] += line[(size_t) j * k + ch];
-		float scale = 1.0f / (float) (2 * c->r + 1);
-		for (uint32_t j = 0; j < n; j++) {
-			float *o = p + j * step;
-			int64_t in = (int64_t) j + c->r + 1, out = (int64_t) j - c->r;
-			const float *vi = line + (size_t) (in >= n ? n - 1 : in) * k;
-			const float *vo = line + (size_t) (out < 0 ? 0 : out) * k;
-			for (uint32_t ch = 0; ch < k; ch++) {
-				o[ch] = sum[ch] * scale;
-				sum[ch] += vi[ch] - vo[ch];
-			}
-		}
-	}
+	for (uint32_t j = 0; j < n; j++)
+		memcpy (line + (size_t) j * k, p + j * step, k * sizeof *line);
+	for (int pass = 0; pass < 3; pass++)
+		bd_box_line (line, n, k, c->r, BD_BOX_REPEAT, line + (size_t) n * k);
+	for (uint32_t j = 0; j < n; j++)
+		memcpy (p + j * step, line + (size_t) j * k, k * sizeof *line);
 	free (line);
 }
 

@@ -65,6 +65,14 @@ bd_status bd_colour_means_make (bd_thread_pool *pool, const bd_image *photo, con
                                 bd_colour_means *means, bd_error *error);
 void      bd_colour_means_clear (bd_colour_means *means);
 
+/* One box pass of radius @r along @line, @n samples of @k interleaved channels (at most
+ * BD_BOX_MAX_CHANNELS), in place; @scratch holds n * k floats (box-filter.c). At the ends,
+ * BD_BOX_REPEAT repeats the border sample (every window holds 2r + 1, so borders do not
+ * darken); BD_BOX_CLIP stops the window there and averages what it holds. */
+#define BD_BOX_MAX_CHANNELS 16
+typedef enum { BD_BOX_REPEAT, BD_BOX_CLIP } bd_box_edge;
+void bd_box_line (float *line, uint32_t n, uint32_t k, uint32_t r, bd_box_edge edge, float *scratch);
+
 /* In-place blur of 8-bit pixels: three box passes of @radius, about a Gaussian. */
 bd_status bd_box_blur_u8 (bd_thread_pool *pool, uint8_t *pixels, uint32_t width, uint32_t height,
                           size_t stride, uint32_t channels, uint32_t radius, bd_error *error);

@@ -14,37 +14,20 @@
 
 #define GF_CHANNELS 13   /* I (3), p, I*p (3), I*I^T upper triangle (6) */
 
-/* Mean over a (2r+1)^2 window, clipped at the borders, of @k interleaved channels, in place. */
+/* Mean over a (2r+1)^2 window, clipped at the borders, of @k interleaved channels, in place;
+ * @line holds 2 * max(w, h) * k floats. */
 static void
 box_mean (float *img, uint32_t w, uint32_t h, uint32_t k, uint32_t r, float *line)
 {
-	/* Rows: running sums over x. */
-	for (uint32_t y = 0; y < h; y++) {
-		float *row = img + (size_t) y * w * k;
-		memcpy (line, row, (size_t) w * k * sizeof *line);
-		for (uint32_t x = 0; x < w; x++) {
-			uint32_t x0 = x > r ? x - r : 0, x1 = x + r < w ? x + r : w - 1;
-			for (uint32_t c = 0; c < k; c++) {
-				float s = 0;
-				for (uint32_t i = x0; i <= x1; i++)
-					s += line[(size_t) i * k + c];
-				row[(size_t) x * k + c] = s / (float) (x1 - x0 + 1);
-			}
-		}
-	}
-	/* Columns: the same over y, one column of k channels at a time. */
+	size_t half = (size_t) (w > h ? w : h) * k;
+	for (uint32_t y = 0; y < h; y++)
+		bd_box_line (img + (size_t) y * w * k, w, k, r, BD_BOX_CLIP, line);
 	for (uint32_t x = 0; x < w; x++) {
 		for (uint32_t y = 0; y < h; y++)
 			memcpy (line + (size_t) y * k, img + ((size_t) y * w + x) * k, k * sizeof *line);
-		for (uint32_t y = 0; y < h; y++) {
-			uint32_t y0 = y > r ? y - r : 0, y1 = y + r < h ? y + r : h - 1;
-			for (uint32_t c = 0; c < k; c++) {
-				float s = 0;
-				for (uint32_t i = y0; i <= y1; i++)
-					s += line[(size_t) i * k + c];
-				img[((size_t) y * w + x) * k + c] = s / (float) (y1 - y0 + 1);
-			}
-		}
+		bd_box_line (line, h, k, r, BD_BOX_CLIP, line + half);
+		for (uint32_t y = 0; y < h; y++)
+			memcpy (img + ((size_t) y * w + x) * k, line + (size_t) y * k, k * sizeof *line);
 	}
 }
 
@@ -146,7 +129,7 @@ bd_upsample_alpha (bd_thread_pool *pool, const float *prob, const float *rgb_low
 		const float eps = BD_GUIDED_EPS;
 		stats = bd_alloc_zeroed (n, GF_CHANNELS * sizeof (float));
 		coef = bd_alloc_zeroed (n, 4 * sizeof (float));
-		size_t line_len = (lw > lh ? lw : lh) * (size_t) GF_CHANNELS;
+		size_t line_len = 2 * (size_t) (lw > lh ? lw : lh) * GF_CHANNELS;
 		line = bd_alloc_zeroed (line_len, sizeof (float));
 		if (!stats || !coef || !line)
 			goto oom;
