@@ -18,6 +18,8 @@
 #include "backdrop.h"
 
 #define PLUG_IN_PROC   "plug-in-backdrop-remove-background"
+/* The same, found under Select ▸ Person, with the selection as its output. */
+#define SELECT_PROC    "plug-in-backdrop-select-person"
 #define PLUG_IN_BINARY "backdrop-remove-background"
 
 typedef enum
@@ -94,7 +96,7 @@ backdrop_plug_in_init (BackdropPlugIn *plug_in)
 static GList *
 backdrop_query_procedures (GimpPlugIn *plug_in)
 {
-  return g_list_append (NULL, g_strdup (PLUG_IN_PROC));
+  return g_list_append (g_list_append (NULL, g_strdup (PLUG_IN_PROC)), g_strdup (SELECT_PROC));
 }
 
 /* Our strings live in Backdrop's own catalogue, installed with the rest of Backdrop, not in
@@ -116,8 +118,9 @@ backdrop_create_procedure (GimpPlugIn  *plug_in,
                            const gchar *name)
 {
   GimpProcedure *procedure;
+  gboolean       select = g_strcmp0 (name, SELECT_PROC) == 0;
 
-  if (g_strcmp0 (name, PLUG_IN_PROC) != 0)
+  if (g_strcmp0 (name, PLUG_IN_PROC) != 0 && ! select)
     return NULL;
 
   procedure = gimp_image_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
@@ -128,19 +131,36 @@ backdrop_create_procedure (GimpPlugIn  *plug_in,
                                        GIMP_PROCEDURE_SENSITIVE_DRAWABLE |
                                        GIMP_PROCEDURE_SENSITIVE_DRAWABLES);
 
-  gimp_procedure_set_menu_label (procedure, _("Remove _Background…"));
-  gimp_procedure_add_menu_path (procedure, "<Image>/Layer/Transparency");
+  /* Where GIMP users look: beside Color to Alpha under Layer ▸ Transparency, among the
+   * filters, and (selecting the people) in the Select menu beside By Color. */
+  if (select)
+    {
+      gimp_procedure_set_menu_label (procedure, _("_Person…"));
+      gimp_procedure_add_menu_path (procedure, "<Image>/Select");
+      gimp_procedure_set_documentation (procedure,
+                                        _("Select the people in the photo"),
+                                        _("Finds the people in each selected layer with "
+                                          "Backdrop's neural network, on the GPU when there "
+                                          "is one, and selects them, with soft edges."),
+                                        name);
+    }
+  else
+    {
+      gimp_procedure_set_menu_label (procedure, _("Remove _Background…"));
+      gimp_procedure_add_menu_path (procedure, "<Image>/Layer/Transparency");
+      gimp_procedure_add_menu_path (procedure, "<Image>/Filters/Generic");
+      gimp_procedure_set_documentation (procedure,
+                                        _("Remove the background behind people"),
+                                        _("Finds the people in each selected layer with "
+                                          "Backdrop's neural network, on the GPU when there "
+                                          "is one, and hides everything else: through a layer "
+                                          "mask (the default, nothing is lost), in the layer's "
+                                          "alpha channel, in a new cut-out layer above it, or "
+                                          "as the selection. The mask has the layer's full "
+                                          "resolution."),
+                                        name);
+    }
 
-  gimp_procedure_set_documentation (procedure,
-                                    _("Remove the background behind people"),
-                                    _("Finds the people in each selected layer with "
-                                      "Backdrop's neural network, on the GPU when there "
-                                      "is one, and hides everything else: through a layer "
-                                      "mask (the default, nothing is lost), in the layer's "
-                                      "alpha channel, in a new cut-out layer above it, or "
-                                      "as the selection. The mask has the layer's full "
-                                      "resolution."),
-                                    PLUG_IN_PROC);
   gimp_procedure_set_attribution (procedure, "The Backdrop authors", "The Backdrop authors",
                                   "2025");
 
@@ -153,7 +173,7 @@ backdrop_create_procedure (GimpPlugIn  *plug_in,
                                         "layer",     OUTPUT_LAYER,     _("New layer with the cut-out"), NULL,
                                         "selection", OUTPUT_SELECTION, _("Selection"),                  NULL,
                                         NULL),
-                                      "mask", G_PARAM_READWRITE);
+                                      select ? "selection" : "mask", G_PARAM_READWRITE);
 
   gimp_procedure_add_boolean_argument (procedure, "refine-edges",
                                        _("_Refine edges"),
@@ -212,11 +232,13 @@ remove_background_dialog (GimpProcedure       *procedure,
 {
   GimpProcedureDialog *dialog;
   gboolean             run;
+  gboolean             select = g_strcmp0 (gimp_procedure_get_name (procedure), SELECT_PROC) == 0;
 
   gimp_ui_init (PLUG_IN_BINARY);
 
   dialog = GIMP_PROCEDURE_DIALOG (gimp_procedure_dialog_new (procedure, config,
-                                                              _("Remove Background")));
+                                                              select ? _("Select Person")
+                                                                     : _("Remove Background")));
 
   gimp_procedure_dialog_get_widget (dialog, "output", GIMP_TYPE_INT_RADIO_FRAME);
   gimp_procedure_dialog_get_spin_scale (dialog, "threshold", 1.0);
@@ -228,7 +250,11 @@ remove_background_dialog (GimpProcedure       *procedure,
   gimp_procedure_dialog_fill_frame (dialog, "edges-frame", "edges-label", FALSE,
                                     "edges-box");
 
-  gimp_procedure_dialog_fill (dialog, "output", "edges-frame", "all-people", "device", NULL);
+  /* Select ▸ Person always makes a selection: its menu item says so. */
+  if (select)
+    gimp_procedure_dialog_fill (dialog, "edges-frame", "all-people", "device", NULL);
+  else
+    gimp_procedure_dialog_fill (dialog, "output", "edges-frame", "all-people", "device", NULL);
 
   run = gimp_procedure_dialog_run (dialog);
   gtk_widget_destroy (GTK_WIDGET (dialog));
@@ -439,6 +465,16 @@ segment (GimpProcedureConfig *config,
                 NULL);
 
   gimp_progress_set_text (_("Loading the Backdrop model"));
+  if (g_strcmp0 (path, BACKDROP_MODEL_PATH) == 0 && ! g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      /* The usual cause: the plug-in's binary copied into GIMP's folder on its own. */
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                   _("Backdrop's model is not installed: “%s” is missing. Install Backdrop "
+                     "with “meson install”, which puts the model and the plug-in in place "
+                     "(a plug-in copied on its own does not bring the model), or set "
+                     "BACKDROP_MODEL to a model file."), path);
+      goto out;
+    }
   if (bd_model_open (path, &model, &bd) != BD_OK)
     {
       gchar *context = g_strdup_printf (_("Could not load the model “%s”"), path);
@@ -741,6 +777,9 @@ remove_background_run (GimpProcedure        *procedure,
   gimp_image_undo_group_end (image);
   gimp_progress_update (1.0);
   gimp_progress_end ();
+  /* Show the result now, not at the next redraw. */
+  if (run_mode != GIMP_RUN_NONINTERACTIVE)
+    gimp_displays_flush ();
 
   free_jobs (jobs, n_jobs);
 

@@ -272,9 +272,17 @@ prepare (void)
   g_assert_cmpint (g_mkdir_with_parents (fx.home, 0700), ==, 0);
   g_assert_cmpint (g_mkdir_with_parents (folder, 0700), ==, 0);
 
-  /* GIMP only loads plug-ins/NAME/NAME. A link keeps the build's own library path. */
+  /* GIMP only loads plug-ins/NAME/NAME. A copy, as a user might put it there by hand: the
+   * plug-in needs no library path of its own. */
   link = g_build_filename (folder, PLUG_IN_NAME, NULL);
-  g_assert_cmpint (symlink (fx.plugin, link), ==, 0);
+  {
+    GFile *from = g_file_new_for_path (fx.plugin), *to = g_file_new_for_path (link);
+    g_assert_true (g_file_copy (from, to, G_FILE_COPY_NONE, NULL, NULL, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (g_chmod (link, 0755), ==, 0);
+    g_object_unref (from);
+    g_object_unref (to);
+  }
   g_free (link);
   g_free (folder);
 
@@ -512,6 +520,21 @@ test_selection_offsets (void)
   g_free (result);
 }
 
+/* Select ▸ Person: the people become the selection, as the Selection output makes it. */
+static void
+test_select_person (void)
+{
+  gchar *result;
+
+  if (! ready ())
+    return;
+
+  result = path ("select-person.png");
+  g_assert_true (gimp_call (NULL, "bd-case-select-person", NULL, fx.photo, result, fx.model, NULL));
+  assert_matches_cli (result, fx.mask, 0);
+  g_free (result);
+}
+
 /* A layer that already has alpha keeps its transparent parts transparent. */
 static void
 test_existing_alpha (void)
@@ -665,6 +688,30 @@ test_error_missing_model (void)
   g_free (model);
 }
 
+/* No model argument, no $BACKDROP_MODEL and nothing installed (a plug-in copied into GIMP's
+ * folder on its own): the message says to install Backdrop. */
+static void
+test_error_not_installed (void)
+{
+  const gchar *installed = g_getenv ("BACKDROP_INSTALLED_MODEL");
+  gchar       *err = NULL;
+
+  if (! ready ())
+    return;
+  if (! installed || g_file_test (installed, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("Backdrop is installed on this machine: the plug-in finds its model");
+      return;
+    }
+
+  g_assert_false (gimp_call (&err, "bd-case-default-model", NULL, fx.photo, NULL));
+  g_test_message ("GIMP said: %s", err);
+  g_assert_nonnull (strstr (err, "model is not installed"));
+  g_assert_nonnull (strstr (err, "meson install"));
+  g_assert_null (strstr (err, "crashed"));
+  g_free (err);
+}
+
 /* Asking for the GPU works where there is one, and says so clearly where there is none. */
 static void
 test_gpu_or_clear_error (void)
@@ -707,11 +754,13 @@ main (int   argc,
   g_test_add_func ("/gimp-plugin/layers/offsets", test_offsets);
   g_test_add_func ("/gimp-plugin/layers/selection-offsets", test_selection_offsets);
   g_test_add_func ("/gimp-plugin/layers/existing-alpha", test_existing_alpha);
+  g_test_add_func ("/gimp-plugin/select-person", test_select_person);
   g_test_add_func ("/gimp-plugin/large-photo", test_large_photo);
   g_test_add_func ("/gimp-plugin/options", test_options);
   g_test_add_func ("/gimp-plugin/all-people", test_all_people);
   g_test_add_func ("/gimp-plugin/errors/corrupt-model", test_error_corrupt_model);
   g_test_add_func ("/gimp-plugin/errors/missing-model", test_error_missing_model);
+  g_test_add_func ("/gimp-plugin/errors/not-installed", test_error_not_installed);
   g_test_add_func ("/gimp-plugin/errors/gpu", test_gpu_or_clear_error);
 
   status = g_test_run ();

@@ -155,3 +155,26 @@
                                         #:device device
                                         #:model model)
     (gimp-image-delete img)))
+
+; Select ▸ Person on the photo layer: the selection, shown as the layer's alpha.
+(define (bd-case-select-person in out model)
+  (let* ((img (bd-open in))
+         (layer (bd-photo-layer img)))
+    (plug-in-backdrop-select-person #:run-mode RUN-NONINTERACTIVE
+                                    #:image img
+                                    #:drawables (vector layer)
+                                    #:device "cpu"
+                                    #:model model)
+    (bd-check "something is selected" (= FALSE (car (gimp-selection-is-empty img))))
+    (bd-selection-to-alpha img layer)
+    (bd-export img out)
+    (gimp-image-delete img)))
+
+; No model argument: the plug-in looks for the installed model.
+(define (bd-case-default-model in)
+  (let* ((img (bd-open in)))
+    (plug-in-backdrop-remove-background #:run-mode RUN-NONINTERACTIVE
+                                        #:image img
+                                        #:drawables (vector (bd-photo-layer img))
+                                        #:device "cpu")
+    (gimp-image-delete img)))
