@@ -5,10 +5,13 @@
 # from include/backdrop-0/. The program opens no model; it checks the run-time version and
 # that the API answers a bad call with a status, not a crash.
 #
-#   tests/check-installed-library.sh BUILD-DIR PREFIX LIBDIR CC
+#   tests/check-installed-library.sh BUILD-DIR PREFIX LIBDIR CC [SANITIZERS]
 set -eu
 
-build=$1 prefix=$2 libdir=$3 cc=$4
+build=$1 prefix=$2 libdir=$3 cc=$4 sanitize=${5:-none}
+# A sanitizer build's library needs the program built with the same runtime.
+san_flags=
+[ "$sanitize" = none ] || [ -z "$sanitize" ] || san_flags="-fsanitize=$sanitize"
 command -v pkg-config >/dev/null || { echo "no pkg-config"; exit 77; }
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT INT TERM
@@ -44,5 +47,5 @@ C
 # The .pc file's prefix moved into the temporary folder (its other paths follow ${prefix}).
 flags=$(PKG_CONFIG_PATH=$pcdir pkg-config --define-variable=prefix="$dest$prefix" --cflags --libs backdrop-0)
 # shellcheck disable=SC2086
-"$cc" -Wall -Werror -o "$dest/use" "$dest/use.c" $flags
+"$cc" -Wall -Werror $san_flags -o "$dest/use" "$dest/use.c" $flags
 LD_LIBRARY_PATH=$dest$prefix/$libdir "$dest/use"
