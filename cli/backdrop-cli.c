@@ -2,6 +2,7 @@
 /* backdrop-cli: remove or replace the background of photos from the shell. */
 #include "backdrop.h"
 #include "bd-image-io.h"
+#include "bd-save-pool.h"
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
@@ -317,12 +318,13 @@ on_progress (float fraction, void *data)
 	return g_cancellable_is_cancelled (data);
 }
 
-static gboolean
-process (job *j, const char *input, const char *output, gboolean replace, GError **error)
+/* Decodes @input and computes its result (the mask, cut-out or composite), ready to save. */
+static GdkPixbuf *
+compute (job *j, const char *input, GError **error)
 {
 	g_autoptr (GdkPixbuf) photo = bd_image_load (input, error);
 	if (!photo)
-		return FALSE;
+		return NULL;
 	int w = gdk_pixbuf_get_width (photo), h = gdk_pixbuf_get_height (photo);
 	bd_image image = {
 		gdk_pixbuf_read_pixels (photo), (uint32_t) w, (uint32_t) h, (size_t) gdk_pixbuf_get_rowstride (photo),
@@ -332,7 +334,7 @@ process (job *j, const char *input, const char *output, gboolean replace, GError
 	g_autoptr (GdkPixbuf) result = gdk_pixbuf_new (GDK_COLORSPACE_RGB, TRUE, 8, w, h);
 	if (!alpha || !result) {
 		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_TOO_LARGE, _("Out of memory for a %d×%d photo"), w, h);
-		return FALSE;
+		return NULL;
 	}
 	bd_error err = { 0 };
 	if (bd_session_run (j->session, &image, &j->run, alpha, (size_t) w, &err) != BD_OK ||
@@ -342,7 +344,7 @@ process (job *j, const char *input, const char *output, gboolean replace, GError
 			g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("Interrupted"));
 		else
 			g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, "%s", err.message);
-		return FALSE;
+		return NULL;
 	}
 	guint8 *out = gdk_pixbuf_get_pixels (result);
 	gsize stride = (gsize) gdk_pixbuf_get_rowstride (result);
@@ -358,11 +360,74 @@ process (job *j, const char *input, const char *output, gboolean replace, GError
 		const bd_background *bg = j->kind == OUTPUT_CUTOUT ? &transparent : &j->background;
 		if (bd_composite (&image, alpha, (size_t) w, bg, out, stride, &err) != BD_OK) {
 			g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, "%s", err.message);
-			return FALSE;
+			return NULL;
 		}
 	}
-	BdSaveFlags flags = (replace ? BD_SAVE_REPLACE : BD_SAVE_NO_REPLACE) | (j->kind == OUTPUT_MASK ? BD_SAVE_MASK : 0);
-	return bd_image_save_full (result, output, j->quality, flags, interrupt, error);
+	return g_steal_pointer (&result);
+}
+
+/* A photo on its way: computed, then saved by the pool, reported when its save is done. */
+typedef struct {
+	guint  index;
+	char  *input, *output;
+	gint64 t0;
+} photo_item;
+
+static void
+photo_item_free (photo_item *p)
+{
+	g_free (p->input);
+	g_free (p->output);
+	g_free (p);
+}
+
+/* What the run has done so far, for the report lines and the summary. */
+typedef struct {
+	guint      total, reported, done;
+	gint64     start;
+	GPtrArray *failed;
+} run_state;
+
+/* One line per photo, in input order: its result, or why it failed. With several photos the
+ * line also tells the rate so far and the time left at that rate. */
+static void
+report (job *j, run_state *r, photo_item *p, GError *e)
+{
+	r->reported++;
+	if (!e) {
+		r->done++;
+		double ms = (g_get_monotonic_time () - p->t0) / 1000.0;
+		double elapsed = (g_get_monotonic_time () - r->start) / 1e6;
+		if (r->total > 1 && elapsed > 0) {
+			double rate = r->reported / elapsed;
+			say (j, _("[%u/%u] %s → %s (%.0f ms; %.2f photos/s, %.0f s left)\n"), p->index + 1, r->total,
+			     p->input, p->output, ms, rate, (r->total - r->reported) / rate);
+		} else {
+			say (j, "[%u/%u] %s → %s (%.0f ms)\n", p->index + 1, r->total, p->input, p->output, ms);
+		}
+	} else if (g_error_matches (e, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+		fprintf (stderr, "[%u/%u] %s: %s\n", p->index + 1, r->total, p->input,
+		         _("interrupted; its unfinished output was removed"));
+	} else {
+		fprintf (stderr, "[%u/%u] %s: %s\n", p->index + 1, r->total, p->input, e->message);
+		g_ptr_array_add (r->failed, g_strdup (p->input));
+	}
+	photo_item_free (p);
+}
+
+/* Reports the saves that have finished, oldest first; with @wait, waits until no more
+ * than @keep are pending. */
+static void
+report_saved (job *j, run_state *r, BdSavePool *saves, gboolean wait, guint keep)
+{
+	for (;;) {
+		gboolean block = wait && bd_save_pool_pending (saves) > keep;
+		gpointer data = NULL;
+		g_autoptr (GError) e = NULL;
+		if (!bd_save_pool_pop (saves, block, &data, &e))
+			return;
+		report (j, r, data, e);
+	}
 }
 
 static char *
@@ -532,30 +597,34 @@ main (int argc, char **argv)
 
 	g_autoptr (GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 	g_autoptr (GPtrArray) failed = g_ptr_array_new_with_free_func (g_free);
-	gint64 start = g_get_monotonic_time ();
-	guint done = 0;
+	run_state r = { .total = inputs->len, .start = g_get_monotonic_time (), .failed = failed };
+	/* The network runs here, the saving (most of a GPU run's time) on workers beside it. At
+	 * most one finished result per worker waits, so memory stays flat on any folder. */
+	guint encoders = MAX (1, g_get_num_processors () / 2);
+	BdSavePool *saves = bd_save_pool_new (encoders, interrupt);
 	for (guint i = 0; i < inputs->len && !g_cancellable_is_cancelled (interrupt); i++) {
-		const char *input = inputs->pdata[i];
-		g_autofree char *output = opt_output_file ? g_strdup (opt_output_file)
-		                                          : output_name (input, opt_output_dir, ext, used);
+		photo_item *p = g_new0 (photo_item, 1);
+		p->index = i;
+		p->input = g_strdup (inputs->pdata[i]);
+		p->output = opt_output_file ? g_strdup (opt_output_file) : output_name (p->input, opt_output_dir, ext, used);
+		p->t0 = g_get_monotonic_time ();
 		g_autoptr (GError) e = NULL;
-		gint64 t0 = g_get_monotonic_time ();
 		gboolean replace = FALSE;
-		gboolean ok = output_allowed (input, output, protected, &replace, &e) &&
-		              process (&j, input, output, replace, &e);
-		if (ok) {
-			done++;
-			say (&j, "[%u/%u] %s → %s (%.0f ms)\n", i + 1, inputs->len, input, output,
-			     (g_get_monotonic_time () - t0) / 1000.0);
-		} else if (g_error_matches (e, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
-			fprintf (stderr, "[%u/%u] %s: %s\n", i + 1, inputs->len, input,
-			         _("interrupted; its unfinished output was removed"));
-		} else {
-			fprintf (stderr, "[%u/%u] %s: %s\n", i + 1, inputs->len, input, e->message);
-			g_ptr_array_add (failed, g_strdup (input));
+		g_autoptr (GdkPixbuf) result = output_allowed (p->input, p->output, protected, &replace, &e)
+		                               ? compute (&j, p->input, &e) : NULL;
+		report_saved (&j, &r, saves, TRUE, result ? encoders : 0);
+		if (!result) {
+			report (&j, &r, p, e);
+			continue;
 		}
+		BdSaveFlags flags = (replace ? BD_SAVE_REPLACE : BD_SAVE_NO_REPLACE) |
+		                    (j.kind == OUTPUT_MASK ? BD_SAVE_MASK : 0);
+		bd_save_pool_push (saves, result, p->output, j.quality, flags, p);
 	}
-	double seconds = (g_get_monotonic_time () - start) / 1e6;
+	report_saved (&j, &r, saves, TRUE, 0);
+	bd_save_pool_free (saves);
+	guint done = r.done;
+	double seconds = (g_get_monotonic_time () - r.start) / 1e6;
 	int sig = g_atomic_int_get (&interrupt_signal);
 	if (sig)
 		fprintf (stderr, ngettext ("backdrop-cli: interrupted (%s): %u of %u photo done in %.1f s\n",

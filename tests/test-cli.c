@@ -222,7 +222,20 @@ test_batch (void)
 	run_result r = run_cli ("--output", "mask", in_dir, "--output-dir", out_dir, NULL);
 	g_assert_cmpint (r.status, ==, 1);
 	g_assert_nonnull (strstr (r.err, "1 of 4 photos failed"));
+	g_assert_nonnull (strstr (r.err, "[1/4] "));
 	g_assert_nonnull (strstr (r.err, "broken.jpg"));
+	/* Saved on worker threads, reported in input order, with the rate and the time left. */
+	const char *at = r.err;
+	for (int i = 2; i <= 4; i++) {
+		g_autofree char *line = g_strdup_printf ("[%d/4] ", i);
+		at = strstr (at, line);
+		g_assert_nonnull (at);
+		const char *end = strchr (at, '\n');
+		g_assert_nonnull (end);
+		g_autofree char *text = g_strndup (at, (gsize) (end - at));
+		g_assert_nonnull (strstr (text, "photos/s"));
+		g_assert_nonnull (strstr (text, "s left)"));
+	}
 	g_free (r.err);
 	int written = 0;
 	g_autoptr (GDir) d = g_dir_open (out_dir, 0, NULL);
