@@ -318,13 +318,48 @@ on_progress (float fraction, void *data)
 	return g_cancellable_is_cancelled (data);
 }
 
-/* Decodes @input and computes its result (the mask, cut-out or composite), ready to save. */
-static GdkPixbuf *
-compute (job *j, const char *input, GError **error)
+/* A photo decoded on a thread of its own while the network works on the one before. */
+typedef struct {
+	char      *path;
+	GdkPixbuf *photo;
+	GError    *error;
+	GThread   *thread;
+} prefetch;
+
+static gpointer
+prefetch_run (gpointer data)
 {
-	g_autoptr (GdkPixbuf) photo = bd_image_load (input, error);
-	if (!photo)
-		return NULL;
+	prefetch *f = data;
+	f->photo = bd_image_load (f->path, &f->error);
+	return NULL;
+}
+
+static prefetch *
+prefetch_start (const char *path)
+{
+	prefetch *f = g_new0 (prefetch, 1);
+	f->path = g_strdup (path);
+	f->thread = g_thread_new ("decode", prefetch_run, f);
+	return f;
+}
+
+/* Waits for the decode; returns the photo (or NULL and @error) and frees @f. */
+static GdkPixbuf *
+prefetch_finish (prefetch *f, GError **error)
+{
+	g_thread_join (f->thread);
+	GdkPixbuf *photo = f->photo;
+	if (f->error)
+		g_propagate_error (error, f->error);
+	g_free (f->path);
+	g_free (f);
+	return photo;
+}
+
+/* The result for a decoded @photo (the mask, cut-out or composite), ready to save. */
+static GdkPixbuf *
+compute (job *j, GdkPixbuf *photo, GError **error)
+{
 	int w = gdk_pixbuf_get_width (photo), h = gdk_pixbuf_get_height (photo);
 	bd_image image = {
 		gdk_pixbuf_read_pixels (photo), (uint32_t) w, (uint32_t) h, (size_t) gdk_pixbuf_get_rowstride (photo),
@@ -598,10 +633,12 @@ main (int argc, char **argv)
 	g_autoptr (GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 	g_autoptr (GPtrArray) failed = g_ptr_array_new_with_free_func (g_free);
 	run_state r = { .total = inputs->len, .start = g_get_monotonic_time (), .failed = failed };
-	/* The network runs here, the saving (most of a GPU run's time) on workers beside it. At
-	 * most one finished result per worker waits, so memory stays flat on any folder. */
+	/* The network runs here, the next photo decodes on a thread beside it and the saving
+	 * (most of a GPU run's time) on workers. At most one finished result per worker waits,
+	 * so memory stays flat on any folder. */
 	guint encoders = MAX (1, g_get_num_processors () / 2);
 	BdSavePool *saves = bd_save_pool_new (encoders, interrupt);
+	prefetch *next = prefetch_start (inputs->pdata[0]);
 	for (guint i = 0; i < inputs->len && !g_cancellable_is_cancelled (interrupt); i++) {
 		photo_item *p = g_new0 (photo_item, 1);
 		p->index = i;
@@ -610,8 +647,10 @@ main (int argc, char **argv)
 		p->t0 = g_get_monotonic_time ();
 		g_autoptr (GError) e = NULL;
 		gboolean replace = FALSE;
-		g_autoptr (GdkPixbuf) result = output_allowed (p->input, p->output, protected, &replace, &e)
-		                               ? compute (&j, p->input, &e) : NULL;
+		gboolean allowed = output_allowed (p->input, p->output, protected, &replace, &e);
+		g_autoptr (GdkPixbuf) photo = prefetch_finish (next, allowed ? &e : NULL);
+		next = i + 1 < inputs->len ? prefetch_start (inputs->pdata[i + 1]) : NULL;
+		g_autoptr (GdkPixbuf) result = allowed && photo ? compute (&j, photo, &e) : NULL;
 		report_saved (&j, &r, saves, TRUE, result ? encoders : 0);
 		if (!result) {
 			report (&j, &r, p, e);
@@ -620,6 +659,10 @@ main (int argc, char **argv)
 		BdSaveFlags flags = (replace ? BD_SAVE_REPLACE : BD_SAVE_NO_REPLACE) |
 		                    (j.kind == OUTPUT_MASK ? BD_SAVE_MASK : 0);
 		bd_save_pool_push (saves, result, p->output, j.quality, flags, p);
+	}
+	if (next) {   /* interrupted: the decode under way is not needed */
+		GdkPixbuf *unused = prefetch_finish (next, NULL);
+		g_clear_object (&unused);
 	}
 	report_saved (&j, &r, saves, TRUE, 0);
 	bd_save_pool_free (saves);
