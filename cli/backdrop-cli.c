@@ -374,7 +374,8 @@ compute (job *j, GdkPixbuf *photo, GError **error)
 	bd_error err = { 0 };
 	if (bd_session_run (j->session, &image, &j->run, alpha, (size_t) w, &err) != BD_OK ||
 	    ((j->threshold >= 0 || j->feather > 0) &&
-	     bd_mask_adjust (alpha, (uint32_t) w, (uint32_t) h, (size_t) w, j->threshold, j->feather, &err) != BD_OK)) {
+	     bd_session_mask_adjust (j->session, alpha, (uint32_t) w, (uint32_t) h, (size_t) w, j->threshold,
+	                            j->feather, &err) != BD_OK)) {
 		if (err.status == BD_ERR_CANCELLED)
 			g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("Interrupted"));
 		else
@@ -393,7 +394,7 @@ compute (job *j, GdkPixbuf *photo, GError **error)
 	} else {
 		bd_background transparent = { .kind = BD_BACKGROUND_TRANSPARENT };
 		const bd_background *bg = j->kind == OUTPUT_CUTOUT ? &transparent : &j->background;
-		if (bd_composite (&image, alpha, (size_t) w, bg, out, stride, &err) != BD_OK) {
+		if (bd_session_composite (j->session, &image, alpha, (size_t) w, bg, out, stride, &err) != BD_OK) {
 			g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, "%s", err.message);
 			return NULL;
 		}

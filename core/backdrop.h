@@ -173,6 +173,15 @@ BD_API bd_status   bd_composite      (const bd_image *photo, const uint8_t *alph
                                const bd_background *background,
                                uint8_t *out, size_t out_stride, bd_error *error);
 
+/* bd_mask_adjust and bd_composite on @session's worker threads (its `threads` option)
+ * instead of a pool of one thread per core started for the call. Not at the same time as
+ * another call on @session. */
+BD_API bd_status   bd_session_mask_adjust (bd_session *session, uint8_t *alpha, uint32_t width, uint32_t height,
+                                    size_t stride, float threshold, float feather, bd_error *error);
+BD_API bd_status   bd_session_composite (bd_session *session, const bd_image *photo, const uint8_t *alpha,
+                                  size_t alpha_stride, const bd_background *background,
+                                  uint8_t *out, size_t out_stride, bd_error *error);
+
 #ifdef __cplusplus
 }
 #endif

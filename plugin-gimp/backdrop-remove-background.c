@@ -526,8 +526,8 @@ segment (GimpProcedureConfig *config,
 
       status = bd_session_run (session, &photo, &run_options, job->alpha, job->width, &bd);
       if (status == BD_OK && (threshold > 0.0 || feather > 0.0))
-        status = bd_mask_adjust (job->alpha, job->width, job->height, job->width,
-                                 threshold > 0.0 ? threshold : -1.0f, feather, &bd);
+        status = bd_session_mask_adjust (session, job->alpha, job->width, job->height, job->width,
+                                         threshold > 0.0 ? threshold : -1.0f, feather, &bd);
 
       /* A selection holds what can be seen: the person where the layer is not transparent. */
       if (status == BD_OK && output == OUTPUT_SELECTION && has_a)

@@ -628,6 +628,44 @@ test_keep_subject_tall (void)
 	g_assert_cmpuint (m[0], ==, 255);
 }
 
+/* The session's own threads give what the per-call pool gives, byte for byte. */
+static void
+test_session_image_functions (void)
+{
+	enum { W = 37, H = 23 };
+	bd_synthetic_spec spec;
+	bd_synthetic_spec_init (&spec, 2, 4, 32, 1);
+	size_t size;
+	g_autofree uint8_t *bytes = bd_synthetic_model_bytes (&spec, &size);
+	bd_model *m = NULL;
+	bd_session *s = NULL;
+	bd_session_options o;
+	bd_session_options_init (&o);
+	o.device = BD_DEVICE_CPU;
+	o.threads = 3;
+	g_assert_cmpint (bd_model_load_bytes (bytes, size, "session-image", &m, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_session_new (m, &o, &s, NULL), ==, BD_OK);
+
+	uint8_t px[W * H * 3], a1[W * H], a2[W * H], out1[W * H * 4], out2[W * H * 4];
+	for (int i = 0; i < W * H * 3; i++)
+		px[i] = (uint8_t) (i * 7919 % 251);
+	for (int i = 0; i < W * H; i++)
+		a1[i] = a2[i] = (uint8_t) ((i % W) * 255 / (W - 1));
+	bd_image photo = { px, W, H, W * 3, BD_PIXEL_RGB8 };
+	g_assert_cmpint (bd_mask_adjust (a1, W, H, W, 0.4f, 3, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_session_mask_adjust (s, a2, W, H, W, 0.4f, 3, NULL), ==, BD_OK);
+	g_assert_cmpmem (a1, sizeof a1, a2, sizeof a2);
+	bd_background bg = { .kind = BD_BACKGROUND_BLUR, .blur_radius = 5 };
+	g_assert_cmpint (bd_composite (&photo, a1, W, &bg, out1, W * 4, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_session_composite (s, &photo, a1, W, &bg, out2, W * 4, NULL), ==, BD_OK);
+	g_assert_cmpmem (out1, sizeof out1, out2, sizeof out2);
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_session_composite (NULL, &photo, a1, W, &bg, out2, W * 4, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_session_mask_adjust (NULL, a2, W, H, W, 0.4f, 3, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	bd_session_free (s);
+	bd_model_free (m);
+}
+
 /* Option structs carry their size: one never initialised is refused with a message that
  * says what to call; one from an older build (shorter) or a newer one (longer, with fields
  * this library does not know) works. */
@@ -745,6 +783,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/keep-main-subject-tall", test_keep_subject_tall);
 	g_test_add_func ("/core/image/api-edges", test_api_edges);
 	g_test_add_func ("/core/image/option-sizes", test_option_sizes);
+	g_test_add_func ("/core/image/session-image-functions", test_session_image_functions);
 	g_test_add_func ("/core/image/mirror-average", test_mirror_average);
 	g_test_add_func ("/core/image/session-run", test_session_run);
 	int ret = g_test_run ();

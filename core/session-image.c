@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The image functions on a session's own worker threads: a program that made a session with
+ * N threads gets N here too, and no pool is started and stopped for each call. */
+#include "backdrop-private.h"
+#include "image/image.h"
+
+bd_status
+bd_session_mask_adjust (bd_session *session, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
+                        float threshold, float feather, bd_error *error)
+{
+	if (!session)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_mask_adjust: no session");
+	return bd_mask_adjust_on_pool (session->pool, alpha, width, height, stride, threshold, feather, error);
+}
+
+bd_status
+bd_session_composite (bd_session *session, const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
+                      const bd_background *background, uint8_t *out, size_t out_stride, bd_error *error)
+{
+	if (!session)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_composite: no session");
+	return bd_composite_on_pool (session->pool, photo, alpha, alpha_stride, background, out, out_stride, error);
+}
