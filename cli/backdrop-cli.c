@@ -2,6 +2,7 @@
 /* backdrop-cli: remove or replace the background of photos from the shell. */
 #include "backdrop.h"
 #include "bd-image-io.h"
+#include "bd-library.h"
 #include "bd-save-pool.h"
 
 #include <glib/gi18n.h>
@@ -171,25 +172,6 @@ parse_background (job *j, const char *spec, GError **error)
 }
 
 /* The installed model, or the one beside the build tree when run uninstalled. */
-static char *
-default_model (void)
-{
-	const char *env = g_getenv ("BACKDROP_MODEL");
-	if (env && *env)
-		return g_strdup (env);
-	if (g_file_test (BD_MODEL_PATH, G_FILE_TEST_IS_REGULAR))
-		return g_strdup (BD_MODEL_PATH);
-	g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
-	if (self) {
-		g_autofree char *dir = g_path_get_dirname (self);
-		char *beside = g_build_filename (dir, "..", "data", BD_MODEL_NAME, NULL);
-		if (g_file_test (beside, G_FILE_TEST_IS_REGULAR))
-			return beside;
-		g_free (beside);
-	}
-	return g_strdup (BD_MODEL_PATH);
-}
-
 /* The formats common/ decodes (JPEG, PNG, WebP, TIFF); a folder's other files are skipped. */
 static gboolean
 is_image_name (const char *name)
@@ -376,10 +358,7 @@ compute (job *j, GdkPixbuf *photo, GError **error)
 	    ((j->threshold >= 0 || j->feather > 0) &&
 	     bd_session_mask_adjust (j->session, alpha, (uint32_t) w, (uint32_t) h, (size_t) w, j->threshold,
 	                            j->feather, &err) != BD_OK)) {
-		if (err.status == BD_ERR_CANCELLED)
-			g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("Interrupted"));
-		else
-			g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, "%s", err.message);
+		bd_library_set_error (error, &err, NULL);
 		return NULL;
 	}
 	guint8 *out = gdk_pixbuf_get_pixels (result);
@@ -395,7 +374,7 @@ compute (job *j, GdkPixbuf *photo, GError **error)
 		bd_background transparent = { .kind = BD_BACKGROUND_TRANSPARENT };
 		const bd_background *bg = j->kind == OUTPUT_CUTOUT ? &transparent : &j->background;
 		if (bd_session_composite (j->session, &image, alpha, (size_t) w, bg, out, stride, &err) != BD_OK) {
-			g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_CORRUPT, "%s", err.message);
+			bd_library_set_error (error, &err, NULL);
 			return NULL;
 		}
 	}
@@ -530,19 +509,10 @@ main (int argc, char **argv)
 	bd_session_options_init (&sopts);
 	sopts.threads = opt_threads;
 	if (!usage_error) {
-		if (!g_strcmp0 (opt_device, "auto")) sopts.device = BD_DEVICE_AUTO;
-		else if (!g_strcmp0 (opt_device, "cpu")) sopts.device = BD_DEVICE_CPU;
-		else if (!g_strcmp0 (opt_device, "cuda") || !g_strcmp0 (opt_device, "gpu")) sopts.device = BD_DEVICE_CUDA;
-		else if (g_str_has_prefix (opt_device, "cuda:")) {
-			/* cuda:N, the GPU numbered N (from 0, as nvidia-smi and CUDA_VISIBLE_DEVICES count) */
-			guint64 n;
-			sopts.device = BD_DEVICE_CUDA;
-			if (g_ascii_string_to_unsigned (opt_device + 5, 10, 0, G_MAXINT, &n, NULL))
-				sopts.device_index = (int) n;
-			else
-				usage_error = _("--device cuda:N needs a GPU number N, 0 for the first.");
-		}
-		else usage_error = _("--device must be auto, cpu, cuda or cuda:N.");
+		if (!bd_library_parse_device (opt_device, &sopts.device, &sopts.device_index))
+			usage_error = g_str_has_prefix (opt_device, "cuda:")
+			              ? _("--device cuda:N needs a GPU number N, 0 for the first.")
+			              : _("--device must be auto, cpu, cuda or cuda:N.");
 	}
 	if (!usage_error) {
 		if (!g_strcmp0 (opt_precision, "fast")) sopts.precision = BD_PRECISION_FAST;
@@ -604,7 +574,7 @@ main (int argc, char **argv)
 		return EXIT_SETUP;
 	}
 
-	g_autofree char *model_path = opt_model ? g_strdup (opt_model) : default_model ();
+	g_autofree char *model_path = opt_model ? g_strdup (opt_model) : bd_library_default_model ();
 	bd_error err = { 0 };
 	bd_model *model = NULL;
 	if (bd_model_open (model_path, &model, &err) != BD_OK ||

@@ -16,6 +16,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "backdrop.h"
+#include "bd-library.h"
 
 #define PLUG_IN_PROC   "plug-in-backdrop-remove-background"
 /* The same, found under Select ▸ Person, with the selection as its output. */
@@ -411,20 +412,11 @@ report_progress (float  fraction,
   return 0;
 }
 
-static void
-set_error_from_bd (GError        **error,
-                   const bd_error *bd,
-                   const gchar    *context)
-{
-  g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "%s: %s", context, bd->message);
-}
-
-/* The model file: the procedure's argument, else $BACKDROP_MODEL, else the installed one. */
+/* The model file: the procedure's argument, else the programs' default (bd-library.h). */
 static gchar *
 model_path (GimpProcedureConfig *config)
 {
   GFile       *file = NULL;
-  const gchar *env;
   gchar       *path = NULL;
 
   g_object_get (config, "model", &file, NULL);
@@ -434,10 +426,7 @@ model_path (GimpProcedureConfig *config)
       g_object_unref (file);
     }
 
-  if (! path && (env = g_getenv ("BACKDROP_MODEL")) && *env)
-    path = g_strdup (env);
-
-  return path ? path : g_strdup (BACKDROP_MODEL_PATH);
+  return path ? path : bd_library_default_model ();
 }
 
 static gboolean
@@ -479,7 +468,7 @@ segment (GimpProcedureConfig *config,
     {
       gchar *context = g_strdup_printf (_("Could not load the model “%s”"), path);
 
-      set_error_from_bd (error, &bd, context);
+      bd_library_set_error (error, &bd, context);
       g_free (context);
       goto out;
     }
@@ -488,7 +477,7 @@ segment (GimpProcedureConfig *config,
   session_options.device = gimp_procedure_config_get_choice_id (config, "device");
   if (bd_session_new (model, &session_options, &session, &bd) != BD_OK)
     {
-      set_error_from_bd (error, &bd, session_options.device == BD_DEVICE_CUDA ?
+      bd_library_set_error (error, &bd, session_options.device == BD_DEVICE_CUDA ?
                                      _("Could not use the GPU") :
                                      _("Could not start Backdrop"));
       goto out;
@@ -541,7 +530,7 @@ segment (GimpProcedureConfig *config,
           gchar *context = g_strdup_printf (_("Could not remove the background of “%s”"),
                                             job->name);
 
-          set_error_from_bd (error, &bd, context);
+          bd_library_set_error (error, &bd, context);
           g_free (context);
           goto out;
         }
