@@ -71,6 +71,60 @@ download_result (int *width,
   return g_bytes_unref_to_data (bytes, &stride);
 }
 
+/* The first widget of @type at or below @widget. */
+static GtkWidget *
+find_widget (GtkWidget *widget,
+             GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_widget (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+/* Whether a label at or below @widget reads @text. */
+static gboolean
+has_label (GtkWidget  *widget,
+           const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0)
+    return TRUE;
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), text) == 0)
+    return TRUE;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (has_label (child, text))
+      return TRUE;
+
+  return FALSE;
+}
+
+/* Whether the window's toast overlay shows a toast reading @data: the toast's own widget is
+ * there, a child of the overlay beside the page. */
+static gboolean
+toast_shown (gpointer data)
+{
+  GtkWidget *overlay = find_widget (GTK_WIDGET (window), ADW_TYPE_TOAST_OVERLAY);
+
+  g_assert_nonnull (overlay);
+  for (GtkWidget *child = gtk_widget_get_first_child (overlay); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (g_str_equal (G_OBJECT_TYPE_NAME (child), "AdwToastWidget") && has_label (child, data))
+      return TRUE;
+
+  return FALSE;
+}
+
 static gboolean
 skip_without_photo_and_model (void)
 {
@@ -448,6 +502,18 @@ test_drag_out (void)
     for (int x = 0; x < width; x++)
       g_assert_cmpuint (gdk_pixbuf_read_pixels (saved)[(gsize) y * gdk_pixbuf_get_rowstride (saved) + x * 4 + 3],
                         ==, rgba[((gsize) y * width + x) * 4 + 3]);
+}
+
+/* Paste with nothing on the clipboard says so on screen, in a toast. */
+static void
+test_paste_empty (void)
+{
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (window));
+
+  gdk_clipboard_set_content (clipboard, NULL);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.paste", NULL));
+  bd_main_loop_spin (300);
+  g_assert_true (toast_shown ("The clipboard holds no image"));
 }
 
 static gboolean
@@ -894,6 +960,7 @@ main (int   argc,
   g_test_add_func ("/gui/export", test_export);
   g_test_add_func ("/gui/copy", test_copy);
   g_test_add_func ("/gui/drag-out", test_drag_out);
+  g_test_add_func ("/gui/paste-empty", test_paste_empty);
   g_test_add_func ("/gui/batch", test_batch);
   g_test_add_func ("/gui/narrow-and-screenshot", test_narrow_and_screenshot);
   g_test_add_func ("/gui/large-photo", test_large_photo);
