@@ -4,11 +4,9 @@
 
 #include <glib/gi18n.h>
 
-#include "backdrop.h"
 #include "bd-application.h"
 #include "bd-batch-page.h"
 #include "bd-batch-row.h"
-#include "bd-image-io.h"
 #include "bd-pixels.h"
 #include "bd-utils.h"
 
@@ -305,27 +303,6 @@ process_next (BdBatchPage *self)
 
 /* Export */
 
-typedef struct
-{
-  GFile  *source;
-  GBytes *mask;
-  GFile  *folder;
-  char   *extension;
-  int     jpeg_quality;
-  char   *saved_name;
-} ExportJob;
-
-static void
-export_job_free (ExportJob *job)
-{
-  g_clear_object (&job->source);
-  g_clear_pointer (&job->mask, g_bytes_unref);
-  g_clear_object (&job->folder);
-  g_free (job->extension);
-  g_free (job->saved_name);
-  g_free (job);
-}
-
 /* A name in @folder that is not taken: "a-cutout.png", "a-cutout-2.png", ... */
 static GFile *
 unused_file (GFile      *folder,
@@ -343,66 +320,6 @@ unused_file (GFile      *folder,
       if (!g_file_query_exists (file, NULL))
         return g_steal_pointer (&file);
     }
-}
-
-static void
-export_thread (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
-{
-  ExportJob *job = task_data;
-  g_autoptr(GdkPixbuf) photo = NULL;
-  g_autoptr(GBytes) rgba = NULL;
-  g_autoptr(GdkPixbuf) result = NULL;
-  g_autoptr(GFile) target = NULL;
-  g_autofree char *basename = g_file_get_basename (job->source);
-  g_autofree char *name = bd_pixels_output_name (basename, job->extension);
-  g_autofree char *path = NULL;
-  bd_background background = { .kind = BD_BACKGROUND_TRANSPARENT };
-  GError *error = NULL;
-  gsize mask_size;
-
-  photo = bd_pixels_load_file (job->source, cancellable, &error);
-  if (photo == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  g_bytes_get_data (job->mask, &mask_size);
-  if (mask_size != (gsize) gdk_pixbuf_get_width (photo) * gdk_pixbuf_get_height (photo))
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED,
-                               _("The photo changed on disk after its background was removed."));
-      return;
-    }
-
-  rgba = bd_pixels_composite (photo, g_bytes_get_data (job->mask, NULL), &background, FALSE, &error);
-  if (rgba == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  result = bd_pixels_to_pixbuf (rgba, gdk_pixbuf_get_width (photo), gdk_pixbuf_get_height (photo));
-  target = unused_file (job->folder, name, job->extension);
-  path = g_file_get_path (target);
-  if (path == NULL)
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                               _("Results can only be saved to local folders."));
-      return;
-    }
-
-  if (!bd_image_save (result, path, job->jpeg_quality, &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  job->saved_name = g_file_get_basename (target);
-  g_task_return_boolean (task, TRUE);
 }
 
 static void
@@ -426,20 +343,34 @@ finish_export (BdBatchPage *self)
   notify_busy (self);
 }
 
+typedef struct
+{
+  BdBatchPage *self;
+  BdBatchItem *item;
+  GFile       *target;
+} Exporting;
+
 static void
 on_exported (GObject      *object,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  BdBatchPage *self = BD_BATCH_PAGE (object);
-  g_autoptr(BdBatchItem) item = user_data;
-  ExportJob *job = g_task_get_task_data (G_TASK (result));
+  Exporting *exporting = user_data;
+  g_autoptr(BdBatchPage) self = exporting->self;
+  g_autoptr(BdBatchItem) item = exporting->item;
+  g_autoptr(GFile) target = exporting->target;
   g_autoptr(GError) error = NULL;
+  gboolean saved;
 
-  if (g_task_propagate_boolean (G_TASK (result), &error))
+  g_free (exporting);
+  saved = BD_IS_DOCUMENT (object) ? bd_document_save_finish (BD_DOCUMENT (object), result, &error)
+                                  : bd_document_save_unedited_finish (result, &error);
+  if (saved)
     {
+      g_autofree char *name = g_file_get_basename (target);
+
       self->exported++;
-      bd_batch_item_set_state (item, BD_BATCH_ITEM_EXPORTED, job->saved_name);
+      bd_batch_item_set_state (item, BD_BATCH_ITEM_EXPORTED, name);
     }
   else
     {
@@ -454,8 +385,12 @@ static void
 export_next (BdBatchPage *self)
 {
   g_autoptr(BdBatchItem) item = NULL;
-  g_autoptr(GTask) task = NULL;
-  ExportJob *job;
+  g_autofree char *basename = NULL;
+  g_autofree char *name = NULL;
+  const char *extension = bd_settings_export_extension (self->settings);
+  int jpeg_quality = g_settings_get_int (self->settings, "jpeg-quality");
+  BdDocument *document;
+  Exporting *exporting;
 
   if (self->export_queue == NULL)
     return;
@@ -467,17 +402,22 @@ export_next (BdBatchPage *self)
     }
 
   item = g_ptr_array_steal_index (self->export_queue, 0);
+  basename = g_file_get_basename (bd_batch_item_get_file (item));
+  name = bd_pixels_output_name (basename, extension);
 
-  job = g_new0 (ExportJob, 1);
-  job->source = g_object_ref (bd_batch_item_get_file (item));
-  job->mask = g_bytes_ref (bd_batch_item_get_mask (item));
-  job->folder = g_object_ref (self->export_folder);
-  job->extension = g_strdup (bd_settings_export_extension (self->settings));
-  job->jpeg_quality = g_settings_get_int (self->settings, "jpeg-quality");
+  exporting = g_new0 (Exporting, 1);
+  exporting->self = g_object_ref (self);
+  exporting->item = g_object_ref (item);
+  exporting->target = unused_file (self->export_folder, name, extension);
 
-  task = g_task_new (self, NULL, on_exported, g_object_ref (item));
-  g_task_set_task_data (task, job, (GDestroyNotify) export_job_free);
-  g_task_run_in_thread (task, export_thread);
+  /* A row the user opened is written by its document, as the editor shows it; the others
+   * as they came from the network, by the same code without a document. */
+  document = bd_batch_item_get_document (item);
+  if (document != NULL && bd_document_get_state (document) == BD_DOCUMENT_STATE_READY)
+    bd_document_save_async (document, exporting->target, jpeg_quality, NULL, on_exported, exporting);
+  else
+    bd_document_save_unedited_async (bd_batch_item_get_file (item), bd_batch_item_get_mask (item),
+                                     exporting->target, jpeg_quality, NULL, on_exported, exporting);
 }
 
 void

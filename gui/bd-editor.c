@@ -18,6 +18,7 @@ struct _BdEditor
   AdwBreakpointBin     parent_instance;
 
   BdDocument          *document;
+  GPtrArray           *document_bindings;
   GSettings           *settings;
 
   /* Template widgets */
@@ -560,6 +561,59 @@ bd_editor_set_show_back (BdEditor *self,
   gtk_widget_set_visible (GTK_WIDGET (self->back_button), show_back);
 }
 
+void
+bd_editor_set_document (BdEditor   *self,
+                        BdDocument *document)
+{
+  g_return_if_fail (BD_IS_EDITOR (self));
+  g_return_if_fail (BD_IS_DOCUMENT (document));
+
+  if (self->document == document)
+    return;
+
+  if (self->document != NULL)
+    {
+      for (guint i = 0; i < self->document_bindings->len; i++)
+        g_binding_unbind (g_ptr_array_index (self->document_bindings, i));
+      g_ptr_array_set_size (self->document_bindings, 0);
+      g_signal_handlers_disconnect_by_data (self->document, self);
+    }
+
+  g_set_object (&self->document, document);
+  bd_canvas_set_document (self->canvas, document);
+
+  /* The document's settings and the sidebar's controls mirror each other. */
+  g_ptr_array_add (self->document_bindings,
+                   g_object_bind_property (document, "feather", self->feather_adjustment, "value",
+                                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
+  g_ptr_array_add (self->document_bindings,
+                   g_object_bind_property_full (document, "threshold", self->threshold_adjustment, "value",
+                                                G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL,
+                                                threshold_to_percent, percent_to_threshold, NULL, NULL));
+  g_ptr_array_add (self->document_bindings,
+                   g_object_bind_property (document, "background-kind", self->background_row, "selected",
+                                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
+  g_ptr_array_add (self->document_bindings,
+                   g_object_bind_property (document, "background-color", self->color_button, "rgba",
+                                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
+  g_ptr_array_add (self->document_bindings,
+                   g_object_bind_property (document, "background-blur", self->blur_adjustment, "value",
+                                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
+
+  g_signal_connect_object (self->document, "notify::state", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::original", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::title", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::progress", G_CALLBACK (update_progress), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::can-undo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::can-redo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::background-kind", G_CALLBACK (update_background), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::background-name", G_CALLBACK (update_background), self, G_CONNECT_SWAPPED);
+
+  update_state (self);
+  update_history (self);
+  update_background (self);
+}
+
 /* GObject */
 
 static void
@@ -568,7 +622,10 @@ bd_editor_dispose (GObject *object)
   BdEditor *self = BD_EDITOR (object);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), BD_TYPE_EDITOR);
+  if (self->document != NULL)
+    g_signal_handlers_disconnect_by_data (self->document, self);
   g_clear_object (&self->document);
+  g_clear_pointer (&self->document_bindings, g_ptr_array_unref);
   g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (bd_editor_parent_class)->dispose (object);
@@ -743,21 +800,13 @@ bd_editor_init (BdEditor *self)
   }
 
   self->settings = g_settings_new (APP_ID);
-  self->document = bd_document_new (engine ? engine : own_engine);
-  bd_canvas_set_document (self->canvas, self->document);
+  self->document_bindings = g_ptr_array_new ();
+  {
+    g_autoptr(BdDocument) document = bd_document_new (engine ? engine : own_engine);
 
-  /* The document's settings and the sidebar's controls mirror each other. */
-  g_object_bind_property (self->document, "feather", self->feather_adjustment, "value",
-                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
-  g_object_bind_property_full (self->document, "threshold", self->threshold_adjustment, "value",
-                               G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL,
-                               threshold_to_percent, percent_to_threshold, NULL, NULL);
-  g_object_bind_property (self->document, "background-kind", self->background_row, "selected",
-                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
-  g_object_bind_property (self->document, "background-color", self->color_button, "rgba",
-                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
-  g_object_bind_property (self->document, "background-blur", self->blur_adjustment, "value",
-                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
+    bd_editor_set_document (self, document);
+  }
+
   g_object_bind_property (self->brush_adjustment, "value", self->canvas, "brush-size",
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
   g_settings_bind (self->settings, "brush-size", self->brush_adjustment, "value", G_SETTINGS_BIND_DEFAULT);
@@ -766,15 +815,6 @@ bd_editor_init (BdEditor *self)
   g_signal_connect_object (self->canvas, "notify::compare", G_CALLBACK (on_canvas_notify), self, 0);
   g_signal_connect_object (self->canvas, "notify::zoom", G_CALLBACK (update_zoom), self, G_CONNECT_SWAPPED);
 
-  g_signal_connect_object (self->document, "notify::state", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::original", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::title", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::progress", G_CALLBACK (update_progress), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::can-undo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::can-redo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::background-kind", G_CALLBACK (update_background), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::background-name", G_CALLBACK (update_background), self, G_CONNECT_SWAPPED);
-
   /* An image dropped on the background settings becomes the background. */
   target = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
   gtk_drop_target_set_gtypes (target, types, G_N_ELEMENTS (types));
@@ -782,8 +822,5 @@ bd_editor_init (BdEditor *self)
   g_signal_connect (target, "drop", G_CALLBACK (on_background_drop), self);
   gtk_widget_add_controller (GTK_WIDGET (self->background_group), GTK_EVENT_CONTROLLER (target));
 
-  update_state (self);
-  update_history (self);
-  update_background (self);
   update_zoom (self);
 }

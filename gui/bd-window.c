@@ -17,6 +17,9 @@ struct _BdWindow
   GtkMenuButton        *welcome_menu_button;
   BdEditor             *editor;
   BdBatchPage          *batch_page;
+
+  BdDocument           *document;    /* the photo opened on its own (file, drop, paste) */
+  BdBatchItem          *shown_item;  /* the batch row the editor shows, if any */
 };
 
 G_DEFINE_FINAL_TYPE (BdWindow, bd_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -27,6 +30,28 @@ show_page (BdWindow   *self,
 {
   gtk_stack_set_visible_child_name (self->stack, name);
   bd_editor_set_show_back (self->editor, bd_batch_page_get_n_items (self->batch_page) > 0);
+}
+
+/* The editor shows @item's own document, or with NULL the window's. */
+static void
+show_document_of (BdWindow    *self,
+                  BdBatchItem *item)
+{
+  g_autoptr(BdBatchItem) left = g_steal_pointer (&self->shown_item);
+
+  if (item != NULL)
+    {
+      g_autoptr(BdEngine) engine = NULL;
+
+      g_object_get (self->document, "engine", &engine, NULL);
+      self->shown_item = g_object_ref (item);
+      bd_editor_set_document (self->editor, bd_batch_item_open_document (item, engine));
+    }
+  else
+    bd_editor_set_document (self->editor, self->document);
+
+  if (left != NULL && left != item)
+    bd_batch_item_release_document (left);
 }
 
 void
@@ -41,7 +66,8 @@ bd_window_open_files (BdWindow  *self,
 
   if (n_files == 1)
     {
-      bd_document_open_file (bd_editor_get_document (self->editor), files[0]);
+      show_document_of (self, NULL);
+      bd_document_open_file (self->document, files[0]);
       show_page (self, "editor");
       return;
     }
@@ -56,7 +82,8 @@ open_texture (BdWindow   *self,
 {
   g_autoptr(GBytes) png = gdk_texture_save_to_png_bytes (texture);
 
-  bd_document_open_bytes (bd_editor_get_document (self->editor), png, NULL);
+  show_document_of (self, NULL);
+  bd_document_open_bytes (self->document, png, NULL);
   show_page (self, "editor");
 }
 
@@ -189,31 +216,41 @@ show_batch_action (GtkWidget  *widget,
                    const char *action_name,
                    GVariant   *parameter)
 {
-  show_page (BD_WINDOW (widget), "batch");
+  BdWindow *self = BD_WINDOW (widget);
+
+  /* Leaving a row lets it give up its document when nothing was done to it. */
+  show_document_of (self, NULL);
+  show_page (self, "batch");
 }
 
 static void
 on_batch_item_activated (BdWindow    *self,
                          BdBatchItem *item)
 {
-  bd_document_open_with_mask (bd_editor_get_document (self->editor),
-                              bd_batch_item_get_file (item),
-                              bd_batch_item_get_mask (item),
-                              bd_batch_item_get_device (item),
-                              bd_batch_item_get_seconds (item));
+  show_document_of (self, item);
   show_page (self, "editor");
 }
 
 static void
 on_batch_emptied (BdWindow *self)
 {
+  guint position;
+
+  /* The row on show was removed: its document goes with it. */
+  if (self->shown_item != NULL &&
+      !g_list_store_find (G_LIST_STORE (bd_batch_page_get_items (self->batch_page)), self->shown_item, &position))
+    {
+      show_document_of (self, NULL);
+      if (g_str_equal (bd_window_get_page (self), "editor"))
+        show_page (self, bd_document_get_original (self->document) ? "editor" : "batch");
+    }
+
   if (bd_batch_page_get_n_items (self->batch_page) > 0)
     return;
 
   bd_editor_set_show_back (self->editor, FALSE);
   if (g_str_equal (bd_window_get_page (self), "batch"))
-    show_page (self, bd_document_get_original (bd_editor_get_document (self->editor))
-                     ? "editor" : "welcome");
+    show_page (self, bd_document_get_original (self->document) ? "editor" : "welcome");
 }
 
 /* Public */
@@ -254,6 +291,8 @@ bd_window_dispose (GObject *object)
 
   gtk_widget_dispose_template (GTK_WIDGET (self), BD_TYPE_WINDOW);
   g_clear_object (&self->settings);
+  g_clear_object (&self->document);
+  g_clear_object (&self->shown_item);
 
   G_OBJECT_CLASS (bd_window_parent_class)->dispose (object);
 }
@@ -291,6 +330,7 @@ bd_window_init (BdWindow *self)
   GType types[] = { GDK_TYPE_FILE_LIST, G_TYPE_FILE, GDK_TYPE_TEXTURE };
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->document = g_object_ref (bd_editor_get_document (self->editor));
   {
     g_autoptr(GMenuModel) menu = bd_primary_menu_new ();
 

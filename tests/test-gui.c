@@ -125,6 +125,30 @@ toast_shown (gpointer data)
   return FALSE;
 }
 
+/* A remove stroke through the middle of the person in @doc; returns its serial. */
+static guint64
+paint_through_person (BdDocument *doc)
+{
+  const guint8 *mask = g_bytes_get_data (bd_document_get_mask (doc), NULL);
+  int width = bd_document_get_width (doc), height = bd_document_get_height (doc);
+  double cx = 0, cy = 0, n = 0, radius = MAX (4.0, width / 16.0);
+  graphene_point_t points[2];
+
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++)
+      if (mask[(gsize) y * width + x] >= 128)
+        {
+          cx += x;
+          cy += y;
+          n++;
+        }
+  g_assert_cmpfloat (n, >, 0);
+  points[0] = GRAPHENE_POINT_INIT (cx / n - radius, cy / n);
+  points[1] = GRAPHENE_POINT_INIT (cx / n + radius, cy / n);
+
+  return bd_document_paint_stroke (doc, BD_MARK_REMOVE, radius, points, G_N_ELEMENTS (points));
+}
+
 static gboolean
 skip_without_photo_and_model (void)
 {
@@ -599,6 +623,102 @@ test_batch (void)
   }
 }
 
+/* Each photo of the batch keeps its own edits: a stroke on one row and a fill on another
+ * survive going back and forth, Undo still knows the stroke, and Export All writes what
+ * each row shows. Runs after /gui/batch, on its rows. */
+static void
+test_batch_edits (void)
+{
+  BdBatchPage *page = bd_window_get_batch_page (window);
+  GListModel *items = bd_batch_page_get_items (page);
+  g_autofree char *out = g_build_filename (work_dir, "batch-edits", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (out);
+  g_autoptr(BdBatchItem) a = NULL, b = NULL;
+  g_autofree guint8 *stroked = NULL, *filled = NULL, *again = NULL;
+  GdkRGBA red = { 1, 0, 0, 1 };
+  int width, height, bw, bh;
+  guint64 serial;
+
+  if (skip_without_photo_and_model ())
+    return;
+  if (g_list_model_get_n_items (items) < 3)
+    {
+      g_test_skip ("The batch of /gui/batch is not there");
+      return;
+    }
+
+  a = g_list_model_get_item (items, 0);
+  b = g_list_model_get_item (items, 2);
+
+  /* Row A: a remove stroke. */
+  g_signal_emit_by_name (page, "item-activated", a);
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (0)));
+  serial = paint_through_person (document ());
+  g_assert_cmpuint (serial, >, 0);
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial)));
+  stroked = download_result (&width, &height);
+
+  /* Back to the list, row B: a red fill. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-batch", NULL));
+  g_signal_emit_by_name (page, "item-activated", b);
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (0)));
+  bd_document_set_background_color (document (), &red);
+  bd_document_set_background_kind (document (), 1 /* BD_BACKGROUND_COLOR */);
+  g_assert_true (bd_main_loop_wait_for (result_settled, NULL));
+  filled = download_result (&bw, &bh);
+
+  /* Row A again: the stroke is still there, and Undo knows it. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-batch", NULL));
+  g_signal_emit_by_name (page, "item-activated", a);
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (0)));
+  g_assert_true (bd_document_get_can_undo (document ()));
+  {
+    int w2, h2;
+
+    again = download_result (&w2, &h2);
+    g_assert_cmpint (w2, ==, width);
+    g_assert_cmpmem (again, (gsize) width * height * 4, stroked, (gsize) width * height * 4);
+  }
+
+  /* Export All: each file is what its row shows. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-batch", NULL));
+  g_assert_cmpint (g_mkdir (out, 0700), ==, 0);
+  bd_batch_page_export_to_folder (page, folder);
+  g_assert_true (bd_main_loop_wait_for (batch_idle, page));
+
+  for (guint k = 0; k < 2; k++)
+    {
+      BdBatchItem *item = k == 0 ? a : b;
+      const guint8 *shown = k == 0 ? stroked : filled;
+      int w = k == 0 ? width : bw, h = k == 0 ? height : bh;
+      g_autofree char *path = NULL;
+      g_autoptr(GdkPixbuf) saved = NULL;
+      const guint8 *pixels;
+      int stride, channels;
+
+      g_assert_cmpint (bd_batch_item_get_state (item), ==, BD_BATCH_ITEM_EXPORTED);
+      path = g_build_filename (out, bd_batch_item_get_message (item), NULL);
+      saved = gdk_pixbuf_new_from_file (path, NULL);
+      g_assert_nonnull (saved);
+      g_assert_cmpint (gdk_pixbuf_get_width (saved), ==, w);
+      g_assert_cmpint (gdk_pixbuf_get_height (saved), ==, h);
+      pixels = gdk_pixbuf_read_pixels (saved);
+      stride = gdk_pixbuf_get_rowstride (saved);
+      channels = gdk_pixbuf_get_n_channels (saved);
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          {
+            const guint8 *p = pixels + (gsize) y * stride + x * channels;
+            const guint8 *q = shown + ((gsize) y * w + x) * 4;
+
+            g_assert_cmpuint (channels == 4 ? p[3] : 255, ==, q[3]);
+            if (q[3] == 255)
+              for (int c = 0; c < 3; c++)
+                g_assert_cmpint (ABS (p[c] - q[c]), <=, 2);
+          }
+    }
+}
+
 /* Within a few pixels: without a compositor the window's resize borders come off its size. */
 /* Records the longest time between two runs of the main loop. */
 typedef struct
@@ -962,6 +1082,7 @@ main (int   argc,
   g_test_add_func ("/gui/drag-out", test_drag_out);
   g_test_add_func ("/gui/paste-empty", test_paste_empty);
   g_test_add_func ("/gui/batch", test_batch);
+  g_test_add_func ("/gui/batch-edits", test_batch_edits);
   g_test_add_func ("/gui/narrow-and-screenshot", test_narrow_and_screenshot);
   g_test_add_func ("/gui/large-photo", test_large_photo);
   g_test_add_func ("/gui/keep-passers-by", test_keep_passers_by);
