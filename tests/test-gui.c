@@ -125,6 +125,19 @@ toast_shown (gpointer data)
   return FALSE;
 }
 
+static gboolean
+no_toast (gpointer data)
+{
+  GtkWidget *overlay = find_widget (GTK_WIDGET (window), ADW_TYPE_TOAST_OVERLAY);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (overlay); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (g_str_equal (G_OBJECT_TYPE_NAME (child), "AdwToastWidget"))
+      return FALSE;
+
+  return TRUE;
+}
+
 /* A remove stroke through the middle of the person in @doc; returns its serial. */
 static guint64
 paint_through_person (BdDocument *doc)
@@ -534,6 +547,8 @@ test_paste_empty (void)
 {
   GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (window));
 
+  /* Toasts queue: let an earlier one (Copy's) go first. */
+  g_assert_true (bd_main_loop_wait_for (no_toast, NULL));
   gdk_clipboard_set_content (clipboard, NULL);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.paste", NULL));
   bd_main_loop_spin (300);
