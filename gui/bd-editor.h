@@ -24,5 +24,17 @@ void        bd_editor_set_show_back  (BdEditor   *self,
 /* What Save As does once a file is chosen (the test calls it directly). */
 void        bd_editor_save_to_file   (BdEditor   *self,
                                       GFile      *file);
+/* Saves @document (NULL: the one shown): where it was saved last, or with @ask or before
+ * its first save, where the Save As dialog says. The result is TRUE once it is saved, FALSE
+ * when the user cancelled or it failed (the editor has said why). */
+void        bd_editor_save_async     (BdEditor            *self,
+                                      BdDocument          *document,
+                                      gboolean             ask,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data);
+gboolean    bd_editor_save_finish    (BdEditor            *self,
+                                      GAsyncResult        *result,
+                                      GError             **error);
 
 G_END_DECLS

@@ -3,6 +3,7 @@
 #include <glib/gi18n.h>
 
 #include "bd-batch-item.h"
+#include "bd-unsaved-dialog.h"
 #include "bd-utils.h"
 #include "bd-window.h"
 
@@ -20,6 +21,7 @@ struct _BdWindow
 
   BdDocument           *document;    /* the photo opened on its own (file, drop, paste) */
   BdBatchItem          *shown_item;  /* the batch row the editor shows, if any */
+  gboolean              may_close;   /* the user was asked and said yes */
 };
 
 G_DEFINE_FINAL_TYPE (BdWindow, bd_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -54,6 +56,156 @@ show_document_of (BdWindow    *self,
     bd_batch_item_release_document (left);
 }
 
+/* Asking before unsaved edits go */
+
+typedef void (*ThenFunc) (BdWindow *self,
+                          gboolean  go_ahead,
+                          gpointer  data);
+
+/* What waits for the answer: @then runs once, told whether to go ahead. */
+typedef struct
+{
+  BdWindow       *self;
+  gboolean        own;      /* the window's own photo would go */
+  gboolean        batch;    /* and the batch rows */
+  ThenFunc        then;
+  gpointer        data;
+  GDestroyNotify  destroy;
+} Pending;
+
+static void
+pending_finish (Pending  *pending,
+                gboolean  go_ahead)
+{
+  pending->then (pending->self, go_ahead, pending->data);
+  if (pending->destroy != NULL)
+    pending->destroy (pending->data);
+  g_object_unref (pending->self);
+  g_free (pending);
+}
+
+static GPtrArray *
+edited_documents (BdWindow *self,
+                  gboolean  own,
+                  gboolean  batch)
+{
+  GPtrArray *documents = batch ? bd_batch_page_get_edited_documents (self->batch_page)
+                               : g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (own && bd_document_get_modified (self->document))
+    g_ptr_array_insert (documents, 0, g_object_ref (self->document));
+
+  return documents;
+}
+
+static void
+on_batch_saved (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  pending_finish (user_data, bd_batch_page_export_finish (BD_BATCH_PAGE (object), result, NULL));
+}
+
+static void
+save_batch (Pending *pending)
+{
+  g_autoptr(GPtrArray) edited = bd_batch_page_get_edited_documents (pending->self->batch_page);
+
+  if (pending->batch && edited->len > 0)
+    bd_batch_page_export_async (pending->self->batch_page, NULL, NULL, on_batch_saved, pending);
+  else
+    pending_finish (pending, TRUE);
+}
+
+static void
+on_own_saved (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Pending *pending = user_data;
+
+  if (bd_editor_save_finish (BD_EDITOR (object), result, NULL))
+    save_batch (pending);
+  else
+    pending_finish (pending, FALSE);
+}
+
+static void
+on_unsaved_answer (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Pending *pending = user_data;
+  BdWindow *self = pending->self;
+
+  switch (bd_unsaved_dialog_choose_finish (result))
+    {
+    case BD_UNSAVED_DISCARD:
+      pending_finish (pending, TRUE);
+      break;
+
+    case BD_UNSAVED_SAVE:
+      /* The same Save As as the editor's (or Export All for batch rows); what was asked
+       * for goes ahead only when every save succeeded. */
+      if (pending->own && bd_document_get_modified (self->document))
+        bd_editor_save_async (self->editor, self->document, FALSE, NULL, on_own_saved, pending);
+      else
+        save_batch (pending);
+      break;
+
+    case BD_UNSAVED_CANCEL:
+    default:
+      pending_finish (pending, FALSE);
+      break;
+    }
+}
+
+/* Runs @then at once when nothing unsaved would go (of the window's own photo with @own,
+ * of the batch rows with @batch); otherwise after asking. */
+static void
+confirm_discard (BdWindow       *self,
+                 gboolean        own,
+                 gboolean        batch,
+                 ThenFunc        then,
+                 gpointer        data,
+                 GDestroyNotify  destroy)
+{
+  g_autoptr(GPtrArray) edited = edited_documents (self, own, batch);
+  Pending *pending = g_new0 (Pending, 1);
+  gboolean save_asks;
+
+  pending->self = g_object_ref (self);
+  pending->own = own;
+  pending->batch = batch;
+  pending->then = then;
+  pending->data = data;
+  pending->destroy = destroy;
+
+  if (edited->len == 0)
+    {
+      pending_finish (pending, TRUE);
+      return;
+    }
+
+  /* Save asks where unless the one photo concerned was saved before. */
+  save_asks = edited->len > 1 || g_ptr_array_index (edited, 0) != self->document ||
+              bd_document_get_saved_file (self->document) == NULL;
+  bd_unsaved_dialog_choose (GTK_WIDGET (self), edited, save_asks, NULL, on_unsaved_answer, pending);
+}
+
+static void
+open_file_then (BdWindow *self,
+                gboolean  go_ahead,
+                gpointer  data)
+{
+  if (!go_ahead)
+    return;
+
+  show_document_of (self, NULL);
+  bd_document_open_file (self->document, data);
+  show_page (self, "editor");
+}
+
 void
 bd_window_open_files (BdWindow  *self,
                       GFile    **files,
@@ -66,9 +218,7 @@ bd_window_open_files (BdWindow  *self,
 
   if (n_files == 1)
     {
-      show_document_of (self, NULL);
-      bd_document_open_file (self->document, files[0]);
-      show_page (self, "editor");
+      confirm_discard (self, TRUE, FALSE, open_file_then, g_object_ref (files[0]), g_object_unref);
       return;
     }
 
@@ -77,14 +227,26 @@ bd_window_open_files (BdWindow  *self,
 }
 
 static void
-open_texture (BdWindow   *self,
-              GdkTexture *texture)
+open_texture_then (BdWindow *self,
+                   gboolean  go_ahead,
+                   gpointer  data)
 {
-  g_autoptr(GBytes) png = gdk_texture_save_to_png_bytes (texture);
+  g_autoptr(GBytes) png = NULL;
 
+  if (!go_ahead)
+    return;
+
+  png = gdk_texture_save_to_png_bytes (data);
   show_document_of (self, NULL);
   bd_document_open_bytes (self->document, png, NULL);
   show_page (self, "editor");
+}
+
+static void
+open_texture (BdWindow   *self,
+              GdkTexture *texture)
+{
+  confirm_discard (self, TRUE, FALSE, open_texture_then, g_object_ref (texture), g_object_unref);
 }
 
 gboolean
@@ -253,6 +415,69 @@ on_batch_emptied (BdWindow *self)
     show_page (self, bd_document_get_original (self->document) ? "editor" : "welcome");
 }
 
+/* Closing */
+
+typedef struct
+{
+  BdWindowClosed callback;
+  gpointer       user_data;
+} Closing;
+
+static void
+close_then (BdWindow *self,
+            gboolean  go_ahead,
+            gpointer  data)
+{
+  Closing *closing = data;
+
+  if (go_ahead)
+    {
+      self->may_close = TRUE;
+      gtk_window_destroy (GTK_WINDOW (self));
+    }
+
+  if (closing != NULL && closing->callback != NULL)
+    closing->callback (self, go_ahead, closing->user_data);
+}
+
+void
+bd_window_close_asking (BdWindow       *self,
+                        BdWindowClosed  callback,
+                        gpointer        user_data)
+{
+  Closing *closing;
+
+  g_return_if_fail (BD_IS_WINDOW (self));
+
+  closing = g_new0 (Closing, 1);
+  closing->callback = callback;
+  closing->user_data = user_data;
+  confirm_discard (self, TRUE, TRUE, close_then, closing, g_free);
+}
+
+gboolean
+bd_window_get_has_unsaved (BdWindow *self)
+{
+  g_autoptr(GPtrArray) edited = NULL;
+
+  g_return_val_if_fail (BD_IS_WINDOW (self), FALSE);
+
+  edited = edited_documents (self, TRUE, TRUE);
+  return edited->len > 0;
+}
+
+static gboolean
+bd_window_close_request (GtkWindow *window)
+{
+  BdWindow *self = BD_WINDOW (window);
+
+  if (self->may_close || !bd_window_get_has_unsaved (self))
+    return GTK_WINDOW_CLASS (bd_window_parent_class)->close_request (window);
+
+  bd_window_close_asking (self, NULL, NULL);
+  return TRUE;
+}
+
 /* Public */
 
 BdEditor *
@@ -304,6 +529,7 @@ bd_window_class_init (BdWindowClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = bd_window_dispose;
+  GTK_WINDOW_CLASS (klass)->close_request = bd_window_close_request;
 
   g_type_ensure (BD_TYPE_EDITOR);
   g_type_ensure (BD_TYPE_BATCH_PAGE);

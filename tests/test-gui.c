@@ -1,6 +1,8 @@
 /* The app in a real window (under Xvfb, CPU backend): open a photo the way a drop does, wait
  * for the mask, paint a remove stroke, undo and redo it, export a PNG and read it back, copy
- * to the clipboard, run a batch with one bad file, check the narrow layout, take a screenshot.
+ * to the clipboard, run a batch with one bad file, check the narrow layout, take a screenshot;
+ * toasts reach the screen, each batch row keeps its own edits, and edits are never lost
+ * without asking (quit, close, paste, clearing the batch).
  *
  * Needs a display, and BACKDROP_TEST_PHOTOS, a folder of photos (skipped when absent). The
  * model is BACKDROP_MODEL, else the shipped one (BACKDROP_TEST_SHIPPED_MODEL), else a small
@@ -136,6 +138,32 @@ no_toast (gpointer data)
       return FALSE;
 
   return TRUE;
+}
+
+/* Clicks the button of @dialog that reads @label, as a user does. */
+static void
+click_response (AdwDialog  *dialog,
+                const char *label)
+{
+  GtkWidget *stack[64];
+  guint n = 0;
+
+  stack[n++] = GTK_WIDGET (dialog);
+  while (n > 0)
+    {
+      GtkWidget *widget = stack[--n];
+
+      if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+        {
+          g_signal_emit_by_name (widget, "clicked");
+          return;
+        }
+      for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL && n < G_N_ELEMENTS (stack);
+           child = gtk_widget_get_next_sibling (child))
+        stack[n++] = child;
+    }
+
+  g_error ("No button “%s” in the dialog", label);
 }
 
 /* A remove stroke through the middle of the person in @doc; returns its serial. */
@@ -555,6 +583,120 @@ test_paste_empty (void)
   g_assert_true (toast_shown ("The clipboard holds no image"));
 }
 
+static AdwAlertDialog *
+visible_alert (BdWindow *win)
+{
+  AdwDialog *dialog = adw_application_window_get_visible_dialog (ADW_APPLICATION_WINDOW (win));
+
+  return ADW_IS_ALERT_DIALOG (dialog) ? ADW_ALERT_DIALOG (dialog) : NULL;
+}
+
+static gboolean
+no_dialog (gpointer data)
+{
+  return adw_application_window_get_visible_dialog (ADW_APPLICATION_WINDOW (data)) == NULL;
+}
+
+/* The alert that asks before edits are lost, the GNOME way. */
+static void
+check_unsaved_alert (AdwAlertDialog *alert,
+                     const char     *name)
+{
+  g_assert_nonnull (alert);
+  g_assert_cmpstr (adw_alert_dialog_get_heading (alert), ==, "Save Changes?");
+  g_test_message ("the alert says: %s", adw_alert_dialog_get_body (alert));
+  if (name != NULL)
+    g_assert_nonnull (strstr (adw_alert_dialog_get_body (alert), name));
+  g_assert_true (adw_alert_dialog_has_response (alert, "cancel"));
+  g_assert_true (adw_alert_dialog_has_response (alert, "discard"));
+  g_assert_true (adw_alert_dialog_has_response (alert, "save"));
+  g_assert_cmpint (adw_alert_dialog_get_response_appearance (alert, "discard"), ==, ADW_RESPONSE_DESTRUCTIVE);
+  g_assert_cmpint (adw_alert_dialog_get_response_appearance (alert, "save"), ==, ADW_RESPONSE_SUGGESTED);
+  g_assert_cmpstr (adw_alert_dialog_get_close_response (alert), ==, "cancel");
+}
+
+/* Ctrl+Q with a painted photo asks first; Cancel keeps everything. */
+static void
+test_unsaved_quit (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_BUILT, "test-gui-unsaved.png", NULL);
+  g_autoptr(GError) error = NULL;
+  BdDocument *doc;
+  guint64 serial;
+
+  if (!ensure_opened ())
+    return;
+
+  doc = document ();
+  serial = paint_through_person (doc);
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial)));
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "quit", NULL);
+  bd_main_loop_spin (300);
+  check_unsaved_alert (visible_alert (window), bd_document_get_title (doc));
+  g_assert_true (bd_window_shot_save (GTK_WINDOW (window), path, FALSE, &error));
+  g_assert_no_error (error);
+  g_test_message ("screenshot: %s", path);
+
+  click_response (ADW_DIALOG (visible_alert (window)), "_Cancel");
+  g_assert_true (bd_main_loop_wait_for (no_dialog, window));
+  g_assert_true (document () == doc);
+  g_assert_true (bd_document_get_can_undo (doc));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
+}
+
+static gboolean
+title_is (gpointer data)
+{
+  return g_strcmp0 (bd_document_get_title (document ()), data) == 0;
+}
+
+/* Ctrl+V over a painted photo asks first: Cancel keeps it, Discard opens the pasted image. */
+static void
+test_unsaved_paste (void)
+{
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (window));
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = NULL;
+  BdDocument *doc;
+
+  if (!ensure_opened ())
+    return;
+
+  doc = document ();
+  if (!bd_document_get_can_undo (doc))
+    {
+      guint64 serial = paint_through_person (doc);
+
+      g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial)));
+    }
+  title = g_strdup (bd_document_get_title (doc));
+
+  texture = gdk_texture_new_from_filename (g_ptr_array_index (photos, photos->len > 1 ? 1 : 0), &error);
+  g_assert_no_error (error);
+  gdk_clipboard_set_texture (clipboard, texture);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.paste", NULL));
+  bd_main_loop_spin (500);
+  check_unsaved_alert (visible_alert (window), title);
+  g_assert_cmpstr (bd_document_get_title (document ()), ==, title);
+  click_response (ADW_DIALOG (visible_alert (window)), "_Cancel");
+  g_assert_true (bd_main_loop_wait_for (no_dialog, window));
+  bd_main_loop_spin (300);
+  g_assert_cmpstr (bd_document_get_title (document ()), ==, title);
+  g_assert_true (bd_document_get_can_undo (document ()));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.paste", NULL));
+  bd_main_loop_spin (500);
+  check_unsaved_alert (visible_alert (window), title);
+  click_response (ADW_DIALOG (visible_alert (window)), "_Discard");
+  g_assert_true (bd_main_loop_wait_for (no_dialog, window));
+  g_assert_true (bd_main_loop_wait_for (title_is, (gpointer) "Pasted Image"));
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (0)));
+  g_assert_false (bd_document_get_can_undo (document ()));
+}
+
 static gboolean
 batch_idle (gpointer data)
 {
@@ -732,6 +874,128 @@ test_batch_edits (void)
                 g_assert_cmpint (ABS (p[c] - q[c]), <=, 2);
           }
     }
+}
+
+/* Clearing the batch list with two edited rows asks first, counting them. */
+static void
+test_unsaved_batch_clear (void)
+{
+  BdBatchPage *page = bd_window_get_batch_page (window);
+  GListModel *items = bd_batch_page_get_items (page);
+  guint n = g_list_model_get_n_items (items);
+
+  if (skip_without_photo_and_model ())
+    return;
+  if (n < 3)
+    {
+      g_test_skip ("The batch of /gui/batch is not there");
+      return;
+    }
+
+  for (guint i = 0; i < n; i += 2)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (items, i);
+      guint64 serial;
+
+      g_signal_emit_by_name (page, "item-activated", item);
+      g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (0)));
+      serial = paint_through_person (document ());
+      g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial)));
+    }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-batch", NULL));
+  g_assert_true (bd_window_get_has_unsaved (window));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "batch.clear", NULL));
+  bd_main_loop_spin (300);
+  check_unsaved_alert (visible_alert (window), NULL);
+  g_assert_nonnull (strstr (adw_alert_dialog_get_body (visible_alert (window)), "2 photos have unsaved changes"));
+  click_response (ADW_DIALOG (visible_alert (window)), "_Cancel");
+  g_assert_true (bd_main_loop_wait_for (no_dialog, window));
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, n);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "batch.clear", NULL));
+  bd_main_loop_spin (300);
+  click_response (ADW_DIALOG (visible_alert (window)), "_Discard");
+  g_assert_true (bd_main_loop_wait_for (no_dialog, window));
+  bd_main_loop_spin (200);
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, 0);
+  g_assert_false (bd_window_get_has_unsaved (window));
+}
+
+static gboolean
+document_settled (gpointer data)
+{
+  BdDocument *doc = data;
+
+  return bd_document_get_state (doc) == BD_DOCUMENT_STATE_READY && bd_document_get_result (doc) != NULL &&
+         !bd_document_get_busy (doc);
+}
+
+static gboolean
+pointer_cleared (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+static gboolean
+document_saved (gpointer data)
+{
+  return !bd_document_get_modified (data) && !bd_document_get_busy (data);
+}
+
+/* Closing a window with a painted photo asks first: Cancel keeps it open; once the photo
+ * has a file, Save writes it there and then the window closes. */
+static void
+test_unsaved_close (void)
+{
+  g_autofree char *path = g_build_filename (work_dir, "close-saved.png", NULL);
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFile) saved = g_file_new_for_path (path);
+  BdWindow *other;
+  BdDocument *doc;
+  guint64 serial;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  other = bd_window_new (app);
+  g_object_add_weak_pointer (G_OBJECT (other), (gpointer *) &other);
+  gtk_window_present (GTK_WINDOW (other));
+  file = g_file_new_for_path (g_ptr_array_index (photos, 0));
+  bd_window_open_files (other, &file, 1);
+  doc = bd_editor_get_document (bd_window_get_editor (other));
+  g_assert_true (bd_main_loop_wait_for (document_settled, doc));
+  serial = paint_through_person (doc);
+  g_assert_cmpuint (serial, >, 0);
+  g_assert_true (bd_main_loop_wait_for (document_settled, doc));
+
+  gtk_window_close (GTK_WINDOW (other));
+  bd_main_loop_spin (300);
+  g_assert_nonnull (other);
+  check_unsaved_alert (visible_alert (other), bd_document_get_title (doc));
+  /* Never saved: Save asks where first. */
+  g_assert_cmpstr (adw_alert_dialog_get_response_label (visible_alert (other), "save"), ==, "_Save…");
+  click_response (ADW_DIALOG (visible_alert (other)), "_Cancel");
+  g_assert_true (bd_main_loop_wait_for (no_dialog, other));
+  bd_main_loop_spin (200);
+  g_assert_nonnull (other);
+
+  /* Saved once, painted again: Save writes the same file, then the window closes. */
+  bd_editor_save_to_file (bd_window_get_editor (other), saved);
+  g_assert_true (bd_main_loop_wait_for (document_saved, doc));
+  g_assert_cmpint (g_remove (path), ==, 0);
+  serial = paint_through_person (doc);
+  g_assert_true (bd_document_get_modified (doc));
+  g_assert_true (bd_main_loop_wait_for (document_settled, doc));
+
+  gtk_window_close (GTK_WINDOW (other));
+  bd_main_loop_spin (300);
+  g_assert_nonnull (other);
+  check_unsaved_alert (visible_alert (other), bd_document_get_title (doc));
+  g_assert_cmpstr (adw_alert_dialog_get_response_label (visible_alert (other), "save"), ==, "_Save");
+  click_response (ADW_DIALOG (visible_alert (other)), "_Save");
+  g_assert_true (bd_main_loop_wait_for (pointer_cleared, &other));
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
 /* Within a few pixels: without a compositor the window's resize borders come off its size. */
@@ -1096,8 +1360,12 @@ main (int   argc,
   g_test_add_func ("/gui/copy", test_copy);
   g_test_add_func ("/gui/drag-out", test_drag_out);
   g_test_add_func ("/gui/paste-empty", test_paste_empty);
+  g_test_add_func ("/gui/unsaved-quit", test_unsaved_quit);
+  g_test_add_func ("/gui/unsaved-paste", test_unsaved_paste);
   g_test_add_func ("/gui/batch", test_batch);
   g_test_add_func ("/gui/batch-edits", test_batch_edits);
+  g_test_add_func ("/gui/unsaved-batch-clear", test_unsaved_batch_clear);
+  g_test_add_func ("/gui/unsaved-close", test_unsaved_close);
   g_test_add_func ("/gui/narrow-and-screenshot", test_narrow_and_screenshot);
   g_test_add_func ("/gui/large-photo", test_large_photo);
   g_test_add_func ("/gui/keep-passers-by", test_keep_passers_by);
