@@ -22,6 +22,7 @@ struct _BdWindow
   BdDocument           *document;    /* the photo opened on its own (file, drop, paste) */
   BdBatchItem          *shown_item;  /* the batch row the editor shows, if any */
   gboolean              may_close;   /* the user was asked and said yes */
+  gboolean              asking;      /* "Save Changes?" is up */
 };
 
 G_DEFINE_FINAL_TYPE (BdWindow, bd_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -138,6 +139,7 @@ on_unsaved_answer (GObject      *object,
   Pending *pending = user_data;
   BdWindow *self = pending->self;
 
+  self->asking = FALSE;
   switch (bd_unsaved_dialog_choose_finish (result))
     {
     case BD_UNSAVED_DISCARD:
@@ -186,6 +188,15 @@ confirm_discard (BdWindow       *self,
       pending_finish (pending, TRUE);
       return;
     }
+
+  /* One question at a time: a second Ctrl+Q or close while it is up waits for the answer. */
+  if (self->asking)
+    {
+      pending_finish (pending, FALSE);
+      return;
+    }
+
+  self->asking = TRUE;
 
   /* Save asks where unless the one photo concerned was saved before. */
   save_asks = edited->len > 1 || g_ptr_array_index (edited, 0) != self->document ||
