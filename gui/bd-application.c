@@ -107,12 +107,41 @@ new_window_action (GSimpleAction *action,
   gtk_window_present (GTK_WINDOW (bd_window_new (BD_APPLICATION (user_data))));
 }
 
+static void quit_next (BdApplication *self);
+
+static void
+on_window_closed_for_quit (BdWindow *window,
+                           gboolean  closed,
+                           gpointer  user_data)
+{
+  g_autoptr(BdApplication) self = user_data;
+
+  /* Cancel in any window stops the quit there. */
+  if (closed)
+    quit_next (self);
+}
+
+/* Closes the windows with unsaved edits one at a time, asking in each, then quits. */
+static void
+quit_next (BdApplication *self)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
+    if (BD_IS_WINDOW (l->data) && bd_window_get_has_unsaved (l->data))
+      {
+        gtk_window_present (l->data);
+        bd_window_close_asking (l->data, on_window_closed_for_quit, g_object_ref (self));
+        return;
+      }
+
+  g_application_quit (G_APPLICATION (self));
+}
+
 static void
 quit_action (GSimpleAction *action,
              GVariant      *parameter,
              gpointer       user_data)
 {
-  g_application_quit (G_APPLICATION (user_data));
+  quit_next (BD_APPLICATION (user_data));
 }
 
 static const GActionEntry app_actions[] = {

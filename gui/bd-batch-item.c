@@ -15,6 +15,7 @@ struct _BdBatchItem
   GdkTexture       *thumbnail;
   char             *device;
   double            seconds;
+  BdDocument       *document;  /* only while opened in the editor, or edited */
 };
 
 G_DEFINE_FINAL_TYPE (BdBatchItem, bd_batch_item, G_TYPE_OBJECT)
@@ -33,6 +34,7 @@ enum {
   PROP_PROGRESS,
   PROP_MESSAGE,
   PROP_THUMBNAIL,
+  PROP_MODIFIED,
   N_PROPS
 };
 
@@ -111,6 +113,59 @@ bd_batch_item_has_mask (BdBatchItem *self)
   return self->mask != NULL;
 }
 
+static void
+on_document_modified (BdBatchItem *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODIFIED]);
+}
+
+/* Memory: a document holds the photo at full size several times over (pixels, textures,
+ * the result), so rows get one only when the user opens them, and give it up when left
+ * with nothing to undo or redo. Rows never edited export through
+ * bd_document_save_unedited_async(), which reads the photo only while it writes. */
+BdDocument *
+bd_batch_item_open_document (BdBatchItem *self,
+                             BdEngine    *engine)
+{
+  g_return_val_if_fail (BD_IS_BATCH_ITEM (self), NULL);
+  g_return_val_if_fail (self->mask != NULL, NULL);
+
+  if (self->document == NULL)
+    {
+      self->document = bd_document_new (engine);
+      g_signal_connect_object (self->document, "notify::modified",
+                               G_CALLBACK (on_document_modified), self, G_CONNECT_SWAPPED);
+      bd_document_open_with_mask (self->document, self->file, self->mask, self->device, self->seconds);
+    }
+
+  return self->document;
+}
+
+void
+bd_batch_item_release_document (BdBatchItem *self)
+{
+  g_return_if_fail (BD_IS_BATCH_ITEM (self));
+
+  if (self->document == NULL || bd_document_get_can_undo (self->document) ||
+      bd_document_get_can_redo (self->document))
+    return;
+
+  g_signal_handlers_disconnect_by_data (self->document, self);
+  g_clear_object (&self->document);
+}
+
+BdDocument *
+bd_batch_item_get_document (BdBatchItem *self)
+{
+  return self->document;
+}
+
+gboolean
+bd_batch_item_get_modified (BdBatchItem *self)
+{
+  return self->document != NULL && bd_document_get_modified (self->document);
+}
+
 void
 bd_batch_item_set_state (BdBatchItem      *self,
                          BdBatchItemState  state,
@@ -166,6 +221,9 @@ bd_batch_item_finalize (GObject *object)
 {
   BdBatchItem *self = BD_BATCH_ITEM (object);
 
+  if (self->document != NULL)
+    g_signal_handlers_disconnect_by_data (self->document, self);
+  g_clear_object (&self->document);
   g_clear_object (&self->file);
   g_clear_object (&self->thumbnail);
   g_clear_pointer (&self->mask, g_bytes_unref);
@@ -202,6 +260,10 @@ bd_batch_item_get_property (GObject    *object,
       g_value_set_object (value, self->thumbnail);
       break;
 
+    case PROP_MODIFIED:
+      g_value_set_boolean (value, bd_batch_item_get_modified (self));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -221,6 +283,7 @@ bd_batch_item_class_init (BdBatchItemClass *klass)
   properties[PROP_PROGRESS] = g_param_spec_double ("progress", NULL, NULL, 0, 1, 0, ro);
   properties[PROP_MESSAGE] = g_param_spec_string ("message", NULL, NULL, NULL, ro);
   properties[PROP_THUMBNAIL] = g_param_spec_object ("thumbnail", NULL, NULL, GDK_TYPE_TEXTURE, ro);
+  properties[PROP_MODIFIED] = g_param_spec_boolean ("modified", NULL, NULL, FALSE, ro);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

@@ -3,6 +3,8 @@
 
 #include <gtk/gtk.h>
 
+#include "bd-document.h"
+
 G_BEGIN_DECLS
 
 typedef enum {
@@ -34,6 +36,16 @@ double            bd_batch_item_get_seconds   (BdBatchItem      *self);
 GdkTexture       *bd_batch_item_get_thumbnail (BdBatchItem      *self);
 /* TRUE when the mask is known (done, exported, or its export failed). */
 gboolean          bd_batch_item_has_mask      (BdBatchItem      *self);
+/* The row's own document, with its marks, settings and history: made (from the mask, no
+ * second removal) when first asked for. Needs the mask. */
+BdDocument       *bd_batch_item_open_document (BdBatchItem      *self,
+                                               BdEngine         *engine);
+/* Drops the document when it holds nothing to undo or redo (the editor left the row). */
+void              bd_batch_item_release_document (BdBatchItem  *self);
+/* NULL unless the row was opened and kept. */
+BdDocument       *bd_batch_item_get_document  (BdBatchItem      *self);
+/* TRUE when its document has unsaved changes. */
+gboolean          bd_batch_item_get_modified  (BdBatchItem      *self);
 
 void              bd_batch_item_set_state     (BdBatchItem      *self,
                                                BdBatchItemState  state,

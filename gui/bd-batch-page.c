@@ -4,12 +4,11 @@
 
 #include <glib/gi18n.h>
 
-#include "backdrop.h"
 #include "bd-application.h"
 #include "bd-batch-page.h"
 #include "bd-batch-row.h"
-#include "bd-image-io.h"
 #include "bd-pixels.h"
+#include "bd-unsaved-dialog.h"
 #include "bd-utils.h"
 
 #define THUMBNAIL_SIZE 96
@@ -28,6 +27,7 @@ struct _BdBatchPage
   GFile          *export_folder;
   guint           exported;
   guint           export_failed;
+  GTask          *export_task;    /* of bd_batch_page_export_async() */
 
   AdwWindowTitle *window_title;
   GtkMenuButton  *menu_button;
@@ -305,27 +305,6 @@ process_next (BdBatchPage *self)
 
 /* Export */
 
-typedef struct
-{
-  GFile  *source;
-  GBytes *mask;
-  GFile  *folder;
-  char   *extension;
-  int     jpeg_quality;
-  char   *saved_name;
-} ExportJob;
-
-static void
-export_job_free (ExportJob *job)
-{
-  g_clear_object (&job->source);
-  g_clear_pointer (&job->mask, g_bytes_unref);
-  g_clear_object (&job->folder);
-  g_free (job->extension);
-  g_free (job->saved_name);
-  g_free (job);
-}
-
 /* A name in @folder that is not taken: "a-cutout.png", "a-cutout-2.png", ... */
 static GFile *
 unused_file (GFile      *folder,
@@ -343,66 +322,6 @@ unused_file (GFile      *folder,
       if (!g_file_query_exists (file, NULL))
         return g_steal_pointer (&file);
     }
-}
-
-static void
-export_thread (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
-{
-  ExportJob *job = task_data;
-  g_autoptr(GdkPixbuf) photo = NULL;
-  g_autoptr(GBytes) rgba = NULL;
-  g_autoptr(GdkPixbuf) result = NULL;
-  g_autoptr(GFile) target = NULL;
-  g_autofree char *basename = g_file_get_basename (job->source);
-  g_autofree char *name = bd_pixels_output_name (basename, job->extension);
-  g_autofree char *path = NULL;
-  bd_background background = { .kind = BD_BACKGROUND_TRANSPARENT };
-  GError *error = NULL;
-  gsize mask_size;
-
-  photo = bd_pixels_load_file (job->source, cancellable, &error);
-  if (photo == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  g_bytes_get_data (job->mask, &mask_size);
-  if (mask_size != (gsize) gdk_pixbuf_get_width (photo) * gdk_pixbuf_get_height (photo))
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED,
-                               _("The photo changed on disk after its background was removed."));
-      return;
-    }
-
-  rgba = bd_pixels_composite (photo, g_bytes_get_data (job->mask, NULL), &background, FALSE, &error);
-  if (rgba == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  result = bd_pixels_to_pixbuf (rgba, gdk_pixbuf_get_width (photo), gdk_pixbuf_get_height (photo));
-  target = unused_file (job->folder, name, job->extension);
-  path = g_file_get_path (target);
-  if (path == NULL)
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                               _("Results can only be saved to local folders."));
-      return;
-    }
-
-  if (!bd_image_save (result, path, job->jpeg_quality, &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  job->saved_name = g_file_get_basename (target);
-  g_task_return_boolean (task, TRUE);
 }
 
 static void
@@ -424,22 +343,43 @@ finish_export (BdBatchPage *self)
   g_clear_object (&self->export_folder);
   bd_show_toast (GTK_WIDGET (self), title);
   notify_busy (self);
+
+  if (self->export_task != NULL)
+    {
+      g_autoptr(GTask) task = g_steal_pointer (&self->export_task);
+
+      g_task_return_boolean (task, self->export_failed == 0);
+    }
 }
+
+typedef struct
+{
+  BdBatchPage *self;
+  BdBatchItem *item;
+  GFile       *target;
+} Exporting;
 
 static void
 on_exported (GObject      *object,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  BdBatchPage *self = BD_BATCH_PAGE (object);
-  g_autoptr(BdBatchItem) item = user_data;
-  ExportJob *job = g_task_get_task_data (G_TASK (result));
+  Exporting *exporting = user_data;
+  g_autoptr(BdBatchPage) self = exporting->self;
+  g_autoptr(BdBatchItem) item = exporting->item;
+  g_autoptr(GFile) target = exporting->target;
   g_autoptr(GError) error = NULL;
+  gboolean saved;
 
-  if (g_task_propagate_boolean (G_TASK (result), &error))
+  g_free (exporting);
+  saved = BD_IS_DOCUMENT (object) ? bd_document_save_finish (BD_DOCUMENT (object), result, &error)
+                                  : bd_document_save_unedited_finish (result, &error);
+  if (saved)
     {
+      g_autofree char *name = g_file_get_basename (target);
+
       self->exported++;
-      bd_batch_item_set_state (item, BD_BATCH_ITEM_EXPORTED, job->saved_name);
+      bd_batch_item_set_state (item, BD_BATCH_ITEM_EXPORTED, name);
     }
   else
     {
@@ -454,8 +394,12 @@ static void
 export_next (BdBatchPage *self)
 {
   g_autoptr(BdBatchItem) item = NULL;
-  g_autoptr(GTask) task = NULL;
-  ExportJob *job;
+  g_autofree char *basename = NULL;
+  g_autofree char *name = NULL;
+  const char *extension = bd_settings_export_extension (self->settings);
+  int jpeg_quality = g_settings_get_int (self->settings, "jpeg-quality");
+  BdDocument *document;
+  Exporting *exporting;
 
   if (self->export_queue == NULL)
     return;
@@ -467,30 +411,31 @@ export_next (BdBatchPage *self)
     }
 
   item = g_ptr_array_steal_index (self->export_queue, 0);
+  basename = g_file_get_basename (bd_batch_item_get_file (item));
+  name = bd_pixels_output_name (basename, extension);
 
-  job = g_new0 (ExportJob, 1);
-  job->source = g_object_ref (bd_batch_item_get_file (item));
-  job->mask = g_bytes_ref (bd_batch_item_get_mask (item));
-  job->folder = g_object_ref (self->export_folder);
-  job->extension = g_strdup (bd_settings_export_extension (self->settings));
-  job->jpeg_quality = g_settings_get_int (self->settings, "jpeg-quality");
+  exporting = g_new0 (Exporting, 1);
+  exporting->self = g_object_ref (self);
+  exporting->item = g_object_ref (item);
+  exporting->target = unused_file (self->export_folder, name, extension);
 
-  task = g_task_new (self, NULL, on_exported, g_object_ref (item));
-  g_task_set_task_data (task, job, (GDestroyNotify) export_job_free);
-  g_task_run_in_thread (task, export_thread);
+  /* A row the user opened is written by its document, as the editor shows it; the others
+   * as they came from the network, by the same code without a document. */
+  document = bd_batch_item_get_document (item);
+  if (document != NULL && bd_document_get_state (document) == BD_DOCUMENT_STATE_READY)
+    bd_document_save_async (document, exporting->target, jpeg_quality, NULL, on_exported, exporting);
+  else
+    bd_document_save_unedited_async (bd_batch_item_get_file (item), bd_batch_item_get_mask (item),
+                                     exporting->target, jpeg_quality, NULL, on_exported, exporting);
 }
 
-void
-bd_batch_page_export_to_folder (BdBatchPage *self,
-                                GFile       *folder)
+/* Exports @items (NULL: all) that have a mask. */
+static void
+export_items (BdBatchPage *self,
+              GFile       *folder,
+              GPtrArray   *items)
 {
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
-
-  g_return_if_fail (BD_IS_BATCH_PAGE (self));
-  g_return_if_fail (G_IS_FILE (folder));
-
-  if (self->export_queue != NULL)
-    return;
+  guint n = items ? items->len : g_list_model_get_n_items (G_LIST_MODEL (self->items));
 
   self->export_queue = g_ptr_array_new_with_free_func (g_object_unref);
   self->export_folder = g_object_ref (folder);
@@ -499,7 +444,8 @@ bd_batch_page_export_to_folder (BdBatchPage *self,
 
   for (guint i = 0; i < n; i++)
     {
-      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+      g_autoptr(BdBatchItem) item = items ? g_object_ref (g_ptr_array_index (items, i))
+                                          : g_list_model_get_item (G_LIST_MODEL (self->items), i);
 
       if (bd_batch_item_has_mask (item))
         g_ptr_array_add (self->export_queue, g_steal_pointer (&item));
@@ -509,32 +455,88 @@ bd_batch_page_export_to_folder (BdBatchPage *self,
   export_next (self);
 }
 
-/* Actions */
+void
+bd_batch_page_export_to_folder (BdBatchPage *self,
+                                GFile       *folder)
+{
+  g_return_if_fail (BD_IS_BATCH_PAGE (self));
+  g_return_if_fail (G_IS_FILE (folder));
+
+  if (self->export_queue != NULL)
+    return;
+
+  export_items (self, folder, NULL);
+}
 
 static void
 on_folder_chosen (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  g_autoptr(BdBatchPage) self = user_data;
+  GTask *task = user_data;
+  BdBatchPage *self = g_task_get_source_object (task);
   g_autoptr(GFile) folder = NULL;
 
   folder = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (object), result, NULL);
-  if (folder != NULL)
-    bd_batch_page_export_to_folder (self, folder);
+  if (folder == NULL || self->export_queue != NULL)
+    {
+      g_task_return_boolean (task, FALSE);
+      g_object_unref (task);
+      return;
+    }
+
+  self->export_task = task;
+  export_items (self, folder, g_task_get_task_data (task));
 }
+
+void
+bd_batch_page_export_async (BdBatchPage         *self,
+                            GPtrArray           *items,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+  GTask *task;
+
+  g_return_if_fail (BD_IS_BATCH_PAGE (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, bd_batch_page_export_async);
+  if (items != NULL)
+    g_task_set_task_data (task, g_ptr_array_ref (items), (GDestroyNotify) g_ptr_array_unref);
+
+  if (self->export_queue != NULL)
+    {
+      g_task_return_boolean (task, FALSE);
+      g_object_unref (task);
+      return;
+    }
+
+  gtk_file_dialog_set_title (dialog, _("Export All to a Folder"));
+  gtk_file_dialog_set_accept_label (dialog, _("_Export"));
+  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), cancellable,
+                                 on_folder_chosen, task);
+}
+
+gboolean
+bd_batch_page_export_finish (BdBatchPage   *self,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* Actions */
 
 static void
 export_all_action (GtkWidget  *widget,
                    const char *action_name,
                    GVariant   *parameter)
 {
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
-
-  gtk_file_dialog_set_title (dialog, _("Export All to a Folder"));
-  gtk_file_dialog_set_accept_label (dialog, _("_Export"));
-  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (gtk_widget_get_root (widget)), NULL,
-                                 on_folder_chosen, g_object_ref (widget));
+  bd_batch_page_export_async (BD_BATCH_PAGE (widget), NULL, NULL, NULL, NULL);
 }
 
 static void
@@ -583,12 +585,9 @@ remove_item (BdBatchPage *self,
 }
 
 static void
-clear_action (GtkWidget  *widget,
-              const char *action_name,
-              GVariant   *parameter)
+clear_all (BdBatchPage *self,
+           BdBatchItem *unused)
 {
-  BdBatchPage *self = BD_BATCH_PAGE (widget);
-
   if (self->working != NULL)
     {
       g_cancellable_cancel (self->cancellable);
@@ -599,11 +598,122 @@ clear_action (GtkWidget  *widget,
   g_list_store_remove_all (self->items);
 }
 
+/* Before rows with unsaved edits go: @then (self, @item) runs once the user chose Discard,
+ * or Save and the export succeeded. */
+typedef struct
+{
+  BdBatchPage  *self;
+  BdBatchItem  *item;     /* the row to remove; NULL: all of them */
+  void        (*then) (BdBatchPage *self,
+                       BdBatchItem *item);
+} Asking;
+
+static void
+asking_free (Asking *asking)
+{
+  g_clear_object (&asking->self);
+  g_clear_object (&asking->item);
+  g_free (asking);
+}
+
+static GPtrArray *
+asking_items (Asking *asking)
+{
+  GPtrArray *items = g_ptr_array_new_with_free_func (g_object_unref);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (asking->self->items));
+
+  if (asking->item != NULL)
+    g_ptr_array_add (items, g_object_ref (asking->item));
+  else
+    for (guint i = 0; i < n; i++)
+      g_ptr_array_add (items, g_list_model_get_item (G_LIST_MODEL (asking->self->items), i));
+
+  return items;
+}
+
+static void
+on_saved_before_removal (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  Asking *asking = user_data;
+
+  if (bd_batch_page_export_finish (BD_BATCH_PAGE (object), result, NULL))
+    asking->then (asking->self, asking->item);
+  asking_free (asking);
+}
+
+static void
+on_removal_answer (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Asking *asking = user_data;
+
+  switch (bd_unsaved_dialog_choose_finish (result))
+    {
+    case BD_UNSAVED_DISCARD:
+      asking->then (asking->self, asking->item);
+      break;
+
+    case BD_UNSAVED_SAVE:
+      {
+        g_autoptr(GPtrArray) items = asking_items (asking);
+
+        bd_batch_page_export_async (asking->self, items, NULL, on_saved_before_removal, asking);
+      }
+      return;
+
+    case BD_UNSAVED_CANCEL:
+    default:
+      break;
+    }
+
+  asking_free (asking);
+}
+
+static void
+ask_before_removal (BdBatchPage *self,
+                    BdBatchItem *item,
+                    void       (*then) (BdBatchPage *self,
+                                        BdBatchItem *item))
+{
+  Asking *asking = g_new0 (Asking, 1);
+  g_autoptr(GPtrArray) items = NULL;
+  g_autoptr(GPtrArray) edited = g_ptr_array_new ();
+
+  asking->self = g_object_ref (self);
+  asking->item = item ? g_object_ref (item) : NULL;
+  asking->then = then;
+
+  items = asking_items (asking);
+  for (guint i = 0; i < items->len; i++)
+    if (bd_batch_item_get_modified (g_ptr_array_index (items, i)))
+      g_ptr_array_add (edited, bd_batch_item_get_document (g_ptr_array_index (items, i)));
+
+  if (edited->len == 0)
+    {
+      then (self, item);
+      asking_free (asking);
+      return;
+    }
+
+  bd_unsaved_dialog_choose (GTK_WIDGET (self), edited, TRUE, NULL, on_removal_answer, asking);
+}
+
+static void
+clear_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  ask_before_removal (BD_BATCH_PAGE (widget), NULL, clear_all);
+}
+
 static void
 on_row_remove (BdBatchRow  *row,
                BdBatchPage *self)
 {
-  remove_item (self, bd_batch_row_get_item (row));
+  ask_before_removal (self, bd_batch_row_get_item (row), remove_item);
 }
 
 static GtkWidget *
@@ -670,6 +780,26 @@ bd_batch_page_get_items (BdBatchPage *self)
   return G_LIST_MODEL (self->items);
 }
 
+GPtrArray *
+bd_batch_page_get_edited_documents (BdBatchPage *self)
+{
+  GPtrArray *documents = g_ptr_array_new_with_free_func (g_object_unref);
+  guint n;
+
+  g_return_val_if_fail (BD_IS_BATCH_PAGE (self), documents);
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+
+      if (bd_batch_item_get_modified (item))
+        g_ptr_array_add (documents, g_object_ref (bd_batch_item_get_document (item)));
+    }
+
+  return documents;
+}
+
 gboolean
 bd_batch_page_get_busy (BdBatchPage *self)
 {
@@ -705,6 +835,12 @@ bd_batch_page_dispose (GObject *object)
   g_clear_object (&self->working);
   g_clear_pointer (&self->export_queue, g_ptr_array_unref);
   g_clear_object (&self->export_folder);
+  if (self->export_task != NULL)
+    {
+      g_autoptr(GTask) task = g_steal_pointer (&self->export_task);
+
+      g_task_return_boolean (task, FALSE);
+    }
 
   gtk_widget_dispose_template (GTK_WIDGET (self), BD_TYPE_BATCH_PAGE);
   g_clear_object (&self->items);

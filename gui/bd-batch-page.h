@@ -24,5 +24,17 @@ gboolean    bd_batch_page_get_busy          (BdBatchPage  *self);
 /* What Export All does once a folder is chosen. */
 void        bd_batch_page_export_to_folder  (BdBatchPage  *self,
                                              GFile        *folder);
+/* Export All: asks for a folder, then exports @items (BdBatchItems; NULL: all). TRUE once
+ * every one is written; FALSE when the user cancelled or one failed. */
+void        bd_batch_page_export_async      (BdBatchPage          *self,
+                                             GPtrArray            *items,
+                                             GCancellable         *cancellable,
+                                             GAsyncReadyCallback   callback,
+                                             gpointer              user_data);
+gboolean    bd_batch_page_export_finish     (BdBatchPage          *self,
+                                             GAsyncResult         *result,
+                                             GError              **error);
+/* The documents of rows with unsaved edits (a new array). */
+GPtrArray  *bd_batch_page_get_edited_documents (BdBatchPage  *self);
 
 G_END_DECLS

@@ -6,72 +6,12 @@
 #include <glib/gi18n.h>
 
 #include "backdrop.h"
-#include "bd-document.h"
+#include "bd-document-private.h"
 #include "bd-image-io.h"
 #include "bd-pixels.h"
 
 #define MAX_UNDO      64
 #define MERGE_USEC    (1200 * 1000)  /* slider moves closer together than this are one edit */
-
-/* Everything about the result that the user sets, besides the brush marks. */
-typedef struct
-{
-  double     threshold;
-  double     feather;
-  guint      background_kind;
-  GdkRGBA    background_color;
-  double     background_blur;
-  GdkPixbuf *background_image;
-  char      *background_name;
-} Look;
-
-/* One undoable step: the look before and after, and the marks in @area before and after
- * (area-sized copies; NULL stands for "no marks"). */
-typedef struct
-{
-  Look         before;
-  Look         after;
-  GdkRectangle area;
-  GBytes      *marks_before;
-  GBytes      *marks_after;
-  guint        merge_key;   /* a property id: later moves of the same slider join this edit */
-  gint64       time;
-} Edit;
-
-struct _BdDocument
-{
-  GObject          parent_instance;
-
-  BdEngine        *engine;
-
-  BdDocumentState  state;
-  double           progress;
-  char            *title;
-  GFile           *file;
-  char            *device;
-  double           seconds;
-  char            *error_message;
-
-  guint            generation;   /* bumped on every open; late results of older ones are dropped */
-  GCancellable    *cancellable;  /* for loading and removal */
-  GdkPixbuf       *photo;
-  GdkTexture      *original;
-  GdkTexture      *original_preview;
-  GBytes          *mask;
-  GBytes          *marks;        /* width x height BdMark values; NULL when none */
-  Look             look;
-
-  GQueue           undo;
-  GQueue           redo;
-
-  guint64          serial;       /* counts edits */
-  guint64          result_serial;
-  GdkTexture      *result;
-  GdkTexture      *result_preview;
-  GBytes          *result_bytes;  /* premultiplied RGBA, full size: what views are cut from */
-  gboolean         composing;
-  gboolean         compose_again;
-};
 
 G_DEFINE_FINAL_TYPE (BdDocument, bd_document, G_TYPE_OBJECT)
 
@@ -106,6 +46,7 @@ enum {
   PROP_BACKGROUND_COLOR,
   PROP_BACKGROUND_BLUR,
   PROP_BACKGROUND_NAME,
+  PROP_MODIFIED,
   N_PROPS
 };
 
@@ -118,9 +59,18 @@ static void bd_document_start_compose (BdDocument *self);
 
 /* Looks */
 
-static void
-look_copy (Look       *dest,
-           const Look *src)
+void
+bd_look_init_default (Look *look)
+{
+  memset (look, 0, sizeof *look);
+  look->background_kind = BD_BACKGROUND_TRANSPARENT;
+  look->background_color = default_background_color;
+  look->background_blur = 30;
+}
+
+void
+bd_look_copy (Look       *dest,
+              const Look *src)
 {
   *dest = *src;
   if (dest->background_image != NULL)
@@ -128,8 +78,8 @@ look_copy (Look       *dest,
   dest->background_name = g_strdup (src->background_name);
 }
 
-static void
-look_clear (Look *look)
+void
+bd_look_clear (Look *look)
 {
   g_clear_object (&look->background_image);
   g_clear_pointer (&look->background_name, g_free);
@@ -148,11 +98,11 @@ look_equal (const Look *a,
 }
 
 /* The library's background for @look; @image_view receives the image's view. */
-static void
-look_to_background (const Look    *look,
-                    GdkPixbuf     *photo,
-                    bd_background *background,
-                    bd_image      *image_view)
+void
+bd_look_to_background (const Look    *look,
+                       GdkPixbuf     *photo,
+                       bd_background *background,
+                       bd_image      *image_view)
 {
   int long_side = MAX (gdk_pixbuf_get_width (photo), gdk_pixbuf_get_height (photo));
 
@@ -241,18 +191,47 @@ marks_dup_with_area (GBytes             *marks,
 static void
 edit_free (Edit *edit)
 {
-  look_clear (&edit->before);
-  look_clear (&edit->after);
+  bd_look_clear (&edit->before);
+  bd_look_clear (&edit->after);
   g_clear_pointer (&edit->marks_before, g_bytes_unref);
   g_clear_pointer (&edit->marks_after, g_bytes_unref);
   g_free (edit);
 }
 
+static guint64
+bd_document_top_edit (BdDocument *self)
+{
+  Edit *top = g_queue_peek_head (&self->undo);
+
+  return top != NULL ? top->id : 0;
+}
+
 static void
 bd_document_notify_history (BdDocument *self)
 {
+  gboolean modified = self->state == BD_DOCUMENT_STATE_READY &&
+                      bd_document_top_edit (self) != self->saved_edit;
+
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_UNDO]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_REDO]);
+  if (modified != self->modified)
+    {
+      self->modified = modified;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODIFIED]);
+    }
+}
+
+void
+bd_document_mark_saved (BdDocument *self,
+                        ComposeJob *job,
+                        GFile      *file)
+{
+  if (job->generation != self->generation)
+    return;
+
+  self->saved_edit = job->edit_id;
+  g_set_object (&self->saved_file, file);
+  bd_document_notify_history (self);
 }
 
 static void
@@ -267,6 +246,7 @@ static void
 bd_document_push_edit (BdDocument *self,
                        Edit       *edit)
 {
+  edit->id = ++self->last_edit_id;
   g_queue_push_head (&self->undo, edit);
   while (g_queue_get_length (&self->undo) > MAX_UNDO)
     edit_free (g_queue_pop_tail (&self->undo));
@@ -282,7 +262,7 @@ bd_document_apply_look (BdDocument *self,
   Look old = self->look;
   GObject *object = G_OBJECT (self);
 
-  look_copy (&self->look, look);
+  bd_look_copy (&self->look, look);
 
   g_object_freeze_notify (object);
   if (old.threshold != look->threshold)
@@ -299,7 +279,7 @@ bd_document_apply_look (BdDocument *self,
     g_object_notify_by_pspec (object, properties[PROP_BACKGROUND_NAME]);
   g_object_thaw_notify (object);
 
-  look_clear (&old);
+  bd_look_clear (&old);
 }
 
 /* Records and applies a change of look; moves of one slider in quick succession merge. */
@@ -314,19 +294,20 @@ bd_document_change_look (BdDocument *self,
   if (look_equal (look, &self->look))
     return;
 
-  if (top != NULL && merge_key != 0 && top->merge_key == merge_key &&
+  /* The saved state is not merged into: undoing back to it must stay possible. */
+  if (top != NULL && merge_key != 0 && top->merge_key == merge_key && top->id != self->saved_edit &&
       g_queue_is_empty (&self->redo) && now - top->time < MERGE_USEC)
     {
-      look_clear (&top->after);
-      look_copy (&top->after, look);
+      bd_look_clear (&top->after);
+      bd_look_copy (&top->after, look);
       top->time = now;
     }
   else
     {
       Edit *edit = g_new0 (Edit, 1);
 
-      look_copy (&edit->before, &self->look);
-      look_copy (&edit->after, look);
+      bd_look_copy (&edit->before, &self->look);
+      bd_look_copy (&edit->after, look);
       edit->merge_key = merge_key;
       edit->time = now;
       bd_document_push_edit (self, edit);
@@ -359,28 +340,17 @@ bd_document_apply_edit (BdDocument *self,
 
 /* Compositing */
 
-typedef struct
-{
-  guint      generation;
-  guint64    serial;
-  GdkPixbuf *photo;
-  GBytes    *mask;
-  GBytes    *marks;
-  Look       look;
-  gboolean   premultiplied;
-} ComposeJob;
-
-static void
-compose_job_free (ComposeJob *job)
+void
+bd_compose_job_free (ComposeJob *job)
 {
   g_clear_object (&job->photo);
   g_clear_pointer (&job->mask, g_bytes_unref);
   g_clear_pointer (&job->marks, g_bytes_unref);
-  look_clear (&job->look);
+  bd_look_clear (&job->look);
   g_free (job);
 }
 
-static ComposeJob *
+ComposeJob *
 bd_document_snapshot (BdDocument *self,
                       gboolean    premultiplied)
 {
@@ -388,10 +358,11 @@ bd_document_snapshot (BdDocument *self,
 
   job->generation = self->generation;
   job->serial = self->serial;
+  job->edit_id = bd_document_top_edit (self);
   job->photo = g_object_ref (self->photo);
   job->mask = g_bytes_ref (self->mask);
   job->marks = self->marks ? g_bytes_ref (self->marks) : NULL;
-  look_copy (&job->look, &self->look);
+  bd_look_copy (&job->look, &self->look);
   job->premultiplied = premultiplied;
 
   return job;
@@ -444,9 +415,9 @@ compose_job_alpha (ComposeJob  *job,
   return alpha;
 }
 
-static GBytes *
-compose_job_run (ComposeJob  *job,
-                 GError     **error)
+GBytes *
+bd_compose_job_run (ComposeJob  *job,
+                    GError     **error)
 {
   g_autofree guint8 *alpha = NULL;
   bd_background background;
@@ -456,7 +427,7 @@ compose_job_run (ComposeJob  *job,
   if (alpha == NULL)
     return NULL;
 
-  look_to_background (&job->look, job->photo, &background, &image_view);
+  bd_look_to_background (&job->look, job->photo, &background, &image_view);
   return bd_pixels_composite (job->photo, alpha, &background, job->premultiplied, error);
 }
 
@@ -476,12 +447,12 @@ composed_free (Composed *composed)
   g_free (composed);
 }
 
-static GdkTexture *
-texture_new (GBytes   *bytes,
-             int       width,
-             int       height,
-             int       channels,
-             gboolean  premultiplied)
+GdkTexture *
+bd_texture_new (GBytes   *bytes,
+                int       width,
+                int       height,
+                int       channels,
+                gboolean  premultiplied)
 {
   GdkMemoryFormat format = channels == 3 ? GDK_MEMORY_R8G8B8
                          : premultiplied ? GDK_MEMORY_R8G8B8A8_PREMULTIPLIED
@@ -509,7 +480,7 @@ preview_new (const guint8 *pixels,
     return NULL;
 
   bytes = bd_pixels_resample (pixels, stride, channels, 0, 0, width, height, pw, ph);
-  return texture_new (bytes, pw, ph, channels, premultiplied);
+  return bd_texture_new (bytes, pw, ph, channels, premultiplied);
 }
 
 static void
@@ -524,7 +495,7 @@ compose_thread (GTask        *task,
   GError *error = NULL;
   Composed *composed = g_new0 (Composed, 1);
 
-  composed->bytes = compose_job_run (job, &error);
+  composed->bytes = bd_compose_job_run (job, &error);
   if (composed->bytes == NULL)
     {
       composed_free (composed);
@@ -532,7 +503,7 @@ compose_thread (GTask        *task,
       return;
     }
 
-  composed->texture = texture_new (composed->bytes, width, height, 4, job->premultiplied);
+  composed->texture = bd_texture_new (composed->bytes, width, height, 4, job->premultiplied);
   if (job->premultiplied)
     composed->preview = preview_new (g_bytes_get_data (composed->bytes, NULL), (gsize) width * 4, 4,
                                      width, height, TRUE);
@@ -599,7 +570,7 @@ bd_document_start_compose (BdDocument *self)
 
   task = g_task_new (self, NULL, bd_document_compose_cb, NULL);
   g_task_set_source_tag (task, bd_document_queue_compose);
-  g_task_set_task_data (task, bd_document_snapshot (self, TRUE), (GDestroyNotify) compose_job_free);
+  g_task_set_task_data (task, bd_document_snapshot (self, TRUE), (GDestroyNotify) bd_compose_job_free);
   g_task_run_in_thread (task, compose_thread);
 
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
@@ -861,14 +832,16 @@ bd_document_open (BdDocument     *self,
   g_clear_pointer (&self->device, g_free);
   self->seconds = 0;
   self->compose_again = FALSE;
+  self->saved_edit = 0;
+  g_clear_object (&self->saved_file);
   bd_document_clear_history (self);
 
   /* A new photo starts with a clean mask; the background the user picked stays. */
-  look_copy (&look, &self->look);
+  bd_look_copy (&look, &self->look);
   look.threshold = 0;
   look.feather = 0;
   bd_document_apply_look (self, &look);
-  look_clear (&look);
+  bd_look_clear (&look);
 
   g_set_object (&self->file, file);
   g_free (self->title);
@@ -1040,8 +1013,8 @@ bd_document_paint_stroke (BdDocument             *self,
     return 0;
 
   edit = g_new0 (Edit, 1);
-  look_copy (&edit->before, &self->look);
-  look_copy (&edit->after, &self->look);
+  bd_look_copy (&edit->before, &self->look);
+  bd_look_copy (&edit->after, &self->look);
   edit->area = area;
   edit->time = g_get_monotonic_time ();
   edit->marks_before = marks_copy_area (self->marks, width, &area);
@@ -1146,8 +1119,8 @@ bd_document_reset (BdDocument *self)
   height = gdk_pixbuf_get_height (self->photo);
 
   edit = g_new0 (Edit, 1);
-  look_copy (&edit->before, &self->look);
-  look_copy (&edit->after, &self->look);
+  bd_look_copy (&edit->before, &self->look);
+  bd_look_copy (&edit->after, &self->look);
   edit->after.threshold = 0;
   edit->after.feather = 0;
   edit->area = (GdkRectangle) { 0, 0, width, height };
@@ -1164,10 +1137,10 @@ bd_document_reset (BdDocument *self)
 #define CHANGE_LOOK(self, field, value, prop)          \
   G_STMT_START {                                        \
     Look look_;                                         \
-    look_copy (&look_, &(self)->look);                  \
+    bd_look_copy (&look_, &(self)->look);                  \
     look_.field = (value);                              \
     bd_document_change_look ((self), &look_, (prop));   \
-    look_clear (&look_);                                \
+    bd_look_clear (&look_);                                \
   } G_STMT_END
 
 double
@@ -1325,13 +1298,13 @@ bd_document_set_background_file_finish (BdDocument    *self,
     return FALSE;
 
   data = g_task_get_task_data (G_TASK (result));
-  look_copy (&look, &self->look);
+  bd_look_copy (&look, &self->look);
   g_set_object (&look.background_image, data->image);
   g_free (look.background_name);
   look.background_name = g_strdup (data->name);
   look.background_kind = BD_BACKGROUND_IMAGE;
   bd_document_change_look (self, &look, 0);
-  look_clear (&look);
+  bd_look_clear (&look);
 
   return TRUE;
 }
@@ -1383,7 +1356,7 @@ view_thread (GTask        *task,
   bytes = bd_pixels_resample (pixels, stride, channels, job->x, job->y, job->w, job->h,
                               job->out_width, job->out_height);
   g_task_return_pointer (task,
-                         texture_new (bytes, job->out_width, job->out_height, channels,
+                         bd_texture_new (bytes, job->out_width, job->out_height, channels,
                                       job->photo == NULL),
                          g_object_unref);
 }
@@ -1452,167 +1425,6 @@ bd_document_get_preview (BdDocument *self,
   g_return_val_if_fail (BD_IS_DOCUMENT (self), NULL);
 
   return layer == BD_LAYER_ORIGINAL ? self->original_preview : self->result_preview;
-}
-
-/* Results for files and the clipboard */
-
-static void
-render_thread (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
-{
-  ComposeJob *job = task_data;
-  g_autoptr(GBytes) bytes = NULL;
-  GError *error = NULL;
-
-  bytes = compose_job_run (job, &error);
-  if (bytes == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  g_task_return_pointer (task,
-                         texture_new (bytes, gdk_pixbuf_get_width (job->photo),
-                                      gdk_pixbuf_get_height (job->photo), 4, FALSE),
-                         g_object_unref);
-}
-
-void
-bd_document_render_async (BdDocument          *self,
-                          GCancellable        *cancellable,
-                          GAsyncReadyCallback  callback,
-                          gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-
-  g_return_if_fail (BD_IS_DOCUMENT (self));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, bd_document_render_async);
-
-  if (self->mask == NULL)
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
-                               _("The background has not been removed yet."));
-      return;
-    }
-
-  if (self->result != NULL && self->result_serial == self->serial)
-    {
-      g_task_return_pointer (task, g_object_ref (self->result), g_object_unref);
-      return;
-    }
-
-  g_task_set_task_data (task, bd_document_snapshot (self, FALSE), (GDestroyNotify) compose_job_free);
-  g_task_run_in_thread (task, render_thread);
-}
-
-GdkTexture *
-bd_document_render_finish (BdDocument    *self,
-                           GAsyncResult  *result,
-                           GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-typedef struct
-{
-  ComposeJob *job;
-  char       *path;
-  int         jpeg_quality;
-} SaveData;
-
-static void
-save_data_free (SaveData *data)
-{
-  compose_job_free (data->job);
-  g_free (data->path);
-  g_free (data);
-}
-
-static void
-save_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
-{
-  SaveData *data = task_data;
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(GdkPixbuf) pixbuf = NULL;
-  GError *error = NULL;
-
-  bytes = compose_job_run (data->job, &error);
-  if (bytes == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  pixbuf = bd_pixels_to_pixbuf (bytes,
-                                gdk_pixbuf_get_width (data->job->photo),
-                                gdk_pixbuf_get_height (data->job->photo));
-  if (!bd_image_save (pixbuf, data->path, data->jpeg_quality, &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  g_task_return_boolean (task, TRUE);
-}
-
-void
-bd_document_save_async (BdDocument          *self,
-                        GFile               *file,
-                        int                  jpeg_quality,
-                        GCancellable        *cancellable,
-                        GAsyncReadyCallback  callback,
-                        gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  SaveData *data;
-
-  g_return_if_fail (BD_IS_DOCUMENT (self));
-  g_return_if_fail (G_IS_FILE (file));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, bd_document_save_async);
-
-  if (self->mask == NULL)
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
-                               _("The background has not been removed yet."));
-      return;
-    }
-
-  data = g_new0 (SaveData, 1);
-  data->job = bd_document_snapshot (self, FALSE);
-  data->path = g_file_get_path (file);
-  data->jpeg_quality = jpeg_quality;
-
-  if (data->path == NULL)
-    {
-      save_data_free (data);
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                               _("Results can only be saved to local folders."));
-      return;
-    }
-
-  g_task_set_task_data (task, data, (GDestroyNotify) save_data_free);
-  g_task_run_in_thread (task, save_thread);
-}
-
-gboolean
-bd_document_save_finish (BdDocument    *self,
-                         GAsyncResult  *result,
-                         GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 /* Getters */
@@ -1715,6 +1527,20 @@ bd_document_get_mask (BdDocument *self)
   return self->mask;
 }
 
+gboolean
+bd_document_get_modified (BdDocument *self)
+{
+  g_return_val_if_fail (BD_IS_DOCUMENT (self), FALSE);
+  return self->modified;
+}
+
+GFile *
+bd_document_get_saved_file (BdDocument *self)
+{
+  g_return_val_if_fail (BD_IS_DOCUMENT (self), NULL);
+  return self->saved_file;
+}
+
 /* GObject */
 
 BdDocument *
@@ -1744,9 +1570,10 @@ bd_document_finalize (GObject *object)
 
   g_queue_clear_full (&self->undo, (GDestroyNotify) edit_free);
   g_queue_clear_full (&self->redo, (GDestroyNotify) edit_free);
-  look_clear (&self->look);
+  bd_look_clear (&self->look);
   g_clear_object (&self->engine);
   g_clear_object (&self->file);
+  g_clear_object (&self->saved_file);
   g_clear_object (&self->photo);
   g_clear_object (&self->original);
   g_clear_object (&self->original_preview);
@@ -1856,6 +1683,10 @@ bd_document_get_property (GObject    *object,
       g_value_set_string (value, self->look.background_name);
       break;
 
+    case PROP_MODIFIED:
+      g_value_set_boolean (value, self->modified);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1940,6 +1771,7 @@ bd_document_class_init (BdDocumentClass *klass)
   properties[PROP_BACKGROUND_BLUR] =
     g_param_spec_double ("background-blur", NULL, NULL, 0, 100, 30, rw);
   properties[PROP_BACKGROUND_NAME] = g_param_spec_string ("background-name", NULL, NULL, NULL, ro);
+  properties[PROP_MODIFIED] = g_param_spec_boolean ("modified", NULL, NULL, FALSE, ro);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -1949,7 +1781,5 @@ bd_document_init (BdDocument *self)
 {
   g_queue_init (&self->undo);
   g_queue_init (&self->redo);
-  self->look.background_kind = BD_BACKGROUND_TRANSPARENT;
-  self->look.background_color = default_background_color;
-  self->look.background_blur = 30;
+  bd_look_init_default (&self->look);
 }

@@ -158,5 +158,23 @@ void             bd_document_save_async         (BdDocument          *self,
 gboolean         bd_document_save_finish        (BdDocument          *self,
                                                  GAsyncResult        *result,
                                                  GError             **error);
+/* TRUE when there are edits since the photo was opened or last saved (undoing back to
+ * the saved state counts as none). */
+gboolean         bd_document_get_modified       (BdDocument          *self);
+/* Where the last successful save went; NULL before one. */
+GFile           *bd_document_get_saved_file     (BdDocument          *self);
+
+/* What bd_document_save_async() writes for a photo opened with @mask and never edited,
+ * without a document: the photo is read from @source in the worker (for the rows of the
+ * batch that were never opened). */
+void             bd_document_save_unedited_async  (GFile               *source,
+                                                   GBytes              *mask,
+                                                   GFile               *file,
+                                                   int                  jpeg_quality,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+gboolean         bd_document_save_unedited_finish (GAsyncResult        *result,
+                                                   GError             **error);
 
 G_END_DECLS

@@ -18,6 +18,7 @@ struct _BdEditor
   AdwBreakpointBin     parent_instance;
 
   BdDocument          *document;
+  GPtrArray           *document_bindings;
   GSettings           *settings;
 
   /* Template widgets */
@@ -237,29 +238,25 @@ percent_to_threshold (GBinding     *binding,
 
 /* Actions */
 
-typedef struct
-{
-  BdEditor *self;
-  GFile    *file;
-} SaveData;
+/* Saving: a GTask whose source is the editor and whose data is the document saved (the one
+ * shown, or another the window asks for); it returns FALSE when the user cancelled. */
 
 static void
 on_saved (GObject      *object,
           GAsyncResult *result,
           gpointer      user_data)
 {
-  SaveData *data = user_data;
-  g_autoptr(BdEditor) self = data->self;
-  g_autoptr(GFile) file = data->file;
+  g_autoptr(GTask) task = user_data;
+  BdEditor *self = g_task_get_source_object (task);
+  GFile *file = g_object_get_data (G_OBJECT (task), "bd-file");
   g_autoptr(GError) error = NULL;
   g_autofree char *basename = NULL;
   g_autofree char *title = NULL;
 
-  g_free (data);
-
   if (!bd_document_save_finish (BD_DOCUMENT (object), result, &error))
     {
       bd_show_error (GTK_WIDGET (self), _("The Result Could Not Be Saved"), error);
+      g_task_return_boolean (task, FALSE);
       return;
     }
 
@@ -267,19 +264,18 @@ on_saved (GObject      *object,
   /* Translators: a toast after saving; %s is a file name */
   title = g_strdup_printf (_("Saved “%s”"), basename);
   bd_show_toast (GTK_WIDGET (self), title);
+  g_task_return_boolean (task, TRUE);
 }
 
-void
-bd_editor_save_to_file (BdEditor *self,
-                        GFile    *file)
+static void
+save_to_file (GTask *task,
+              GFile *file)
 {
+  BdEditor *self = g_task_get_source_object (task);
+  BdDocument *document = g_task_get_task_data (task);
   g_autofree char *path = NULL;
   g_autofree char *basename = NULL;
   g_autoptr(GFile) with_extension = NULL;
-  SaveData *data;
-
-  g_return_if_fail (BD_IS_EDITOR (self));
-  g_return_if_fail (G_IS_FILE (file));
 
   path = g_file_get_path (file);
   basename = g_file_get_basename (file);
@@ -302,15 +298,28 @@ bd_editor_save_to_file (BdEditor *self,
                              _("Backdrop saves PNG, WebP and JPEG files. Choose a name that ends in .png, .webp or .jpg."));
 
       bd_show_error (GTK_WIDGET (self), _("The Result Could Not Be Saved"), error);
+      g_task_return_boolean (task, FALSE);
+      g_object_unref (task);
       return;
     }
 
-  data = g_new0 (SaveData, 1);
-  data->self = g_object_ref (self);
-  data->file = g_object_ref (file);
-  bd_document_save_async (self->document, file,
-                          g_settings_get_int (self->settings, "jpeg-quality"),
-                          NULL, on_saved, data);
+  g_object_set_data_full (G_OBJECT (task), "bd-file", g_object_ref (file), g_object_unref);
+  bd_document_save_async (document, file, g_settings_get_int (self->settings, "jpeg-quality"),
+                          g_task_get_cancellable (task), on_saved, task);
+}
+
+void
+bd_editor_save_to_file (BdEditor *self,
+                        GFile    *file)
+{
+  GTask *task;
+
+  g_return_if_fail (BD_IS_EDITOR (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  task = g_task_new (self, NULL, NULL, NULL);
+  g_task_set_task_data (task, g_object_ref (self->document), g_object_unref);
+  save_to_file (task, file);
 }
 
 static void
@@ -318,12 +327,18 @@ on_save_dialog_done (GObject      *object,
                      GAsyncResult *result,
                      gpointer      user_data)
 {
-  g_autoptr(BdEditor) self = user_data;
+  GTask *task = user_data;
   g_autoptr(GFile) file = NULL;
 
   file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (object), result, NULL);
-  if (file != NULL)
-    bd_editor_save_to_file (self, file);
+  if (file == NULL)
+    {
+      g_task_return_boolean (task, FALSE);
+      g_object_unref (task);
+      return;
+    }
+
+  save_to_file (task, file);
 }
 
 static GtkFileFilter *
@@ -339,20 +354,20 @@ format_filter (const char *name,
   return filter;
 }
 
+/* Asks where, then saves. */
 static void
-save_as_action (GtkWidget  *widget,
-                const char *action_name,
-                GVariant   *parameter)
+save_as (GTask *task)
 {
-  BdEditor *self = BD_EDITOR (widget);
+  BdEditor *self = g_task_get_source_object (task);
+  BdDocument *document = g_task_get_task_data (task);
   g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
   g_autoptr(GListStore) filters = g_list_store_new (GTK_TYPE_FILE_FILTER);
   g_autoptr(GtkFileFilter) png = format_filter (_("PNG (transparent)"), "image/png", "png");
   g_autoptr(GtkFileFilter) webp = format_filter (_("WebP (transparent)"), "image/webp", "webp");
   g_autoptr(GtkFileFilter) jpeg = format_filter (_("JPEG (no transparency)"), "image/jpeg", "jpg");
   const char *extension = bd_settings_export_extension (self->settings);
-  g_autofree char *name = bd_pixels_output_name (bd_document_get_title (self->document), extension);
-  GFile *source = bd_document_get_file (self->document);
+  g_autofree char *name = bd_pixels_output_name (bd_document_get_title (document), extension);
+  GFile *source = bd_document_get_file (document);
 
   g_list_store_append (filters, png);
   g_list_store_append (filters, webp);
@@ -370,8 +385,49 @@ save_as_action (GtkWidget  *widget,
       gtk_file_dialog_set_initial_folder (dialog, folder);
     }
 
-  gtk_file_dialog_save (dialog, GTK_WINDOW (gtk_widget_get_root (widget)), NULL,
-                        on_save_dialog_done, g_object_ref (self));
+  gtk_file_dialog_save (dialog, GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))),
+                        g_task_get_cancellable (task), on_save_dialog_done, task);
+}
+
+void
+bd_editor_save_async (BdEditor            *self,
+                      BdDocument          *document,
+                      gboolean             ask,
+                      GCancellable        *cancellable,
+                      GAsyncReadyCallback  callback,
+                      gpointer             user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (BD_IS_EDITOR (self));
+  g_return_if_fail (document == NULL || BD_IS_DOCUMENT (document));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, bd_editor_save_async);
+  g_task_set_task_data (task, g_object_ref (document ? document : self->document), g_object_unref);
+
+  if (!ask && bd_document_get_saved_file (g_task_get_task_data (task)) != NULL)
+    save_to_file (task, bd_document_get_saved_file (g_task_get_task_data (task)));
+  else
+    save_as (task);
+}
+
+gboolean
+bd_editor_save_finish (BdEditor      *self,
+                       GAsyncResult  *result,
+                       GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static void
+save_as_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  bd_editor_save_async (BD_EDITOR (widget), NULL, TRUE, NULL, NULL, NULL);
 }
 
 static void
@@ -560,6 +616,59 @@ bd_editor_set_show_back (BdEditor *self,
   gtk_widget_set_visible (GTK_WIDGET (self->back_button), show_back);
 }
 
+void
+bd_editor_set_document (BdEditor   *self,
+                        BdDocument *document)
+{
+  g_return_if_fail (BD_IS_EDITOR (self));
+  g_return_if_fail (BD_IS_DOCUMENT (document));
+
+  if (self->document == document)
+    return;
+
+  if (self->document != NULL)
+    {
+      for (guint i = 0; i < self->document_bindings->len; i++)
+        g_binding_unbind (g_ptr_array_index (self->document_bindings, i));
+      g_ptr_array_set_size (self->document_bindings, 0);
+      g_signal_handlers_disconnect_by_data (self->document, self);
+    }
+
+  g_set_object (&self->document, document);
+  bd_canvas_set_document (self->canvas, document);
+
+  /* The document's settings and the sidebar's controls mirror each other. */
+  g_ptr_array_add (self->document_bindings,
+                   g_object_bind_property (document, "feather", self->feather_adjustment, "value",
+                                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
+  g_ptr_array_add (self->document_bindings,
+                   g_object_bind_property_full (document, "threshold", self->threshold_adjustment, "value",
+                                                G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL,
+                                                threshold_to_percent, percent_to_threshold, NULL, NULL));
+  g_ptr_array_add (self->document_bindings,
+                   g_object_bind_property (document, "background-kind", self->background_row, "selected",
+                                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
+  g_ptr_array_add (self->document_bindings,
+                   g_object_bind_property (document, "background-color", self->color_button, "rgba",
+                                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
+  g_ptr_array_add (self->document_bindings,
+                   g_object_bind_property (document, "background-blur", self->blur_adjustment, "value",
+                                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
+
+  g_signal_connect_object (self->document, "notify::state", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::original", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::title", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::progress", G_CALLBACK (update_progress), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::can-undo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::can-redo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::background-kind", G_CALLBACK (update_background), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::background-name", G_CALLBACK (update_background), self, G_CONNECT_SWAPPED);
+
+  update_state (self);
+  update_history (self);
+  update_background (self);
+}
+
 /* GObject */
 
 static void
@@ -568,7 +677,10 @@ bd_editor_dispose (GObject *object)
   BdEditor *self = BD_EDITOR (object);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), BD_TYPE_EDITOR);
+  if (self->document != NULL)
+    g_signal_handlers_disconnect_by_data (self->document, self);
   g_clear_object (&self->document);
+  g_clear_pointer (&self->document_bindings, g_ptr_array_unref);
   g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (bd_editor_parent_class)->dispose (object);
@@ -743,21 +855,13 @@ bd_editor_init (BdEditor *self)
   }
 
   self->settings = g_settings_new (APP_ID);
-  self->document = bd_document_new (engine ? engine : own_engine);
-  bd_canvas_set_document (self->canvas, self->document);
+  self->document_bindings = g_ptr_array_new ();
+  {
+    g_autoptr(BdDocument) document = bd_document_new (engine ? engine : own_engine);
 
-  /* The document's settings and the sidebar's controls mirror each other. */
-  g_object_bind_property (self->document, "feather", self->feather_adjustment, "value",
-                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
-  g_object_bind_property_full (self->document, "threshold", self->threshold_adjustment, "value",
-                               G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL,
-                               threshold_to_percent, percent_to_threshold, NULL, NULL);
-  g_object_bind_property (self->document, "background-kind", self->background_row, "selected",
-                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
-  g_object_bind_property (self->document, "background-color", self->color_button, "rgba",
-                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
-  g_object_bind_property (self->document, "background-blur", self->blur_adjustment, "value",
-                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
+    bd_editor_set_document (self, document);
+  }
+
   g_object_bind_property (self->brush_adjustment, "value", self->canvas, "brush-size",
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
   g_settings_bind (self->settings, "brush-size", self->brush_adjustment, "value", G_SETTINGS_BIND_DEFAULT);
@@ -766,15 +870,6 @@ bd_editor_init (BdEditor *self)
   g_signal_connect_object (self->canvas, "notify::compare", G_CALLBACK (on_canvas_notify), self, 0);
   g_signal_connect_object (self->canvas, "notify::zoom", G_CALLBACK (update_zoom), self, G_CONNECT_SWAPPED);
 
-  g_signal_connect_object (self->document, "notify::state", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::original", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::title", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::progress", G_CALLBACK (update_progress), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::can-undo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::can-redo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::background-kind", G_CALLBACK (update_background), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "notify::background-name", G_CALLBACK (update_background), self, G_CONNECT_SWAPPED);
-
   /* An image dropped on the background settings becomes the background. */
   target = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
   gtk_drop_target_set_gtypes (target, types, G_N_ELEMENTS (types));
@@ -782,8 +877,5 @@ bd_editor_init (BdEditor *self)
   g_signal_connect (target, "drop", G_CALLBACK (on_background_drop), self);
   gtk_widget_add_controller (GTK_WIDGET (self->background_group), GTK_EVENT_CONTROLLER (target));
 
-  update_state (self);
-  update_history (self);
-  update_background (self);
   update_zoom (self);
 }

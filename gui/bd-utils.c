@@ -4,20 +4,44 @@
 
 #include "bd-utils.h"
 
+/* The first AdwToastOverlay at or below @widget. */
+static GtkWidget *
+find_toast_overlay (GtkWidget *widget)
+{
+  if (ADW_IS_TOAST_OVERLAY (widget))
+    return widget;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *overlay = find_toast_overlay (child);
+
+      if (overlay != NULL)
+        return overlay;
+    }
+
+  return NULL;
+}
+
 AdwToast *
 bd_show_toast (GtkWidget  *widget,
                const char *title)
 {
   GtkWidget *overlay = gtk_widget_get_ancestor (widget, ADW_TYPE_TOAST_OVERLAY);
-  AdwToast *toast = adw_toast_new (title);
+  AdwToast *toast;
+
+  /* The window itself, and dialogs shown over it, sit above its overlay: look down from
+   * the window for it. */
+  if (overlay == NULL && gtk_widget_get_root (widget) != NULL)
+    overlay = find_toast_overlay (GTK_WIDGET (gtk_widget_get_root (widget)));
 
   if (overlay == NULL)
     {
       g_message ("%s", title);
-      g_object_unref (toast);
       return NULL;
     }
 
+  toast = adw_toast_new (title);
   adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), toast);
   return toast;
 }

@@ -5,7 +5,8 @@
 
 G_BEGIN_DECLS
 
-/* Shows @title in the nearest AdwToastOverlay above @widget; returns the toast (not owned). */
+/* Shows @title in the AdwToastOverlay above @widget, or else in its window's (for the window
+ * itself and dialogs over it); returns the toast (not owned). */
 AdwToast *bd_show_toast          (GtkWidget   *widget,
                                   const char  *title);
 /* An alert with a plain heading and the error's message. */

@@ -3,6 +3,7 @@
 #include <glib/gi18n.h>
 
 #include "bd-batch-item.h"
+#include "bd-unsaved-dialog.h"
 #include "bd-utils.h"
 #include "bd-window.h"
 
@@ -17,6 +18,11 @@ struct _BdWindow
   GtkMenuButton        *welcome_menu_button;
   BdEditor             *editor;
   BdBatchPage          *batch_page;
+
+  BdDocument           *document;    /* the photo opened on its own (file, drop, paste) */
+  BdBatchItem          *shown_item;  /* the batch row the editor shows, if any */
+  gboolean              may_close;   /* the user was asked and said yes */
+  gboolean              asking;      /* "Save Changes?" is up */
 };
 
 G_DEFINE_FINAL_TYPE (BdWindow, bd_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -27,6 +33,188 @@ show_page (BdWindow   *self,
 {
   gtk_stack_set_visible_child_name (self->stack, name);
   bd_editor_set_show_back (self->editor, bd_batch_page_get_n_items (self->batch_page) > 0);
+}
+
+/* The editor shows @item's own document, or with NULL the window's. */
+static void
+show_document_of (BdWindow    *self,
+                  BdBatchItem *item)
+{
+  g_autoptr(BdBatchItem) left = g_steal_pointer (&self->shown_item);
+
+  if (item != NULL)
+    {
+      g_autoptr(BdEngine) engine = NULL;
+
+      g_object_get (self->document, "engine", &engine, NULL);
+      self->shown_item = g_object_ref (item);
+      bd_editor_set_document (self->editor, bd_batch_item_open_document (item, engine));
+    }
+  else
+    bd_editor_set_document (self->editor, self->document);
+
+  if (left != NULL && left != item)
+    bd_batch_item_release_document (left);
+}
+
+/* Asking before unsaved edits go */
+
+typedef void (*ThenFunc) (BdWindow *self,
+                          gboolean  go_ahead,
+                          gpointer  data);
+
+/* What waits for the answer: @then runs once, told whether to go ahead. */
+typedef struct
+{
+  BdWindow       *self;
+  gboolean        own;      /* the window's own photo would go */
+  gboolean        batch;    /* and the batch rows */
+  ThenFunc        then;
+  gpointer        data;
+  GDestroyNotify  destroy;
+} Pending;
+
+static void
+pending_finish (Pending  *pending,
+                gboolean  go_ahead)
+{
+  pending->then (pending->self, go_ahead, pending->data);
+  if (pending->destroy != NULL)
+    pending->destroy (pending->data);
+  g_object_unref (pending->self);
+  g_free (pending);
+}
+
+static GPtrArray *
+edited_documents (BdWindow *self,
+                  gboolean  own,
+                  gboolean  batch)
+{
+  GPtrArray *documents = batch ? bd_batch_page_get_edited_documents (self->batch_page)
+                               : g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (own && bd_document_get_modified (self->document))
+    g_ptr_array_insert (documents, 0, g_object_ref (self->document));
+
+  return documents;
+}
+
+static void
+on_batch_saved (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  pending_finish (user_data, bd_batch_page_export_finish (BD_BATCH_PAGE (object), result, NULL));
+}
+
+static void
+save_batch (Pending *pending)
+{
+  g_autoptr(GPtrArray) edited = bd_batch_page_get_edited_documents (pending->self->batch_page);
+
+  if (pending->batch && edited->len > 0)
+    bd_batch_page_export_async (pending->self->batch_page, NULL, NULL, on_batch_saved, pending);
+  else
+    pending_finish (pending, TRUE);
+}
+
+static void
+on_own_saved (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Pending *pending = user_data;
+
+  if (bd_editor_save_finish (BD_EDITOR (object), result, NULL))
+    save_batch (pending);
+  else
+    pending_finish (pending, FALSE);
+}
+
+static void
+on_unsaved_answer (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Pending *pending = user_data;
+  BdWindow *self = pending->self;
+
+  self->asking = FALSE;
+  switch (bd_unsaved_dialog_choose_finish (result))
+    {
+    case BD_UNSAVED_DISCARD:
+      pending_finish (pending, TRUE);
+      break;
+
+    case BD_UNSAVED_SAVE:
+      /* The same Save As as the editor's (or Export All for batch rows); what was asked
+       * for goes ahead only when every save succeeded. */
+      if (pending->own && bd_document_get_modified (self->document))
+        bd_editor_save_async (self->editor, self->document, FALSE, NULL, on_own_saved, pending);
+      else
+        save_batch (pending);
+      break;
+
+    case BD_UNSAVED_CANCEL:
+    default:
+      pending_finish (pending, FALSE);
+      break;
+    }
+}
+
+/* Runs @then at once when nothing unsaved would go (of the window's own photo with @own,
+ * of the batch rows with @batch); otherwise after asking. */
+static void
+confirm_discard (BdWindow       *self,
+                 gboolean        own,
+                 gboolean        batch,
+                 ThenFunc        then,
+                 gpointer        data,
+                 GDestroyNotify  destroy)
+{
+  g_autoptr(GPtrArray) edited = edited_documents (self, own, batch);
+  Pending *pending = g_new0 (Pending, 1);
+  gboolean save_asks;
+
+  pending->self = g_object_ref (self);
+  pending->own = own;
+  pending->batch = batch;
+  pending->then = then;
+  pending->data = data;
+  pending->destroy = destroy;
+
+  if (edited->len == 0)
+    {
+      pending_finish (pending, TRUE);
+      return;
+    }
+
+  /* One question at a time: a second Ctrl+Q or close while it is up waits for the answer. */
+  if (self->asking)
+    {
+      pending_finish (pending, FALSE);
+      return;
+    }
+
+  self->asking = TRUE;
+
+  /* Save asks where unless the one photo concerned was saved before. */
+  save_asks = edited->len > 1 || g_ptr_array_index (edited, 0) != self->document ||
+              bd_document_get_saved_file (self->document) == NULL;
+  bd_unsaved_dialog_choose (GTK_WIDGET (self), edited, save_asks, NULL, on_unsaved_answer, pending);
+}
+
+static void
+open_file_then (BdWindow *self,
+                gboolean  go_ahead,
+                gpointer  data)
+{
+  if (!go_ahead)
+    return;
+
+  show_document_of (self, NULL);
+  bd_document_open_file (self->document, data);
+  show_page (self, "editor");
 }
 
 void
@@ -41,8 +229,7 @@ bd_window_open_files (BdWindow  *self,
 
   if (n_files == 1)
     {
-      bd_document_open_file (bd_editor_get_document (self->editor), files[0]);
-      show_page (self, "editor");
+      confirm_discard (self, TRUE, FALSE, open_file_then, g_object_ref (files[0]), g_object_unref);
       return;
     }
 
@@ -51,13 +238,26 @@ bd_window_open_files (BdWindow  *self,
 }
 
 static void
+open_texture_then (BdWindow *self,
+                   gboolean  go_ahead,
+                   gpointer  data)
+{
+  g_autoptr(GBytes) png = NULL;
+
+  if (!go_ahead)
+    return;
+
+  png = gdk_texture_save_to_png_bytes (data);
+  show_document_of (self, NULL);
+  bd_document_open_bytes (self->document, png, NULL);
+  show_page (self, "editor");
+}
+
+static void
 open_texture (BdWindow   *self,
               GdkTexture *texture)
 {
-  g_autoptr(GBytes) png = gdk_texture_save_to_png_bytes (texture);
-
-  bd_document_open_bytes (bd_editor_get_document (self->editor), png, NULL);
-  show_page (self, "editor");
+  confirm_discard (self, TRUE, FALSE, open_texture_then, g_object_ref (texture), g_object_unref);
 }
 
 gboolean
@@ -189,31 +389,104 @@ show_batch_action (GtkWidget  *widget,
                    const char *action_name,
                    GVariant   *parameter)
 {
-  show_page (BD_WINDOW (widget), "batch");
+  BdWindow *self = BD_WINDOW (widget);
+
+  /* Leaving a row lets it give up its document when nothing was done to it. */
+  show_document_of (self, NULL);
+  show_page (self, "batch");
 }
 
 static void
 on_batch_item_activated (BdWindow    *self,
                          BdBatchItem *item)
 {
-  bd_document_open_with_mask (bd_editor_get_document (self->editor),
-                              bd_batch_item_get_file (item),
-                              bd_batch_item_get_mask (item),
-                              bd_batch_item_get_device (item),
-                              bd_batch_item_get_seconds (item));
+  show_document_of (self, item);
   show_page (self, "editor");
 }
 
 static void
 on_batch_emptied (BdWindow *self)
 {
+  guint position;
+
+  /* The row on show was removed: its document goes with it. */
+  if (self->shown_item != NULL &&
+      !g_list_store_find (G_LIST_STORE (bd_batch_page_get_items (self->batch_page)), self->shown_item, &position))
+    {
+      show_document_of (self, NULL);
+      if (g_str_equal (bd_window_get_page (self), "editor"))
+        show_page (self, bd_document_get_original (self->document) ? "editor" : "batch");
+    }
+
   if (bd_batch_page_get_n_items (self->batch_page) > 0)
     return;
 
   bd_editor_set_show_back (self->editor, FALSE);
   if (g_str_equal (bd_window_get_page (self), "batch"))
-    show_page (self, bd_document_get_original (bd_editor_get_document (self->editor))
-                     ? "editor" : "welcome");
+    show_page (self, bd_document_get_original (self->document) ? "editor" : "welcome");
+}
+
+/* Closing */
+
+typedef struct
+{
+  BdWindowClosed callback;
+  gpointer       user_data;
+} Closing;
+
+static void
+close_then (BdWindow *self,
+            gboolean  go_ahead,
+            gpointer  data)
+{
+  Closing *closing = data;
+
+  if (go_ahead)
+    {
+      self->may_close = TRUE;
+      gtk_window_destroy (GTK_WINDOW (self));
+    }
+
+  if (closing != NULL && closing->callback != NULL)
+    closing->callback (self, go_ahead, closing->user_data);
+}
+
+void
+bd_window_close_asking (BdWindow       *self,
+                        BdWindowClosed  callback,
+                        gpointer        user_data)
+{
+  Closing *closing;
+
+  g_return_if_fail (BD_IS_WINDOW (self));
+
+  closing = g_new0 (Closing, 1);
+  closing->callback = callback;
+  closing->user_data = user_data;
+  confirm_discard (self, TRUE, TRUE, close_then, closing, g_free);
+}
+
+gboolean
+bd_window_get_has_unsaved (BdWindow *self)
+{
+  g_autoptr(GPtrArray) edited = NULL;
+
+  g_return_val_if_fail (BD_IS_WINDOW (self), FALSE);
+
+  edited = edited_documents (self, TRUE, TRUE);
+  return edited->len > 0;
+}
+
+static gboolean
+bd_window_close_request (GtkWindow *window)
+{
+  BdWindow *self = BD_WINDOW (window);
+
+  if (self->may_close || !bd_window_get_has_unsaved (self))
+    return GTK_WINDOW_CLASS (bd_window_parent_class)->close_request (window);
+
+  bd_window_close_asking (self, NULL, NULL);
+  return TRUE;
 }
 
 /* Public */
@@ -254,6 +527,8 @@ bd_window_dispose (GObject *object)
 
   gtk_widget_dispose_template (GTK_WIDGET (self), BD_TYPE_WINDOW);
   g_clear_object (&self->settings);
+  g_clear_object (&self->document);
+  g_clear_object (&self->shown_item);
 
   G_OBJECT_CLASS (bd_window_parent_class)->dispose (object);
 }
@@ -265,6 +540,7 @@ bd_window_class_init (BdWindowClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = bd_window_dispose;
+  GTK_WINDOW_CLASS (klass)->close_request = bd_window_close_request;
 
   g_type_ensure (BD_TYPE_EDITOR);
   g_type_ensure (BD_TYPE_BATCH_PAGE);
@@ -291,6 +567,7 @@ bd_window_init (BdWindow *self)
   GType types[] = { GDK_TYPE_FILE_LIST, G_TYPE_FILE, GDK_TYPE_TEXTURE };
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->document = g_object_ref (bd_editor_get_document (self->editor));
   {
     g_autoptr(GMenuModel) menu = bd_primary_menu_new ();
 

@@ -25,6 +25,16 @@ gboolean     bd_window_open_value     (BdWindow      *self,
                                        const GValue  *value);
 BdEditor    *bd_window_get_editor     (BdWindow      *self);
 BdBatchPage *bd_window_get_batch_page (BdWindow      *self);
+/* TRUE when a photo of the window (its own, or a batch row's) has unsaved edits. */
+gboolean     bd_window_get_has_unsaved (BdWindow     *self);
+typedef void (*BdWindowClosed) (BdWindow *window,
+                                gboolean  closed,
+                                gpointer  user_data);
+/* Closes the window, asking first when edits would be lost; @callback (may be NULL) learns
+ * whether it closed (the window is gone by then when it did). */
+void         bd_window_close_asking   (BdWindow       *self,
+                                       BdWindowClosed  callback,
+                                       gpointer        user_data);
 /* "welcome", "editor" or "batch". */
 const char  *bd_window_get_page       (BdWindow      *self);
 

@@ -1,6 +1,8 @@
 /* The app in a real window (under Xvfb, CPU backend): open a photo the way a drop does, wait
  * for the mask, paint a remove stroke, undo and redo it, export a PNG and read it back, copy
- * to the clipboard, run a batch with one bad file, check the narrow layout, take a screenshot.
+ * to the clipboard, run a batch with one bad file, check the narrow layout, take a screenshot;
+ * toasts reach the screen, each batch row keeps its own edits, and edits are never lost
+ * without asking (quit, close, paste, clearing the batch).
  *
  * Needs a display, and BACKDROP_TEST_PHOTOS, a folder of photos (skipped when absent). The
  * model is BACKDROP_MODEL, else the shipped one (BACKDROP_TEST_SHIPPED_MODEL), else a small
@@ -69,6 +71,123 @@ download_result (int *width,
   g_assert_cmpuint (stride, ==, (gsize) *width * 4);
 
   return g_bytes_unref_to_data (bytes, &stride);
+}
+
+/* The first widget of @type at or below @widget. */
+static GtkWidget *
+find_widget (GtkWidget *widget,
+             GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_widget (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+/* Whether a label at or below @widget reads @text. */
+static gboolean
+has_label (GtkWidget  *widget,
+           const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0)
+    return TRUE;
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), text) == 0)
+    return TRUE;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (has_label (child, text))
+      return TRUE;
+
+  return FALSE;
+}
+
+/* Whether the window's toast overlay shows a toast reading @data: the toast's own widget is
+ * there, a child of the overlay beside the page. */
+static gboolean
+toast_shown (gpointer data)
+{
+  GtkWidget *overlay = find_widget (GTK_WIDGET (window), ADW_TYPE_TOAST_OVERLAY);
+
+  g_assert_nonnull (overlay);
+  for (GtkWidget *child = gtk_widget_get_first_child (overlay); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (g_str_equal (G_OBJECT_TYPE_NAME (child), "AdwToastWidget") && has_label (child, data))
+      return TRUE;
+
+  return FALSE;
+}
+
+static gboolean
+no_toast (gpointer data)
+{
+  GtkWidget *overlay = find_widget (GTK_WIDGET (window), ADW_TYPE_TOAST_OVERLAY);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (overlay); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (g_str_equal (G_OBJECT_TYPE_NAME (child), "AdwToastWidget"))
+      return FALSE;
+
+  return TRUE;
+}
+
+/* Clicks the button of @dialog that reads @label, as a user does. */
+static void
+click_response (AdwDialog  *dialog,
+                const char *label)
+{
+  GtkWidget *stack[64];
+  guint n = 0;
+
+  stack[n++] = GTK_WIDGET (dialog);
+  while (n > 0)
+    {
+      GtkWidget *widget = stack[--n];
+
+      if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+        {
+          g_signal_emit_by_name (widget, "clicked");
+          return;
+        }
+      for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL && n < G_N_ELEMENTS (stack);
+           child = gtk_widget_get_next_sibling (child))
+        stack[n++] = child;
+    }
+
+  g_error ("No button “%s” in the dialog", label);
+}
+
+/* A remove stroke through the middle of the person in @doc; returns its serial. */
+static guint64
+paint_through_person (BdDocument *doc)
+{
+  const guint8 *mask = g_bytes_get_data (bd_document_get_mask (doc), NULL);
+  int width = bd_document_get_width (doc), height = bd_document_get_height (doc);
+  double cx = 0, cy = 0, n = 0, radius = MAX (4.0, width / 16.0);
+  graphene_point_t points[2];
+
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++)
+      if (mask[(gsize) y * width + x] >= 128)
+        {
+          cx += x;
+          cy += y;
+          n++;
+        }
+  g_assert_cmpfloat (n, >, 0);
+  points[0] = GRAPHENE_POINT_INIT (cx / n - radius, cy / n);
+  points[1] = GRAPHENE_POINT_INIT (cx / n + radius, cy / n);
+
+  return bd_document_paint_stroke (doc, BD_MARK_REMOVE, radius, points, G_N_ELEMENTS (points));
 }
 
 static gboolean
@@ -450,6 +569,134 @@ test_drag_out (void)
                         ==, rgba[((gsize) y * width + x) * 4 + 3]);
 }
 
+/* Paste with nothing on the clipboard says so on screen, in a toast. */
+static void
+test_paste_empty (void)
+{
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (window));
+
+  /* Toasts queue: let an earlier one (Copy's) go first. */
+  g_assert_true (bd_main_loop_wait_for (no_toast, NULL));
+  gdk_clipboard_set_content (clipboard, NULL);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.paste", NULL));
+  bd_main_loop_spin (300);
+  g_assert_true (toast_shown ("The clipboard holds no image"));
+}
+
+static AdwAlertDialog *
+visible_alert (BdWindow *win)
+{
+  AdwDialog *dialog = adw_application_window_get_visible_dialog (ADW_APPLICATION_WINDOW (win));
+
+  return ADW_IS_ALERT_DIALOG (dialog) ? ADW_ALERT_DIALOG (dialog) : NULL;
+}
+
+static gboolean
+no_dialog (gpointer data)
+{
+  return adw_application_window_get_visible_dialog (ADW_APPLICATION_WINDOW (data)) == NULL;
+}
+
+/* The alert that asks before edits are lost, the GNOME way. */
+static void
+check_unsaved_alert (AdwAlertDialog *alert,
+                     const char     *name)
+{
+  g_assert_nonnull (alert);
+  g_assert_cmpstr (adw_alert_dialog_get_heading (alert), ==, "Save Changes?");
+  g_test_message ("the alert says: %s", adw_alert_dialog_get_body (alert));
+  if (name != NULL)
+    g_assert_nonnull (strstr (adw_alert_dialog_get_body (alert), name));
+  g_assert_true (adw_alert_dialog_has_response (alert, "cancel"));
+  g_assert_true (adw_alert_dialog_has_response (alert, "discard"));
+  g_assert_true (adw_alert_dialog_has_response (alert, "save"));
+  g_assert_cmpint (adw_alert_dialog_get_response_appearance (alert, "discard"), ==, ADW_RESPONSE_DESTRUCTIVE);
+  g_assert_cmpint (adw_alert_dialog_get_response_appearance (alert, "save"), ==, ADW_RESPONSE_SUGGESTED);
+  g_assert_cmpstr (adw_alert_dialog_get_close_response (alert), ==, "cancel");
+}
+
+/* Ctrl+Q with a painted photo asks first; Cancel keeps everything. */
+static void
+test_unsaved_quit (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_BUILT, "test-gui-unsaved.png", NULL);
+  g_autoptr(GError) error = NULL;
+  BdDocument *doc;
+  guint64 serial;
+
+  if (!ensure_opened ())
+    return;
+
+  doc = document ();
+  serial = paint_through_person (doc);
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial)));
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "quit", NULL);
+  bd_main_loop_spin (300);
+  check_unsaved_alert (visible_alert (window), bd_document_get_title (doc));
+  g_assert_true (bd_window_shot_save (GTK_WINDOW (window), path, FALSE, &error));
+  g_assert_no_error (error);
+  g_test_message ("screenshot: %s", path);
+
+  click_response (ADW_DIALOG (visible_alert (window)), "_Cancel");
+  g_assert_true (bd_main_loop_wait_for (no_dialog, window));
+  g_assert_true (document () == doc);
+  g_assert_true (bd_document_get_can_undo (doc));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
+}
+
+static gboolean
+title_is (gpointer data)
+{
+  return g_strcmp0 (bd_document_get_title (document ()), data) == 0;
+}
+
+/* Ctrl+V over a painted photo asks first: Cancel keeps it, Discard opens the pasted image. */
+static void
+test_unsaved_paste (void)
+{
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (window));
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = NULL;
+  BdDocument *doc;
+
+  if (!ensure_opened ())
+    return;
+
+  doc = document ();
+  if (!bd_document_get_can_undo (doc))
+    {
+      guint64 serial = paint_through_person (doc);
+
+      g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial)));
+    }
+  title = g_strdup (bd_document_get_title (doc));
+
+  texture = gdk_texture_new_from_filename (g_ptr_array_index (photos, photos->len > 1 ? 1 : 0), &error);
+  g_assert_no_error (error);
+  gdk_clipboard_set_texture (clipboard, texture);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.paste", NULL));
+  bd_main_loop_spin (500);
+  check_unsaved_alert (visible_alert (window), title);
+  g_assert_cmpstr (bd_document_get_title (document ()), ==, title);
+  click_response (ADW_DIALOG (visible_alert (window)), "_Cancel");
+  g_assert_true (bd_main_loop_wait_for (no_dialog, window));
+  bd_main_loop_spin (300);
+  g_assert_cmpstr (bd_document_get_title (document ()), ==, title);
+  g_assert_true (bd_document_get_can_undo (document ()));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.paste", NULL));
+  bd_main_loop_spin (500);
+  check_unsaved_alert (visible_alert (window), title);
+  click_response (ADW_DIALOG (visible_alert (window)), "_Discard");
+  g_assert_true (bd_main_loop_wait_for (no_dialog, window));
+  g_assert_true (bd_main_loop_wait_for (title_is, (gpointer) "Pasted Image"));
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (0)));
+  g_assert_false (bd_document_get_can_undo (document ()));
+}
+
 static gboolean
 batch_idle (gpointer data)
 {
@@ -531,6 +778,224 @@ test_batch (void)
     g_assert_cmpint (bd_document_get_state (document ()), ==, BD_DOCUMENT_STATE_READY);
     g_assert_true (bd_document_get_mask (document ()) == bd_batch_item_get_mask (item));
   }
+}
+
+/* Each photo of the batch keeps its own edits: a stroke on one row and a fill on another
+ * survive going back and forth, Undo still knows the stroke, and Export All writes what
+ * each row shows. Runs after /gui/batch, on its rows. */
+static void
+test_batch_edits (void)
+{
+  BdBatchPage *page = bd_window_get_batch_page (window);
+  GListModel *items = bd_batch_page_get_items (page);
+  g_autofree char *out = g_build_filename (work_dir, "batch-edits", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (out);
+  g_autoptr(BdBatchItem) a = NULL, b = NULL;
+  g_autofree guint8 *stroked = NULL, *filled = NULL, *again = NULL;
+  GdkRGBA red = { 1, 0, 0, 1 };
+  int width, height, bw, bh;
+  guint64 serial;
+
+  if (skip_without_photo_and_model ())
+    return;
+  if (g_list_model_get_n_items (items) < 3)
+    {
+      g_test_skip ("The batch of /gui/batch is not there");
+      return;
+    }
+
+  a = g_list_model_get_item (items, 0);
+  b = g_list_model_get_item (items, 2);
+
+  /* Row A: a remove stroke. */
+  g_signal_emit_by_name (page, "item-activated", a);
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (0)));
+  serial = paint_through_person (document ());
+  g_assert_cmpuint (serial, >, 0);
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial)));
+  stroked = download_result (&width, &height);
+
+  /* Back to the list, row B: a red fill. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-batch", NULL));
+  g_signal_emit_by_name (page, "item-activated", b);
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (0)));
+  bd_document_set_background_color (document (), &red);
+  bd_document_set_background_kind (document (), 1 /* BD_BACKGROUND_COLOR */);
+  g_assert_true (bd_main_loop_wait_for (result_settled, NULL));
+  filled = download_result (&bw, &bh);
+
+  /* Row A again: the stroke is still there, and Undo knows it. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-batch", NULL));
+  g_signal_emit_by_name (page, "item-activated", a);
+  g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (0)));
+  g_assert_true (bd_document_get_can_undo (document ()));
+  {
+    int w2, h2;
+
+    again = download_result (&w2, &h2);
+    g_assert_cmpint (w2, ==, width);
+    g_assert_cmpmem (again, (gsize) width * height * 4, stroked, (gsize) width * height * 4);
+  }
+
+  /* Export All: each file is what its row shows. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-batch", NULL));
+  g_assert_cmpint (g_mkdir (out, 0700), ==, 0);
+  bd_batch_page_export_to_folder (page, folder);
+  g_assert_true (bd_main_loop_wait_for (batch_idle, page));
+
+  for (guint k = 0; k < 2; k++)
+    {
+      BdBatchItem *item = k == 0 ? a : b;
+      const guint8 *shown = k == 0 ? stroked : filled;
+      int w = k == 0 ? width : bw, h = k == 0 ? height : bh;
+      g_autofree char *path = NULL;
+      g_autoptr(GdkPixbuf) saved = NULL;
+      const guint8 *pixels;
+      int stride, channels;
+
+      g_assert_cmpint (bd_batch_item_get_state (item), ==, BD_BATCH_ITEM_EXPORTED);
+      path = g_build_filename (out, bd_batch_item_get_message (item), NULL);
+      saved = gdk_pixbuf_new_from_file (path, NULL);
+      g_assert_nonnull (saved);
+      g_assert_cmpint (gdk_pixbuf_get_width (saved), ==, w);
+      g_assert_cmpint (gdk_pixbuf_get_height (saved), ==, h);
+      pixels = gdk_pixbuf_read_pixels (saved);
+      stride = gdk_pixbuf_get_rowstride (saved);
+      channels = gdk_pixbuf_get_n_channels (saved);
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          {
+            const guint8 *p = pixels + (gsize) y * stride + x * channels;
+            const guint8 *q = shown + ((gsize) y * w + x) * 4;
+
+            g_assert_cmpuint (channels == 4 ? p[3] : 255, ==, q[3]);
+            if (q[3] == 255)
+              for (int c = 0; c < 3; c++)
+                g_assert_cmpint (ABS (p[c] - q[c]), <=, 2);
+          }
+    }
+}
+
+/* Clearing the batch list with two edited rows asks first, counting them. */
+static void
+test_unsaved_batch_clear (void)
+{
+  BdBatchPage *page = bd_window_get_batch_page (window);
+  GListModel *items = bd_batch_page_get_items (page);
+  guint n = g_list_model_get_n_items (items);
+
+  if (skip_without_photo_and_model ())
+    return;
+  if (n < 3)
+    {
+      g_test_skip ("The batch of /gui/batch is not there");
+      return;
+    }
+
+  for (guint i = 0; i < n; i += 2)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (items, i);
+      guint64 serial;
+
+      g_signal_emit_by_name (page, "item-activated", item);
+      g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (0)));
+      serial = paint_through_person (document ());
+      g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial)));
+    }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-batch", NULL));
+  g_assert_true (bd_window_get_has_unsaved (window));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "batch.clear", NULL));
+  bd_main_loop_spin (300);
+  check_unsaved_alert (visible_alert (window), NULL);
+  g_assert_nonnull (strstr (adw_alert_dialog_get_body (visible_alert (window)), "2 photos have unsaved changes"));
+  click_response (ADW_DIALOG (visible_alert (window)), "_Cancel");
+  g_assert_true (bd_main_loop_wait_for (no_dialog, window));
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, n);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "batch.clear", NULL));
+  bd_main_loop_spin (300);
+  click_response (ADW_DIALOG (visible_alert (window)), "_Discard");
+  g_assert_true (bd_main_loop_wait_for (no_dialog, window));
+  bd_main_loop_spin (200);
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, 0);
+  g_assert_false (bd_window_get_has_unsaved (window));
+}
+
+static gboolean
+document_settled (gpointer data)
+{
+  BdDocument *doc = data;
+
+  return bd_document_get_state (doc) == BD_DOCUMENT_STATE_READY && bd_document_get_result (doc) != NULL &&
+         !bd_document_get_busy (doc);
+}
+
+static gboolean
+pointer_cleared (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+static gboolean
+document_saved (gpointer data)
+{
+  return !bd_document_get_modified (data) && !bd_document_get_busy (data);
+}
+
+/* Closing a window with a painted photo asks first: Cancel keeps it open; once the photo
+ * has a file, Save writes it there and then the window closes. */
+static void
+test_unsaved_close (void)
+{
+  g_autofree char *path = g_build_filename (work_dir, "close-saved.png", NULL);
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFile) saved = g_file_new_for_path (path);
+  BdWindow *other;
+  BdDocument *doc;
+  guint64 serial;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  other = bd_window_new (app);
+  g_object_add_weak_pointer (G_OBJECT (other), (gpointer *) &other);
+  gtk_window_present (GTK_WINDOW (other));
+  file = g_file_new_for_path (g_ptr_array_index (photos, 0));
+  bd_window_open_files (other, &file, 1);
+  doc = bd_editor_get_document (bd_window_get_editor (other));
+  g_assert_true (bd_main_loop_wait_for (document_settled, doc));
+  serial = paint_through_person (doc);
+  g_assert_cmpuint (serial, >, 0);
+  g_assert_true (bd_main_loop_wait_for (document_settled, doc));
+
+  gtk_window_close (GTK_WINDOW (other));
+  bd_main_loop_spin (300);
+  g_assert_nonnull (other);
+  check_unsaved_alert (visible_alert (other), bd_document_get_title (doc));
+  /* Never saved: Save asks where first. */
+  g_assert_cmpstr (adw_alert_dialog_get_response_label (visible_alert (other), "save"), ==, "_Save…");
+  click_response (ADW_DIALOG (visible_alert (other)), "_Cancel");
+  g_assert_true (bd_main_loop_wait_for (no_dialog, other));
+  bd_main_loop_spin (200);
+  g_assert_nonnull (other);
+
+  /* Saved once, painted again: Save writes the same file, then the window closes. */
+  bd_editor_save_to_file (bd_window_get_editor (other), saved);
+  g_assert_true (bd_main_loop_wait_for (document_saved, doc));
+  g_assert_cmpint (g_remove (path), ==, 0);
+  serial = paint_through_person (doc);
+  g_assert_true (bd_document_get_modified (doc));
+  g_assert_true (bd_main_loop_wait_for (document_settled, doc));
+
+  gtk_window_close (GTK_WINDOW (other));
+  bd_main_loop_spin (300);
+  g_assert_nonnull (other);
+  check_unsaved_alert (visible_alert (other), bd_document_get_title (doc));
+  g_assert_cmpstr (adw_alert_dialog_get_response_label (visible_alert (other), "save"), ==, "_Save");
+  click_response (ADW_DIALOG (visible_alert (other)), "_Save");
+  g_assert_true (bd_main_loop_wait_for (pointer_cleared, &other));
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
 /* Within a few pixels: without a compositor the window's resize borders come off its size. */
@@ -894,7 +1359,13 @@ main (int   argc,
   g_test_add_func ("/gui/export", test_export);
   g_test_add_func ("/gui/copy", test_copy);
   g_test_add_func ("/gui/drag-out", test_drag_out);
+  g_test_add_func ("/gui/paste-empty", test_paste_empty);
+  g_test_add_func ("/gui/unsaved-quit", test_unsaved_quit);
+  g_test_add_func ("/gui/unsaved-paste", test_unsaved_paste);
   g_test_add_func ("/gui/batch", test_batch);
+  g_test_add_func ("/gui/batch-edits", test_batch_edits);
+  g_test_add_func ("/gui/unsaved-batch-clear", test_unsaved_batch_clear);
+  g_test_add_func ("/gui/unsaved-close", test_unsaved_close);
   g_test_add_func ("/gui/narrow-and-screenshot", test_narrow_and_screenshot);
   g_test_add_func ("/gui/large-photo", test_large_photo);
   g_test_add_func ("/gui/keep-passers-by", test_keep_passers_by);
