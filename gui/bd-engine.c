@@ -4,6 +4,7 @@
 
 #include "backdrop.h"
 #include "bd-engine.h"
+#include "bd-library.h"
 #include "bd-pixels.h"
 
 struct _BdEngine
@@ -276,19 +277,14 @@ bd_engine_segment_finish (BdEngine      *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-const char *
-bd_engine_default_model_path (void)
-{
-  const char *path = g_getenv ("BACKDROP_MODEL");
-
-  return path != NULL && *path != '\0' ? path : BD_MODEL_PATH;
-}
-
 BdEngine *
 bd_engine_new (const char *model_path)
 {
+  /* None given: the programs' shared rule (bd-library.h). */
+  g_autofree char *fallback = model_path ? NULL : bd_library_default_model ();
+
   return g_object_new (BD_TYPE_ENGINE,
-                       "model-path", model_path ? model_path : bd_engine_default_model_path (),
+                       "model-path", model_path ? model_path : fallback,
                        NULL);
 }
 

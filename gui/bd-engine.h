@@ -27,8 +27,6 @@ void            bd_segmentation_free        (BdSegmentation *segmentation);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (BdSegmentation, bd_segmentation_free)
 
 BdEngine       *bd_engine_new               (const char          *model_path);
-/* BACKDROP_MODEL from the environment, else the installed model. */
-const char     *bd_engine_default_model_path (void);
 const char     *bd_engine_get_model_path    (BdEngine            *self);
 /* "auto", "gpu" or "cpu", as in the GSettings key "device". */
 const char     *bd_engine_get_device        (BdEngine            *self);

@@ -7,8 +7,6 @@
 #include "bd-image-io.h"
 #include "bd-pixels.h"
 
-G_DEFINE_QUARK (bd-library-error-quark, bd_library_error)
-
 GdkPixbuf *
 bd_pixels_load_file (GFile         *file,
                      GCancellable  *cancellable,

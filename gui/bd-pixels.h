@@ -6,13 +6,9 @@
 #include <gdk-pixbuf/gdk-pixbuf.h>
 
 #include "backdrop.h"
+#include "bd-library.h"   /* BD_LIBRARY_ERROR: codes are the library's bd_status values */
 
 G_BEGIN_DECLS
-
-#define BD_LIBRARY_ERROR (bd_library_error_quark ())
-
-/* Codes are the library's bd_status values. */
-GQuark      bd_library_error_quark    (void);
 
 /* Decodes a photo with bd_image_load(); files that are not local are read whole first.
  * Blocks: for worker threads. */
