@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The application: one engine (model + session) and one GSettings shared by its windows;
  * opens files from the command line and the file manager. */
 #pragma once

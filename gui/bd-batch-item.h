@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One photo in the batch list: where it is, how far it got, and its mask once known. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The batch list: photos are processed one after another as they arrive, each row showing
  * its progress and state; Export All writes every result to a folder. A photo that fails
  * is marked and the rest go on. */

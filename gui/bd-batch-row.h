@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A row of the batch list: thumbnail, name, state in words, progress, a remove button. */
 #pragma once
 

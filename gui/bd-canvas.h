@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shows a document's photo or result on a checkerboard; zooms (pinch, Ctrl+scroll, fit,
  * 100%) and pans; compares before and after with a split handle; paints keep and remove
  * strokes with a round brush whose outline follows the pointer; drags the result out. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What bd-document.c (the object: loading, removal, edits, history) shares with
  * bd-document-save.c (rendering for the clipboard and files, saving, exporting). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Rendering the result for the clipboard and for files: saving a document as it is now,
  * and saving a batch photo that was never opened the same way, without a document. The
  * one compositing step for all of them is bd_compose_job_run(). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One photo being worked on: the photo, the network's mask, the user's brush marks and
  * settings, the undo history, and the composited result as a texture. Loading, segmentation
  * and compositing run in GTask threads; properties change on the main thread only. */

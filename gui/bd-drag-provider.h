@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a result dragged out of the window offers besides the image itself: a PNG file,
  * written in a worker only when the drop target asks for it (text/uri-list), so that
  * starting a drag costs nothing even for a 50 MP photo. */

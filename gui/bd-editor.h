@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The editing page: the canvas with its floating tools, the adjustments sidebar, the header
  * with Save As and Copy. It shows one BdDocument at a time. */
 #pragma once

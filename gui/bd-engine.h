@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one libbackdrop model and session that an application shares. Work runs in a GTask
  * thread, one photo at a time; the session is made on first use and again when the device
  * setting changes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Glue between gdk-pixbuf and libbackdrop's plain C types: image views, errors, and the one
  * compositing step that the editor, the batch list and the exports share. */
 #pragma once

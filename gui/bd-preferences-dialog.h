@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Preferences: where the removal runs, the default export format, the style. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A list row with a title, the current value and a slider under them, as in GNOME Settings. */
 #pragma once
 

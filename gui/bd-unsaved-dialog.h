@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* "Save Changes?": the alert shown before photos with unsaved edits are closed, replaced or
  * removed, the way GNOME apps ask. It only asks; the caller saves or goes ahead. */
 #pragma once

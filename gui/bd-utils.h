@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small things the widgets share: toasts, error dialogs, GSettings enum <-> row bindings. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Renders a window as it is on screen into a PNG: for the test's screenshot and for
  * docs/screenshots (gui/screenshots.sh). With @decorate the window gets rounded corners and
  * a soft shadow on a transparent margin, as a compositor would draw it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A Backdrop window: a welcome page, the editor for one photo, the batch list for many.
  * Photos arrive by the Open dialog, drag and drop, the clipboard or the command line. */
 #pragma once

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs the build into a temporary folder and validates what the app put there: the
 # desktop file, metainfo, icons, GSettings schema, the German and Vietnamese catalogues
 # (with the desktop file and metainfo translated) and the man pages.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Makes the screenshots in docs/screenshots (and the metainfo's): the real app, real photos,
  * the real model, rendered window by window. Run it through gui/screenshots.sh, which gives it
  * an X server and private folders.

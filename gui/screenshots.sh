@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Makes docs/screenshots/*.png (welcome, editor light and dark, narrow, batch) with the real
 # app, photos and model, under Xvfb with private HOME and XDG folders.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The app in a real window (under Xvfb, CPU backend): open a photo the way a drop does, wait
  * for the mask, paint a remove stroke, undo and redo it, export a PNG and read it back, copy
  * to the clipboard, run a batch with one bad file, check the narrow layout, take a screenshot;
