@@ -1090,6 +1090,36 @@ window_width_near (gpointer data)
   return ABS (gtk_widget_get_width (GTK_WIDGET (window)) - GPOINTER_TO_INT (data)) <= 16;
 }
 
+/* The GtkMenuButton under @widget whose menu offers @action, or NULL. */
+static GtkMenuButton *
+find_menu_button_with (GtkWidget  *widget,
+                       const char *action)
+{
+  if (GTK_IS_MENU_BUTTON (widget))
+    {
+      GMenuModel *model = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget));
+      for (int s = 0; model && s < g_menu_model_get_n_items (model); s++)
+        {
+          g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, s, G_MENU_LINK_SECTION);
+          GMenuModel *items = section ? section : model;
+          for (int i = 0; i < g_menu_model_get_n_items (items); i++)
+            {
+              g_autofree char *name = NULL;
+              if (g_menu_model_get_item_attribute (items, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
+                  g_str_equal (name, action))
+                return GTK_MENU_BUTTON (widget);
+            }
+        }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkMenuButton *found = find_menu_button_with (child, action);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
 static void
 test_narrow_and_screenshot (void)
 {
@@ -1109,11 +1139,26 @@ test_narrow_and_screenshot (void)
   g_assert_no_error (error);
   g_test_message ("screenshot: %s", path);
 
-  /* A phone-sized window folds the sidebar away. */
+  /* Wide, the header bar has the buttons; no menu is needed for them. */
+  GtkMenuButton *edit_menu = find_menu_button_with (GTK_WIDGET (editor), "editor.undo");
+  g_assert_true (edit_menu == NULL || !gtk_widget_get_mapped (GTK_WIDGET (edit_menu)));
+
+  /* A phone-sized window folds the sidebar away, and what the header bar hides (Open, Undo,
+   * Redo, Copy) is in a menu on screen instead. */
   gtk_window_set_default_size (GTK_WINDOW (window), 360, 700);
   g_assert_true (bd_main_loop_wait_for (window_width_near, GINT_TO_POINTER (360)));
   bd_main_loop_spin (300);
   g_assert_nonnull (adw_breakpoint_bin_get_current_breakpoint (ADW_BREAKPOINT_BIN (editor)));
+  static const char *hidden[] = { "editor.undo", "editor.redo", "editor.copy", "win.open" };
+  for (gsize i = 0; i < G_N_ELEMENTS (hidden); i++)
+    {
+      edit_menu = find_menu_button_with (GTK_WIDGET (editor), hidden[i]);
+      g_assert_nonnull (edit_menu);
+      g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (edit_menu)));
+    }
+  g_autofree char *narrow = g_test_build_filename (G_TEST_BUILT, "test-gui-narrow.png", NULL);
+  g_assert_true (bd_window_shot_save (GTK_WINDOW (window), narrow, FALSE, &error));
+  g_test_message ("screenshot: %s", narrow);
 }
 
 typedef struct
