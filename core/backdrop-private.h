@@ -123,6 +123,8 @@ typedef struct bd_backend_ops {
 	/* Optional, for benchmarks: the device time of the last forward's network alone (no
 	 * transfers), in ms; NULL where the backend has no such clock. */
 	double    (*network_ms) (bd_session *session);
+	/* Optional: how many devices of this backend a session could use now. */
+	int       (*device_count) (void);
 } bd_backend_ops;
 
 typedef struct bd_thread_pool bd_thread_pool;

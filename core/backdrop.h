@@ -78,6 +78,10 @@ typedef struct bd_session bd_session;
 BD_API const char *bd_version        (void);
 BD_API const char *bd_status_name    (bd_status status);
 BD_API const char *bd_device_name    (bd_device device);
+/* How many devices of a kind a session could use now: for BD_DEVICE_CUDA the NVIDIA GPUs the
+ * driver shows that are new enough (0 without a driver, or in a build without CUDA); 1 for
+ * BD_DEVICE_CPU and BD_DEVICE_AUTO. For offering only choices that work. */
+BD_API int         bd_device_count   (bd_device device);
 
 /* Models (docs/model-format.md). */
 BD_API bd_status   bd_model_open     (const char *path, bd_model **out_model, bd_error *error);

@@ -69,6 +69,15 @@ cpu_isa_name (void)
 	return "portable";
 }
 
+int
+bd_device_count (bd_device device)
+{
+	if (device != BD_DEVICE_CUDA)
+		return device == BD_DEVICE_CPU || device == BD_DEVICE_AUTO ? 1 : 0;
+	const bd_backend_ops *cuda = bd_cuda_backend_get ();
+	return cuda && cuda->device_count ? cuda->device_count () : 0;
+}
+
 bd_status
 bd_session_new (const bd_model *model, const bd_session_options *options,
                 bd_session **out_session, bd_error *error)

@@ -596,12 +596,28 @@ cuda_network_ms (bd_session *session)
 	return ms;
 }
 
+/* GPUs a session could use: seen by the driver and new enough (compute capability 7.5). */
+int
+cuda_device_count (void)
+{
+	int count = 0, usable = 0;
+	if (cudaGetDeviceCount (&count) != cudaSuccess)
+		return 0;
+	for (int i = 0; i < count; i++) {
+		cudaDeviceProp prop;
+		if (cudaGetDeviceProperties (&prop, i) == cudaSuccess && prop.major * 10 + prop.minor >= 75)
+			usable++;
+	}
+	return usable;
+}
+
 const bd_backend_ops cuda_ops = {
 	.init = cuda_init,
 	.forward = cuda_forward,
 	.destroy = cuda_destroy,
 	.run = cuda_run,
 	.network_ms = cuda_network_ms,
+	.device_count = cuda_device_count,
 };
 
 } // namespace

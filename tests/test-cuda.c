@@ -58,6 +58,8 @@ test_device_index (void)
 {
 	bd_model *m = synthetic (2, 8, 5);
 	if (!have_gpu (m)) {
+		/* No session on any GPU: none is offered either. */
+		g_assert_cmpint (bd_device_count (BD_DEVICE_CUDA), ==, 0);
 		bd_model_free (m);
 		return;
 	}
@@ -78,6 +80,8 @@ test_device_index (void)
 		bd_session_free (s);
 		g_assert_cmpint (count, <, 64);
 	}
+	/* Every GPU a session opens on is counted, and only those. */
+	g_assert_cmpint (bd_device_count (BD_DEVICE_CUDA), ==, count);
 	g_assert_cmpint (count, >=, 1);
 	g_test_message ("%d GPU(s)", count);
 	bd_model_free (m);

@@ -741,6 +741,12 @@ test_api_edges (void)
 	g_assert_null (s);
 	bd_model_free (m);
 	g_assert_cmpint (bd_session_device (NULL), !=, BD_DEVICE_CUDA);
+	/* The CPU is always there; a GPU count is never negative, and where there is none a CUDA
+	 * session is refused. */
+	g_assert_cmpint (bd_device_count (BD_DEVICE_CPU), ==, 1);
+	g_assert_cmpint (bd_device_count (BD_DEVICE_AUTO), ==, 1);
+	g_assert_cmpint (bd_device_count (BD_DEVICE_CUDA), >=, 0);
+	g_assert_cmpint (bd_device_count ((bd_device) 99), ==, 0);
 	g_assert_cmpint (bd_session_device (NULL), !=, BD_DEVICE_CPU);
 
 	uint8_t px[4 * 4 * 3] = { 0 }, alpha[16] = { 0 }, out[4 * 4 * 4];
