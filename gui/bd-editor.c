@@ -154,7 +154,17 @@ update_state (BdEditor *self)
                            bd_document_get_original (doc) ? _("The Background Could Not Be Removed")
                                                           : _("The Photo Could Not Be Opened"));
       gtk_label_set_label (self->message_body, bd_document_get_error_message (doc));
-      gtk_button_set_label (self->retry_button, _("_Try Again"));
+      /* A photo that could not be read will not read on a second try: offer another. */
+      if (bd_document_get_original (doc))
+        {
+          gtk_button_set_label (self->retry_button, _("_Try Again"));
+          gtk_actionable_set_action_name (GTK_ACTIONABLE (self->retry_button), "editor.retry");
+        }
+      else
+        {
+          gtk_button_set_label (self->retry_button, _("_Open Another Photo…"));
+          gtk_actionable_set_action_name (GTK_ACTIONABLE (self->retry_button), "win.open");
+        }
     }
   else if (stopped)
     {
@@ -162,6 +172,7 @@ update_state (BdEditor *self)
       gtk_label_set_label (self->message_title, _("Stopped"));
       gtk_label_set_label (self->message_body, _("The background was not removed."));
       gtk_button_set_label (self->retry_button, _("_Remove Background"));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->retry_button), "editor.retry");
     }
 
   gtk_widget_set_visible (self->tool_bar, bd_document_get_original (doc) != NULL && !failed);

@@ -159,9 +159,17 @@ bd_engine_prepare_locked (BdEngine  *self,
   if (!bd_pixels_check (bd_session_new (self->model, &options, &self->session, &bd_err),
                         &bd_err, error))
     {
-      if (options.device == BD_DEVICE_CUDA)
-        g_prefix_error (error, "%s ",
-                        _("No usable graphics card was found. Choose “Automatic” or “Processor” in Preferences."));
+      /* The runtime's own words ("CUDA driver version is insufficient...") help nobody
+       * here; they go to the debug log. */
+      if (options.device == BD_DEVICE_CUDA && error != NULL &&
+          g_error_matches (*error, BD_LIBRARY_ERROR, BD_ERR_DEVICE))
+        {
+          g_debug ("no GPU session: %s", (*error)->message);
+          g_clear_error (error);
+          g_set_error_literal (error, BD_LIBRARY_ERROR, BD_ERR_DEVICE,
+                               _("No usable NVIDIA graphics card was found: its driver may be missing "
+                                 "or too old. Choose “Automatic” or “Processor” in Preferences."));
+        }
       return FALSE;
     }
 

@@ -3,6 +3,7 @@
 
 #include <glib/gi18n.h>
 
+#include "backdrop.h"
 #include "bd-application.h"
 #include "bd-preferences-dialog.h"
 #include "bd-utils.h"
@@ -22,10 +23,22 @@ struct _BdPreferencesDialog
 
 G_DEFINE_FINAL_TYPE (BdPreferencesDialog, bd_preferences_dialog, ADW_TYPE_PREFERENCES_DIALOG)
 
-/* In the order of the rows' items. */
+/* In the order of the rows' items; without a usable graphics card it is not offered. */
 static const char * const device_nicks[] = { "auto", "gpu", "cpu", NULL };
+static const char * const device_nicks_no_gpu[] = { "auto", "cpu", NULL };
 static const char * const format_nicks[] = { "png", "webp", "jpeg", NULL };
 static const char * const style_nicks[] = { "default", "light", "dark", NULL };
+
+/* Asked once: the first question starts CUDA, which takes a moment where a driver is. */
+static gboolean
+have_gpu (void)
+{
+  static gsize answer;
+
+  if (g_once_init_enter (&answer))
+    g_once_init_leave (&answer, bd_device_count (BD_DEVICE_CUDA) > 0 ? 2 : 1);
+  return answer == 2;
+}
 
 static void
 update_device_subtitle (BdPreferencesDialog *self)
@@ -40,6 +53,8 @@ update_device_subtitle (BdPreferencesDialog *self)
   if (ran != NULL)
     /* Translators: %s names a device, e.g. "NVIDIA H200" */
     subtitle = g_strdup_printf (_("Last used: %s"), ran);
+  else if (!have_gpu ())
+    subtitle = g_strdup (_("No usable NVIDIA graphics card was found: the processor removes backgrounds"));
   else
     subtitle = g_strdup (_("Automatic uses an NVIDIA graphics card when one can be used"));
 
@@ -92,7 +107,18 @@ bd_preferences_dialog_init (BdPreferencesDialog *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->settings = g_settings_new (APP_ID);
-  bd_settings_bind_combo (self->settings, "device", self->device_row, device_nicks);
+  g_autofree char *device = g_settings_get_string (self->settings, "device");
+  if (!have_gpu () && !g_str_equal (device, "gpu"))
+    {
+      /* No card to offer. (Chosen earlier, it stays listed, so that it can be changed.) */
+      const char * const items[] = { C_("device", "Automatic"), C_("device", "Processor"), NULL };
+      g_autoptr(GtkStringList) list = gtk_string_list_new (items);
+
+      adw_combo_row_set_model (self->device_row, G_LIST_MODEL (list));
+      bd_settings_bind_combo (self->settings, "device", self->device_row, device_nicks_no_gpu);
+    }
+  else
+    bd_settings_bind_combo (self->settings, "device", self->device_row, device_nicks);
   bd_settings_bind_combo (self->settings, "export-format", self->format_row, format_nicks);
   bd_settings_bind_combo (self->settings, "style-variant", self->style_row, style_nicks);
   g_settings_bind (self->settings, "jpeg-quality", self->quality_row, "value", G_SETTINGS_BIND_DEFAULT);

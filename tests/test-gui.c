@@ -16,6 +16,7 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 
+#include "backdrop.h"
 #include "bd-application.h"
 #include "bd-batch-item.h"
 #include "bd-batch-page.h"
@@ -1220,6 +1221,151 @@ find_switch_row (GtkWidget *widget)
   return NULL;
 }
 
+/* The button under @widget labelled @label, or NULL. */
+static GtkWidget *
+find_button_labelled (GtkWidget  *widget,
+                      const char *label)
+{
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_button_labelled (child, label);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+static AdwComboRow *
+find_combo_row_titled (GtkWidget  *widget,
+                       const char *title)
+{
+  if (ADW_IS_COMBO_ROW (widget) &&
+      g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), title) == 0)
+    return ADW_COMBO_ROW (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      AdwComboRow *found = find_combo_row_titled (child, title);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+other_settled (gpointer data)
+{
+  BdDocument *doc = bd_editor_get_document (bd_window_get_editor (data));
+  BdDocumentState state = bd_document_get_state (doc);
+
+  return state == BD_DOCUMENT_STATE_FAILED ||
+         (state == BD_DOCUMENT_STATE_READY && !bd_document_get_busy (doc));
+}
+
+/* Opens @path in @win's editor and waits until it is done or failed; returns the document. */
+static BdDocument *
+open_and_settle (BdWindow   *win,
+                 const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  bd_window_open_files (win, &file, 1);
+  g_assert_true (bd_main_loop_wait_for (other_settled, win));
+  return bd_editor_get_document (bd_window_get_editor (win));
+}
+
+/* A file that is no photo fails to open, and the editor offers another photo, not a second
+ * try that would fail the same way. */
+static void
+test_open_unreadable (void)
+{
+  g_autofree char *path = g_build_filename (tmp_dir, "not-a-photo.jpg", NULL);
+  BdWindow *other;
+  GtkWidget *editor, *button;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  /* A window of its own: the main one may hold edits, whose alert would wait for an answer. */
+  other = bd_window_new (app);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = GTK_WIDGET (bd_window_get_editor (other));
+  g_assert_true (g_file_set_contents (path, "plain text, not a JPEG", -1, NULL));
+  g_assert_cmpint (bd_document_get_state (open_and_settle (other, path)), ==, BD_DOCUMENT_STATE_FAILED);
+  bd_main_loop_spin (200);
+  button = find_button_labelled (editor, "_Open Another Photo…");
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_get_mapped (button));
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (button)), ==, "win.open");
+  button = find_button_labelled (editor, "_Try Again");
+  g_assert_true (button == NULL || !gtk_widget_get_mapped (button));
+  {
+    g_autofree char *shot = g_test_build_filename (G_TEST_BUILT, "test-gui-unreadable.png", NULL);
+    gtk_window_set_default_size (GTK_WINDOW (other), 800, 600);
+    bd_main_loop_spin (800);   /* past the page transition */
+    g_assert_true (bd_window_shot_save (GTK_WINDOW (other), shot, FALSE, NULL));
+    g_test_message ("screenshot: %s", shot);
+  }
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
+/* Without a usable NVIDIA card, Preferences do not offer it, and a graphics card chosen
+ * anyway (an older setting) fails with words a user can act on, not the runtime's. */
+static void
+test_no_gpu (void)
+{
+  GSettings *settings = bd_application_get_settings (app);
+  AdwDialog *dialog;
+  AdwComboRow *row;
+  GListModel *items;
+  BdWindow *other;
+  BdDocument *doc;
+
+  if (skip_without_photo_and_model ())
+    return;
+  if (bd_device_count (BD_DEVICE_CUDA) > 0)
+    {
+      g_test_skip ("this machine has a usable NVIDIA GPU");
+      return;
+    }
+
+  dialog = bd_preferences_dialog_new ();
+  adw_dialog_present (dialog, GTK_WIDGET (window));
+  bd_main_loop_spin (300);
+  row = find_combo_row_titled (GTK_WIDGET (dialog), "Run On");
+  g_assert_nonnull (row);
+  items = adw_combo_row_get_model (row);
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GtkStringObject) item = g_list_model_get_item (items, i);
+      g_assert_null (strstr (gtk_string_object_get_string (item), "Graphics"));
+    }
+  /* The two rows still set the setting. */
+  adw_combo_row_set_selected (row, 0);
+  g_assert_cmpstr (g_settings_get_string (settings, "device"), ==, "auto");
+  adw_combo_row_set_selected (row, 1);
+  g_assert_cmpstr (g_settings_get_string (settings, "device"), ==, "cpu");
+  adw_dialog_force_close (dialog);
+
+  g_settings_set_string (settings, "device", "gpu");
+  other = bd_window_new (app);
+  gtk_window_present (GTK_WINDOW (other));
+  doc = open_and_settle (other, g_ptr_array_index (photos, 0));
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_FAILED);
+  g_test_message ("the editor says: %s", bd_document_get_error_message (doc));
+  g_assert_nonnull (strstr (bd_document_get_error_message (doc), "No usable NVIDIA graphics card"));
+  g_assert_null (strstr (bd_document_get_error_message (doc), "CUDA"));
+  /* The photo is there: trying again, on the processor now, works. */
+  g_settings_set_string (settings, "device", "cpu");
+  g_assert_nonnull (find_button_labelled (GTK_WIDGET (bd_window_get_editor (other)), "_Try Again"));
+  bd_document_retry (doc);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
 /* "Keep Passers-By" in Preferences reaches the setting, the engine and the mask: on the
  * test photo the default mask leaves out faint regions apart from the subject. */
 static void
@@ -1415,6 +1561,8 @@ main (int   argc,
   g_test_add_func ("/gui/narrow-and-screenshot", test_narrow_and_screenshot);
   g_test_add_func ("/gui/large-photo", test_large_photo);
   g_test_add_func ("/gui/keep-passers-by", test_keep_passers_by);
+  g_test_add_func ("/gui/open-unreadable", test_open_unreadable);
+  g_test_add_func ("/gui/no-gpu", test_no_gpu);
 
   status = g_test_run ();
 
