@@ -12,32 +12,67 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from PIL import Image, ImageChops, ImageEnhance, ImageFilter
 
-# name -> (has exact masks, loss weight, split key, one in val_mod keys to validation). LFW's
-# masks come from a teacher model, so they count half as much as hand-made ones. DAVIS is
-# split by clip (the file stem minus the frame number) so that validation frames are not
-# neighbours of training frames. debian-negatives (fetch_negatives.py, not in the shared data
-# sets) is small, so a quarter of it is held out to give its validation figure some weight;
-# its photos are kept at up to 1024 pixels (zoom) so that training can crop close-ups.
+# name -> dict:
+#   masks    the set has a masks/ folder (without one, the mask is empty everywhere)
+#   weight   loss weight of its labels. LFW's masks come from a teacher model, so they count
+#            half as much as hand-made ones; COCO's polygons are coarse on hair and fingers
+#   by_clip  split by clip (the stem minus "-NNNNN"), so that validation frames are not
+#            neighbours of training frames (DAVIS)
+#   by_frames  the same for stems "<sequence>_<frame>": frames within this many of each other
+#            share a key (CamVid: 300 frames, 10 s of driving)
+#   val_mod  one key in val_mod goes to validation; 0: none
+#   role     how the sample generator may use the labels:
+#            "scene"     full-frame labels, every person labelled (an empty mask: a negative)
+#            "negative"  nobody in frame
+#            "cutouts"   exact masks of some people but not all: copy-paste cut-outs only, never a
+#                        full-frame label (the unlabelled people would be taught as background)
+#            "teacher"   no labels: used only with a teacher's labels (--teacher), as pseudo-labels
+#   zoom     photos kept at up to twice the training side, so that training can crop close-ups
+# debian-negatives (fetch_negatives.py, not in the shared data sets) is small, so a quarter of it
+# is held out to give its validation figure some weight. The second round's sets are small too:
+# their val_mod keeps 20-50 photos of each in validation (training/README.md has the counts).
 SETS = {
     "ccp-person": dict(masks=True, weight=1.0, by_clip=False, val_mod=10),
     "davis-people-train": dict(masks=True, weight=1.0, by_clip=True, val_mod=10),
     "lfw-portraits-pseudo": dict(masks=True, weight=0.5, by_clip=False, val_mod=10),
-    "davis-no-people": dict(masks=False, weight=1.0, by_clip=True, val_mod=10),
-    "debian-negatives": dict(masks=False, weight=1.0, by_clip=False, val_mod=4, zoom=True),
+    "davis-no-people": dict(masks=False, weight=1.0, by_clip=True, val_mod=10, role="negative"),
+    "debian-negatives": dict(masks=False, weight=1.0, by_clip=False, val_mod=4, zoom=True, role="negative"),
+    "pennfudan": dict(masks=True, weight=1.0, by_clip=False, val_mod=5),
+    "pennfudan-cutouts": dict(masks=True, weight=1.0, by_clip=False, val_mod=0, role="cutouts"),
+    "camvid-street": dict(masks=True, weight=1.0, by_clip=False, by_frames=300, val_mod=5),
+    "coco128-person": dict(masks=True, weight=0.8, by_clip=False, val_mod=4),
+    "scenes-no-people": dict(masks=False, weight=1.0, by_clip=False, val_mod=10, role="negative"),
+    "people-unlabelled": dict(masks=False, weight=0.5, by_clip=False, val_mod=5, role="teacher"),
 }
-# Sets that only fetch_negatives.py provides: a data root without them is not an error.
-OPTIONAL_SETS = ("debian-negatives",)
+# Sets that a data root may lack without error: the Debian ones come from fetch_negatives.py,
+# and the shipped model's recipe packs only the first four (training/reproduce.sh).
+OPTIONAL_SETS = ("debian-negatives", "pennfudan", "pennfudan-cutouts", "camvid-street",
+                 "coco128-person", "scenes-no-people", "people-unlabelled")
+# The "hard web-like" validation split (issue 20): people in varied scenes, from the validation
+# photos of these sets that show someone (hard_web()); evaluate.py reports it first.
+HARD_WEB_SETS = ("pennfudan", "coco128-person", "camvid-street")
 OBJECTS_DIR = os.path.join("debian-objects", "objects")
 IMAGE_EXTS = (".webp", ".jpg", ".jpeg", ".png")
 
 
+def role(set_name):
+    return SETS[set_name].get("role", "scene")
+
+
 def split_key(set_name, stem):
-    return stem.rsplit("-", 1)[0] if SETS[set_name]["by_clip"] else stem
+    spec = SETS[set_name]
+    if spec["by_clip"]:
+        return stem.rsplit("-", 1)[0]
+    if spec.get("by_frames"):
+        seq, frame = stem.rsplit("_", 1)
+        return f"{seq}_{int(frame.lstrip('f')) // spec['by_frames']}"
+    return stem
 
 
 def is_val(set_name, stem):
     """One stem (or clip) in val_mod goes to validation, fixed by a hash of the name."""
-    return zlib.crc32(split_key(set_name, stem).encode()) % SETS[set_name]["val_mod"] == 0
+    mod = SETS[set_name]["val_mod"]
+    return mod > 0 and zlib.crc32(split_key(set_name, stem).encode()) % mod == 0
 
 
 def list_stems(root, set_name):
@@ -56,10 +91,13 @@ def find_file(folder, stem):
 
 
 class Record:
-    """One decoded photo (HxWx3 uint8) with its mask (HxW uint8, None = no person)."""
+    """One decoded photo (HxWx3 uint8) with its mask (HxW uint8, None = no person) and, where a
+    teacher labelled it, the teacher's soft mask (HxW uint8, else None). A set of role "teacher"
+    has no mask of its own: its mask is the teacher's."""
 
-    def __init__(self, set_name, stem, image, mask):
+    def __init__(self, set_name, stem, image, mask, teacher=None):
         self.set_name, self.stem, self.image, self.mask = set_name, stem, image, mask
+        self.teacher = teacher
         self.weight = SETS[set_name]["weight"]
         self.bbox = None  # person box (x0, y0, x1, y1), for cut-outs and margins
         if mask is not None and (mask > 127).any():
@@ -67,25 +105,60 @@ class Record:
             self.bbox = (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)
 
 
-def load_record(root, set_name, stem, max_side=None):
+def teacher_path(teacher_dir, set_name, stem):
+    """TEACHER/<set>/<stem>.png (training/teacher/label_onnxruntime.py's layout), or None."""
+    p = os.path.join(teacher_dir, set_name, stem + ".png")
+    return p if teacher_dir and os.path.exists(p) else None
+
+
+def load_record(root, set_name, stem, max_side=None, teacher_dir=None):
     img = Image.open(find_file(os.path.join(root, set_name, "images"), stem)).convert("RGB")
-    mask = None
+    mask = teacher = None
     if SETS[set_name]["masks"]:
         mask = Image.open(find_file(os.path.join(root, set_name, "masks"), stem)).convert("L")
+    tp = teacher_path(teacher_dir, set_name, stem) if teacher_dir else None
+    if tp:
+        # Labelled at the photo's original size: packed photos are smaller.
+        teacher = Image.open(tp).convert("L")
+        if teacher.size != img.size:
+            teacher = teacher.resize(img.size, Image.BILINEAR)
     if max_side and max(img.size) > max_side:
         from preprocess import scaled_size, resize
         size = scaled_size(img.width, img.height, max_side)
         img = resize(img, size)
         mask = resize(mask, size) if mask is not None else None
-    return Record(set_name, stem, np.asarray(img), None if mask is None else np.asarray(mask))
+        teacher = resize(teacher, size) if teacher is not None else None
+    teacher = None if teacher is None else np.asarray(teacher)
+    if role(set_name) == "teacher":
+        mask = teacher
+    return Record(set_name, stem, np.asarray(img), None if mask is None else np.asarray(mask), teacher)
 
 
-def load_set(root, set_name, split, max_side=None, threads=8):
-    """split: 'train', 'val' or 'all'. Decoding runs on threads (PIL releases the GIL)."""
+def load_set(root, set_name, split, max_side=None, threads=8, teacher_dir=None):
+    """split: 'train', 'val' or 'all'. Decoding runs on threads (PIL releases the GIL).
+    teacher_dir: folder of teacher labels, TEACHER/<set>/<stem>.png, read where present. A set of
+    role "teacher" keeps only the photos the teacher labelled: without labels it is empty, as a
+    photo of people without a label must not pass for a negative."""
     stems = [s for s in list_stems(root, set_name)
              if split == "all" or is_val(set_name, s) == (split == "val")]
+    if role(set_name) == "teacher":
+        stems = [s for s in stems if teacher_dir and teacher_path(teacher_dir, set_name, s)]
     with ThreadPoolExecutor(threads) as pool:
-        return list(pool.map(lambda s: load_record(root, set_name, s, max_side), stems))
+        return list(pool.map(lambda s: load_record(root, set_name, s, max_side, teacher_dir), stems))
+
+
+def hard_web(root):
+    """The "hard web-like" validation split (issue 20): every validation photo of HARD_WEB_SETS
+    whose mask shows someone (pedestrians, small street people, everyday COCO scenes), as
+    (set, stem) pairs. Their empty frames stay in their own sets' rows, as negatives."""
+    out = []
+    for name in HARD_WEB_SETS:
+        for stem in list_stems(root, name):
+            if is_val(name, stem):
+                m = Image.open(find_file(os.path.join(root, name, "masks"), stem)).convert("L")
+                if m.getextrema()[1] >= 128:
+                    out.append((name, stem))
+    return out
 
 
 def load_objects(root, max_side=None):
@@ -175,10 +248,14 @@ def synthetic_background(rng, size):
 # How often each kind of sample is drawn, and DAVIS's share of the real-photo scenes. Composites
 # and negatives fight the two failures the first calibration showed: walls/roads called person,
 # small people missed. Stage 1 of the shipped model used STAGE1_MIX, stages 2 and 3 MIX
-# with negative=0.18 (training/reproduce.sh).
-MIX = {"scene": 0.25, "lfw": 0.20, "portrait": 0.08, "composite": 0.35, "negative": 0.12, "davis": 0.5}
+# with negative=0.18 (training/reproduce.sh). "web" draws whole photos of the second round's sets
+# (pennfudan, camvid-street and coco128-person frames with people; people-unlabelled with the
+# teacher's labels); it only exists where the data root holds them, so the shipped recipe, which
+# packs the first four sets alone, draws the same samples as before. Its share is a first guess.
+MIX = {"scene": 0.25, "lfw": 0.20, "portrait": 0.08, "composite": 0.35, "negative": 0.12, "davis": 0.5,
+       "web": 0.25}
 STAGE1_MIX = {"scene": 0.27, "lfw": 0.15, "portrait": 0.08, "composite": 0.35, "negative": 0.15, "davis": 0.4}
-MODES = ("scene", "lfw", "portrait", "composite", "negative")
+MODES = ("scene", "lfw", "portrait", "composite", "negative", "web")
 
 
 def parse_mix(text):
@@ -219,6 +296,20 @@ class TrainSamples:
         self.empty = sets.get("davis-no-people", [])
         self.stills = sets.get("debian-negatives", [])  # close-ups, animals, cities, nature
         self.objects = list(objects)
+        # The second round's sets (empty where the data root lacks them). Whole photos with
+        # everyone labelled: pennfudan, camvid-street, coco128-person, and people-unlabelled
+        # where the teacher labelled it (load_set). Their person-free frames, and the
+        # person-free scenes, are negatives and copy-paste backgrounds.
+        first = ("ccp-person", "davis-people-train", "lfw-portraits-pseudo", "davis-no-people", "debian-negatives")
+        second = [r for n in SETS if n not in first for r in sets.get(n, [])]
+        self.web = [r for r in second if role(r.set_name) in ("scene", "teacher") and r.bbox is not None]
+        self.web_empty = [r for r in second if role(r.set_name) == "negative"
+                          or (role(r.set_name) == "scene" and r.bbox is None)]
+        # Cut-outs for copy-paste: the exact sets, Penn-Fudan's people (pennfudan-cutouts'
+        # masks are exact where drawn: the unlabelled people have alpha 0 and are not pasted) and
+        # COCO's. Not CamVid's: its people are a few dozen pixels tall. Not the teacher's labels.
+        self.cutouts = self.exact + [r for n in ("pennfudan", "pennfudan-cutouts", "coco128-person")
+                                     for r in sets.get(n, []) if r.bbox is not None]
         # Person-free margins of CCP photos: columns left/right of the person, kept if wide.
         self.margins = []
         for r in self.ccp:
@@ -234,8 +325,9 @@ class TrainSamples:
         self.mode_names, self.mode_p = names, p / p.sum()
 
     def _mode_ok(self, mode):
-        return {"scene": self.exact, "lfw": self.lfw, "portrait": self.ccp,
-                "composite": self.exact, "negative": self.empty or self.margins or self.stills}[mode]
+        return {"scene": self.exact, "lfw": self.lfw, "portrait": self.ccp, "composite": self.exact,
+                "negative": self.empty or self.margins or self.stills or self.web_empty,
+                "web": self.web}[mode]
 
     def __len__(self):
         return self.length
@@ -305,6 +397,18 @@ class TrainSamples:
             out = self._paste_objects(rng, *out, count=1)
         return out
 
+    def _web(self, rng):
+        """A whole photo of the second round's sets, scaled as scenes are, centred on someone
+        most of the time; sometimes with more people pasted in."""
+        r = self.web[rng.integers(len(self.web))]
+        h, w = r.image.shape[:2]
+        x0, y0, x1, y1 = r.bbox
+        centre = (rng.uniform(x0, x1), rng.uniform(y0, y1)) if rng.random() < 0.7 else None
+        out = self._place(rng, r.image, r.mask, r.weight, self._scene_scale(rng, h, w), centre)
+        if rng.random() < 0.2:
+            out = self._paste_people(rng, *out, count=rng.integers(1, 3))
+        return out
+
     def _lfw(self, rng):
         r = self.lfw[rng.integers(len(self.lfw))]
         h, w = r.image.shape[:2]
@@ -333,6 +437,11 @@ class TrainSamples:
             else self._scene_scale(rng, h, w)
 
     def _negative_photo(self, rng):
+        # No draw at all without the second round's negatives: the old recipes' samples stay.
+        if self.web_empty and (rng.random() < 0.5 or not (self.stills or self.empty or self.margins)):
+            r = self.web_empty[rng.integers(len(self.web_empty))]
+            h, w = r.image.shape[:2]
+            return self._place(rng, r.image, None, 1.0, self._still_scale(rng, h, w))
         if self.stills and (rng.random() < 0.3 or not (self.empty or self.margins)):
             r = self.stills[rng.integers(len(self.stills))]
             h, w = r.image.shape[:2]
@@ -355,10 +464,14 @@ class TrainSamples:
         if u < 0.15:
             img = synthetic_background(rng, (S, S))
             return img, np.zeros((S, S), np.uint8), np.ones((S, S), np.float32), np.ones((S, S), np.uint8)
-        if u < 0.45 and (self.empty or self.stills):
+        if u < 0.45 and (self.empty or self.stills or self.web_empty):
             # Half of these from the still photos: people pasted into meadows, gardens and
-            # cities, so that such scenes do not become "never a person".
-            pool = self.stills if self.stills and (rng.random() < 0.5 or not self.empty) else self.empty
+            # cities, so that such scenes do not become "never a person". With the second
+            # round's person-free scenes, half from those (no draw without them).
+            if self.web_empty and (rng.random() < 0.5 or not (self.empty or self.stills)):
+                pool = self.web_empty
+            else:
+                pool = self.stills if self.stills and (rng.random() < 0.5 or not self.empty) else self.empty
             r = pool[rng.integers(len(pool))]
             src, mask, wgt = r.image, None, 1.0
         elif u < 0.58 and self.margins:
@@ -459,7 +572,7 @@ class TrainSamples:
         None when too large. The last item is the whole body's height on the canvas, even for
         a head-and-shoulders cut: the size that tells a subject from a passer-by."""
         S = self.size
-        r = self.exact[rng.integers(len(self.exact))]
+        r = self.cutouts[rng.integers(len(self.cutouts))]
         x0, y0, x1, y1 = r.bbox
         x0, y0 = max(0, x0 - 4), max(0, y0 - 4)
         x1, y1 = min(r.image.shape[1], x1 + 4), min(r.image.shape[0], y1 + 4)
@@ -544,16 +657,26 @@ class TrainSamples:
 
 
 def write_splits(root, folder):
-    """Writes the validation stems of every set to folder/<set>.txt (names only)."""
+    """Writes the validation stems of every set to folder/<set>.txt (names only), and the hard
+    web-like split to folder/hard-web.txt as <set>/<stem> lines."""
     os.makedirs(folder, exist_ok=True)
     for name in SETS:
         if name in OPTIONAL_SETS and not os.path.isdir(os.path.join(root, name)):
-            print(f"{name}: not in {root}, list left as it is (fetch_negatives.py makes it)")
+            print(f"{name}: not in {root}, list left as it is")
+            continue
+        if SETS[name]["val_mod"] == 0:
+            print(f"{name}: no validation split ({role(name)} only)")
             continue
         stems = [s for s in list_stems(root, name) if is_val(name, s)]
         with open(os.path.join(folder, name + ".txt"), "w") as f:
             f.write("".join(s + "\n" for s in stems))
-        print(f"{name}: {len(stems)} validation stems")
+        print(f"{name}: {len(stems)} validation stems of {len(list_stems(root, name))}")
+    if all(os.path.isdir(os.path.join(root, n)) for n in HARD_WEB_SETS):
+        pairs = hard_web(root)
+        with open(os.path.join(folder, "hard-web.txt"), "w") as f:
+            f.write("".join(f"{n}/{s}\n" for n, s in pairs))
+        counts = ", ".join(f"{n} {sum(p[0] == n for p in pairs)}" for n in HARD_WEB_SETS)
+        print(f"hard-web: {len(pairs)} validation photos with people ({counts})")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,13 @@ average, plus a contact sheet of the worst cases.
 
     evaluate.py --pred PRED_DIR --gt GT_DIR [--images IMG_DIR] [--sheet worst.png] [--csv out.csv]
     evaluate.py --pred PRED_DIR --images IMG_DIR            # negatives: no GT folder at all
+    evaluate.py --table PRED_ROOT --data DATASETS [--table-b ROOT_B] [--names A,B] [--teacher T]
+
+--table scores every validation split (training/splits) at once from PRED_ROOT/<set>/<stem>.png
+(evaluate-cli.sh writes that layout) and prints one markdown table: the hard web-like split
+first, then each set; with --table-b, a second root's figures beside the first's, on the
+photos that both roots predicted. people-unlabelled has no labels: with --teacher (T/<set>/
+<stem>.png) it is scored against the teacher's, which measures agreement, not accuracy.
 
 Masks are matched by file stem and read as 8-bit (255 = person); a prediction of another size
 is resized to the ground truth's. Without --gt every ground truth is empty (a folder of
@@ -75,22 +82,24 @@ def edge(mask):
 
 
 def near(mask, r):
-    """Pixels within Euclidean distance r of a True pixel: a disk dilation, done as one shifted
-    run of 1-D maxima per row offset (half-width floor(sqrt(r^2 - dy^2)))."""
+    """Pixels within Euclidean distance r (between pixel centres; r need not be whole) of a True
+    pixel: a disk dilation, done as one shifted run of 1-D maxima per row offset dy, of
+    half-width floor(sqrt(r^2 - dy^2)). r itself is not rounded: 1% of a 250x250 photo's
+    diagonal is 3.54 pixels, and an offset (3, 1), 3.16 away, is near."""
     h, w = mask.shape
-    r = int(np.floor(r))
-    p = np.pad(mask, r, constant_values=False)
+    R = int(np.floor(r))
+    p = np.pad(mask, R, constant_values=False)
     # rows[k]: dilation along x by half-width k (rows[k - 1] and p shifted k either way)
     rows = [p]
-    for k in range(1, r + 1):
+    for k in range(1, R + 1):
         cur = rows[-1].copy()
         cur[:, k:] |= p[:, :-k]
         cur[:, :-k] |= p[:, k:]
         rows.append(cur)
     out = np.zeros((h, w), bool)
-    for dy in range(-r, r + 1):
-        k = int(np.floor(np.sqrt(r * r - dy * dy)))
-        out |= rows[k][r + dy:r + dy + h, r:r + w]
+    for dy in range(-R, R + 1):
+        k = int(np.floor(np.sqrt(r * r - dy * dy) + 1e-9))
+        out |= rows[k][R + dy:R + dy + h, R:R + w]
     return out
 
 
@@ -151,25 +160,115 @@ def stems_in(folder, exts):
             if f.lower().endswith(exts)}
 
 
+def score_files(stem, pred_path, gt_path=None):
+    """One row: the prediction (resized to the ground truth's size) scored against gt_path, or
+    as a negative when gt_path is None."""
+    gt = read_mask(gt_path) if gt_path else None
+    pred = read_mask(pred_path, None if gt is None else (gt.shape[1], gt.shape[0]))
+    return {"stem": stem, **score(pred, gt)}
+
+
 def evaluate_folders(pred_dir, gt_dir=None):
     preds = stems_in(pred_dir, MASK_EXTS)
     gts = stems_in(gt_dir, MASK_EXTS) if gt_dir else None
     rows = []
     for stem, ppath in preds.items():
-        if gts is not None:
-            if stem not in gts:
-                print(f"warning: no ground truth for {stem}", file=sys.stderr)
-                continue
-            gt = read_mask(gts[stem])
-            pred = read_mask(ppath, (gt.shape[1], gt.shape[0]))
-        else:
-            gt, pred = None, read_mask(ppath)
-        rows.append({"stem": stem, **score(pred, gt)})
+        if gts is not None and stem not in gts:
+            print(f"warning: no ground truth for {stem}", file=sys.stderr)
+            continue
+        rows.append(score_files(stem, ppath, gts[stem] if gts is not None else None))
     if gts is not None:
         missing = set(gts) - set(preds)
         if missing:  # normal when scoring a split; says so in case it was not meant
             print(f"note: {len(missing)} ground-truth masks have no prediction and are not scored", file=sys.stderr)
     return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# --table: every validation split at once
+
+
+def read_list(path):
+    with open(path) as f:
+        return [line.strip() for line in f if line.strip()]
+
+
+def split_jobs(splits_dir, data_root, teacher_dir=None):
+    """[(split name, [(set, stem, gt path or None)])]: hard-web first, then each set of
+    data.SETS that has a split list. A set's gt is its mask, None for a set without masks
+    (negatives), the teacher's label for people-unlabelled (only with teacher_dir)."""
+    import data
+    sets = []
+    for name in data.SETS:
+        path = os.path.join(splits_dir, name + ".txt")
+        if not os.path.exists(path) or not os.path.isdir(os.path.join(data_root, name)):
+            continue
+        if data.role(name) == "teacher":
+            if not teacher_dir:
+                continue
+            gts = stems_in(os.path.join(teacher_dir, name), MASK_EXTS)
+        else:
+            gts = stems_in(os.path.join(data_root, name, "masks"), MASK_EXTS) if data.SETS[name]["masks"] else None
+        items = [(name, stem, None if gts is None else gts.get(stem, "")) for stem in read_list(path)]
+        sets.append((name, [it for it in items if it[2] != ""]))  # "" no label: not scored
+    jobs = []
+    hard = os.path.join(splits_dir, "hard-web.txt")
+    if os.path.exists(hard):
+        by_set = {name: {it[1]: it for it in items} for name, items in sets}
+        pairs = [line.split("/", 1) for line in read_list(hard)]
+        jobs.append(("hard-web", [by_set[n][s] for n, s in pairs if s in by_set.get(n, {})]))
+    return jobs + sets
+
+
+def table_summaries(jobs, roots):
+    """For each split, the summary of each root, on the photos that every root predicted."""
+    cache = {}
+    out = []
+    for split, items in jobs:
+        preds = [{} for _ in roots]
+        for k, root in enumerate(roots):
+            for name in {it[0] for it in items}:
+                folder = os.path.join(root, name)
+                preds[k][name] = stems_in(folder, MASK_EXTS) if os.path.isdir(folder) else {}
+        have = [it for it in items if all(it[1] in p[it[0]] for p in preds)]
+        sums = []
+        for k, root in enumerate(roots):
+            rows = []
+            for name, stem, gt in have:
+                key = (k, name, stem)
+                if key not in cache:
+                    cache[key] = score_files(stem, preds[k][name][stem], gt)
+                rows.append(cache[key])
+            sums.append(summarise(rows) if rows else None)
+        out.append((split, len(have), len(items), sums))
+    return out
+
+
+def markdown_table(results, names):
+    """One row per split: photos scored, IoU, boundary IoU, ghost share, share of photos with
+    more than 1% ghost pixels, and the person fraction of empty frames (negatives)."""
+    def cell(sums, key, fmt):
+        vals = [s.get(key) if s else None for s in sums]
+        if all(v is None for v in vals):
+            return ""
+        return " / ".join("–" if v is None else fmt.format(v) for v in vals)
+
+    who = f" ({' / '.join(names)})" if len(names) > 1 else ""
+    lines = [f"| split | photos | IoU{who} | boundary IoU | ghost share | photos > 1% ghost | "
+             "person px on empty frames |", "|---|---|---|---|---|---|---|"]
+    unscored = [split for split, n, _, _ in results if not n]
+    for split, n, total, sums in results:
+        if not n:
+            continue
+        empty = [s.get("empty_person", s["person"] if "iou" not in s else None) for s in sums]
+        lines.append("| " + " | ".join([
+            split, f"{n} of {total}" if n != total else str(n),
+            cell(sums, "iou", "{:.3f}"), cell(sums, "biou", "{:.3f}"),
+            cell(sums, "ghost", "{:.2%}"), cell(sums, "ghost_photos", "{:.0%}"),
+            cell([{"e": e} for e in empty], "e", "{:.2%}")]) + " |")
+    if unscored:
+        lines.append(f"\nNo predictions for {', '.join(unscored)}.")
+    return "\n".join(lines)
 
 
 def badness(row):
@@ -221,14 +320,32 @@ def contact_sheet(rows, pred_dir, gt_dir, img_dir, out_path, n=12, tile=160, col
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--pred", required=True, help="folder of predicted masks (e.g. from backdrop-cli)")
+    ap.add_argument("--pred", help="folder of predicted masks (e.g. from backdrop-cli)")
     ap.add_argument("--gt", help="folder of ground-truth masks; omit for a folder of negatives")
     ap.add_argument("--images", help="folder of the photos, for the contact sheet")
     ap.add_argument("--sheet", help="write a contact sheet of the worst cases here (PNG)")
     ap.add_argument("--worst", type=int, default=12, help="how many cases on the sheet")
     ap.add_argument("--csv", help="write per-image scores here")
     ap.add_argument("--json", help="write the averages here")
+    ap.add_argument("--table", metavar="PRED_ROOT", help="score every validation split: PRED_ROOT/<set>/<stem>.png")
+    ap.add_argument("--table-b", metavar="ROOT_B", help="a second root of predictions (e.g. the teacher's), beside")
+    ap.add_argument("--names", default="Backdrop,teacher", help="the two roots' names in the header")
+    ap.add_argument("--data", help="with --table: the data sets' root (its masks are the ground truth)")
+    ap.add_argument("--teacher", help="with --table: teacher labels T/<set>/<stem>.png, people-unlabelled's only labels")
+    ap.add_argument("--splits", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "splits"))
     args = ap.parse_args()
+    if args.table:
+        if not args.data:
+            ap.error("--table needs --data")
+        roots = [args.table] + ([args.table_b] if args.table_b else [])
+        results = table_summaries(split_jobs(args.splits, args.data, args.teacher), roots)
+        print(markdown_table(results, args.names.split(",")[:len(roots)]))
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({split: sums for split, _, _, sums in results}, f, indent=1)
+        return
+    if not args.pred:
+        ap.error("give --pred (one folder) or --table (every split)")
 
     rows = evaluate_folders(args.pred, args.gt)
     if not rows:

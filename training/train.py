@@ -28,7 +28,9 @@ from preprocess import predict
 
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", required=True, help="root holding the four data sets (packed or original)")
+    ap.add_argument("--data", required=True, help="root holding the data sets (packed or original)")
+    ap.add_argument("--teacher", help="teacher labels, TEACHER/<set>/<stem>.png (teacher/label_onnxruntime.py): "
+                    "the labels of people-unlabelled, and a second label on every record that has one")
     ap.add_argument("--out", required=True, help="folder for the log, checkpoints and val.json")
     ap.add_argument("--depth", type=int, default=5)
     ap.add_argument("--base", type=int, default=16, help="width of level 0; level l has base * 2^l")
@@ -113,9 +115,11 @@ def to_device(batch, device, mean, std):
 @torch.no_grad()
 def validate(net, val_sets, device, max_per_set=0):
     """Per-set means of IoU, boundary IoU, MAE (person fraction for negatives), each image
-    pre-processed as the engine does."""
+    pre-processed as the engine does; first the hard web-like split (data.hard_web), made of
+    the photos with people of data.HARD_WEB_SETS. people-unlabelled is scored against the
+    teacher's labels: agreement with the teacher, not accuracy."""
     net.eval()
-    out = {}
+    out, hard = {}, []
     for name, records in val_sets.items():
         rows = []
         for r in records[:max_per_set or None]:
@@ -123,9 +127,12 @@ def validate(net, val_sets, device, max_per_set=0):
             prob = predict(net, Image.fromarray(r.image), net.input_size, device)
             gt = None if r.mask is None else r.mask.astype(np.float32) / 255.0
             rows.append({"stem": r.stem, **evaluate.score(prob, gt)})
-        out[name] = evaluate.summarise(rows)
+            if name in data.HARD_WEB_SETS and r.bbox is not None:
+                hard.append(rows[-1])
+        if rows:
+            out[name] = evaluate.summarise(rows)
     net.train()
-    return out
+    return ({"hard-web": evaluate.summarise(hard)} if hard else {}) | out
 
 
 def save(path, net, config, step):
@@ -153,9 +160,11 @@ def main():
 
     # Sets marked zoom keep their larger photos for training, so that close-up crops stay sharp.
     train_sets = {n: data.load_set(args.data, n, "train",
-                                   max_side=2 * args.input_size if data.SETS[n].get("zoom") else args.input_size)
+                                   max_side=2 * args.input_size if data.SETS[n].get("zoom") else args.input_size,
+                                   teacher_dir=args.teacher)
                   for n in data.SETS}
-    val_sets = {n: data.load_set(args.data, n, "val", max_side=args.input_size) for n in data.SETS}
+    val_sets = {n: data.load_set(args.data, n, "val", max_side=args.input_size, teacher_dir=args.teacher)
+                for n in data.SETS}
     log("train " + ", ".join(f"{n} {len(v)}" for n, v in train_sets.items()))
     log("val " + ", ".join(f"{n} {len(v)}" for n, v in val_sets.items()))
     objects = data.load_objects(args.data, max_side=args.crop)

@@ -4,11 +4,12 @@
 run through onnxruntime over folders of photos, one 8-bit PNG soft mask per photo (255 =
 person), at the photo's size. Resumable: a photo whose label exists is skipped.
 
-    label_onnxruntime.py --model isnet.onnx --out LABELS SET_DIR...
+    label_onnxruntime.py [--model isnet.onnx] --out LABELS SET_DIR...
 
-LABELS/<set>/<stem>.png for SET_DIR/images/<stem>.*. The model and its labels are for
-training only: the package is AGPL-3.0 (the ISNet network is MIT, xuebinqin/DIS); neither the
-weights nor the labels go into the repository or a release (docs/MODEL.md, "Teacher").
+LABELS/<set>/<stem>.png for SET_DIR/images/<stem>.*; train.py --teacher LABELS reads them.
+--model defaults to what fetch-teacher.sh writes (.cache/isnet-medium.onnx beside this file).
+The model and its labels are for training only: the package is AGPL-3.0 (the ISNet network
+is MIT, xuebinqin/DIS); neither the weights nor the labels go into the repository or a release (docs/MODEL.md, "Teacher").
 
 The model's contract (the package's own pre-processing): RGB resized bilinearly to 1024x1024,
 (x - 128) / 256 per channel, NCHW; output 1x1x1024x1024 alpha in [0, 1], resized back
@@ -23,6 +24,7 @@ import numpy as np
 from PIL import Image
 
 SIZE = 1024
+DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".cache", "isnet-medium.onnx")
 
 
 def widen_fp16(path, out):
@@ -56,7 +58,7 @@ def session(path, threads):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--model", required=True)
+    ap.add_argument("--model", default=DEFAULT_MODEL, help="the teacher's ONNX file (default: %(default)s)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--limit", type=int, default=0, help="at most this many photos per set (0: all)")
