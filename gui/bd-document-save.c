@@ -122,6 +122,31 @@ save_thread (GTask        *task,
   g_task_return_boolean (task, TRUE);
 }
 
+/* Where @data goes, then @thread runs it; a file that is not local is refused (the
+ * encoders write through a path). Takes @data. */
+static void
+save_data_run (GTask           *task,
+               SaveData        *data,
+               GFile           *file,
+               int              jpeg_quality,
+               GTaskThreadFunc  thread)
+{
+  data->file = g_object_ref (file);
+  data->path = g_file_get_path (file);
+  data->jpeg_quality = jpeg_quality;
+
+  if (data->path == NULL)
+    {
+      save_data_free (data);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                               _("Results can only be saved to local folders."));
+      return;
+    }
+
+  g_task_set_task_data (task, data, (GDestroyNotify) save_data_free);
+  g_task_run_in_thread (task, thread);
+}
+
 void
 bd_document_save_async (BdDocument          *self,
                         GFile               *file,
@@ -148,20 +173,7 @@ bd_document_save_async (BdDocument          *self,
 
   data = g_new0 (SaveData, 1);
   data->job = bd_document_snapshot (self, FALSE);
-  data->file = g_object_ref (file);
-  data->path = g_file_get_path (file);
-  data->jpeg_quality = jpeg_quality;
-
-  if (data->path == NULL)
-    {
-      save_data_free (data);
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                               _("Results can only be saved to local folders."));
-      return;
-    }
-
-  g_task_set_task_data (task, data, (GDestroyNotify) save_data_free);
-  g_task_run_in_thread (task, save_thread);
+  save_data_run (task, data, file, jpeg_quality, save_thread);
 }
 
 gboolean
@@ -234,20 +246,7 @@ bd_document_save_unedited_async (GFile               *source,
   data->job->mask = g_bytes_ref (mask);
   bd_look_init_default (&data->job->look);
   data->source = g_object_ref (source);
-  data->file = g_object_ref (file);
-  data->path = g_file_get_path (file);
-  data->jpeg_quality = jpeg_quality;
-
-  if (data->path == NULL)
-    {
-      save_data_free (data);
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                               _("Results can only be saved to local folders."));
-      return;
-    }
-
-  g_task_set_task_data (task, data, (GDestroyNotify) save_data_free);
-  g_task_run_in_thread (task, save_unedited_thread);
+  save_data_run (task, data, file, jpeg_quality, save_unedited_thread);
 }
 
 gboolean
