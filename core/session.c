@@ -220,8 +220,7 @@ network_side (const bd_session *s, uint32_t width, uint32_t height)
 	uint32_t size = s->options.input_size ? s->options.input_size : s->model->input_size;
 	uint32_t longest = width > height ? width : height;
 	/* Never enlarge: a small photo runs at its own size. Enlarging adds blur, not detail,
-	 * and the network does worse on it (LFW's 250-pixel portraits through the CLI: IoU 0.921
-	 * enlarged to 512, 0.935 at their own size; docs/MODEL.md). */
+	 * and the network does worse on it (docs/MODEL.md, "Small photos at their own size"). */
 	return size < longest ? size : longest;
 }
 

@@ -79,9 +79,9 @@ bd_status bd_box_blur_u8 (bd_thread_pool *pool, uint8_t *pixels, uint32_t width,
 
 /* Clears every separate region of @alpha whose person area (pixels at least half opaque) is
  * under @min_fraction of the largest region's: passers-by behind the subject (keep-subject.c).
- * A fifth: someone half the subject's height covers about a quarter of its area and stays.
- * Larger fractions score higher on CCP's validation split (0.1: 0.933, 0.2: 0.936, 0.25: 0.938
- * with the shipped model), but drop more of the members of a group who stand further back. */
+ * A fifth: someone half the subject's height covers about a quarter of its area and stays;
+ * larger fractions score a little higher on CCP but drop more of a group's members who stand
+ * further back (the scores: docs/MODEL.md, "The main-subject pass"). */
 #define BD_MAIN_SUBJECT_FRACTION 0.2f
 bd_status bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height,
                                      size_t stride, float min_fraction, bd_error *error);
