@@ -110,6 +110,8 @@ void             bd_document_undo               (BdDocument          *self);
 void             bd_document_redo               (BdDocument          *self);
 /* Clears the marks, threshold and feather (one undoable edit). */
 void             bd_document_reset              (BdDocument          *self);
+/* Whether bd_document_reset would change anything: strokes, a threshold or a feather. */
+gboolean         bd_document_get_can_reset      (BdDocument          *self);
 
 /* 0 keeps the soft mask; otherwise the cut-off in (0, 1]. */
 double           bd_document_get_threshold      (BdDocument          *self);

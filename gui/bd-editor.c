@@ -179,7 +179,8 @@ update_state (BdEditor *self)
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.save-as", ready);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.copy", ready);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.reset", ready);
+  /* Reset only once there is something to reset (update_history follows every edit). */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.reset", ready && bd_document_get_can_reset (doc));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.cancel", working);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.retry", failed || stopped);
 
@@ -203,6 +204,8 @@ update_history (BdEditor *self)
                                  bd_document_get_can_undo (self->document));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.redo",
                                  bd_document_get_can_redo (self->document));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.reset",
+                                 bd_document_get_can_reset (self->document));
 }
 
 static void
@@ -673,6 +676,8 @@ bd_editor_set_document (BdEditor   *self,
   g_signal_connect_object (self->document, "notify::progress", G_CALLBACK (update_progress), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::can-undo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::can-redo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
+  /* The history is told before an undone edit is applied; Reset depends on the marks after. */
+  g_signal_connect_object (self->document, "notify::result", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::background-kind", G_CALLBACK (update_background), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::background-name", G_CALLBACK (update_background), self, G_CONNECT_SWAPPED);
 

@@ -272,6 +272,22 @@ test_open_drop (void)
                   bd_document_get_seconds (document ()));
 }
 
+/* The button under @widget labelled @label, or NULL. */
+static GtkWidget *
+find_button_labelled (GtkWidget  *widget,
+                      const char *label)
+{
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_button_labelled (child, label);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
 static void
 test_brush_undo_redo (void)
 {
@@ -312,9 +328,14 @@ test_brush_undo_redo (void)
   points[0] = GRAPHENE_POINT_INIT (cx - radius, cy);
   points[1] = GRAPHENE_POINT_INIT (cx + radius, cy);
 
+  /* Nothing to reset yet: Reset is greyed out, as a user sees it. */
+  g_assert_nonnull (find_button_labelled (GTK_WIDGET (editor), "_Reset"));
+  g_assert_false (gtk_widget_is_sensitive (find_button_labelled (GTK_WIDGET (editor), "_Reset")));
+
   serial = bd_document_paint_stroke (doc, BD_MARK_REMOVE, radius, points, G_N_ELEMENTS (points));
   g_assert_cmpuint (serial, >, 0);
   g_assert_true (bd_document_get_can_undo (doc));
+  g_assert_true (gtk_widget_is_sensitive (find_button_labelled (GTK_WIDGET (editor), "_Reset")));
   g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial)));
 
   painted = download_result (&w2, &h2);
@@ -345,9 +366,10 @@ test_brush_undo_redo (void)
   redone = download_result (&w2, &h2);
   g_assert_cmpmem (redone, (gsize) width * height * 4, painted, (gsize) width * height * 4);
 
-  /* Leave the photo as it came for the tests that follow. */
+  /* Leave the photo as it came for the tests that follow; then nothing is left to reset. */
   bd_document_undo (doc);
   g_assert_true (bd_main_loop_wait_for (result_settled, GSIZE_TO_POINTER (serial + 3)));
+  g_assert_false (gtk_widget_is_sensitive (find_button_labelled (GTK_WIDGET (editor), "_Reset")));
 }
 
 static void
@@ -1218,22 +1240,6 @@ find_switch_row (GtkWidget *widget)
         return row;
     }
 
-  return NULL;
-}
-
-/* The button under @widget labelled @label, or NULL. */
-static GtkWidget *
-find_button_labelled (GtkWidget  *widget,
-                      const char *label)
-{
-  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_button_labelled (child, label);
-      if (found)
-        return found;
-    }
   return NULL;
 }
 
