@@ -53,7 +53,9 @@ static const GOptionEntry entries[] = {
 	{ "threshold", 't', 0, G_OPTION_ARG_DOUBLE, &opt_threshold, N_("Make the mask hard: opaque above T (0..1)"), N_("T") },
 	{ "feather", 0, 0, G_OPTION_ARG_DOUBLE, &opt_feather, N_("Soften the mask's edge by PIXELS"), N_("PIXELS") },
 	{ "no-refine", 0, 0, G_OPTION_ARG_NONE, &opt_no_refine, N_("Plain upsampling instead of edge-aware refinement"), NULL },
-	{ "all-people", 0, 0, G_OPTION_ARG_NONE, &opt_all_people, N_("Keep everyone found, passers-by too, not only the main subject"), NULL },
+	{ "keep-passers-by", 0, 0, G_OPTION_ARG_NONE, &opt_all_people, N_("Keep everyone found, passers-by too, not only the main subject"), NULL },
+	/* The option's first name, kept for scripts; the app and the plug-in say "Keep passers-by". */
+	{ "all-people", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &opt_all_people, NULL, NULL },
 	{ "quality", 0, 0, G_OPTION_ARG_INT, &opt_quality, N_("JPEG quality, 1..100 (default 92)"), N_("Q") },
 	{ "threads", 0, 0, G_OPTION_ARG_INT, &opt_threads, N_("CPU threads (default: one per core)"), N_("N") },
 	{ "overwrite", 0, 0, G_OPTION_ARG_NONE, &opt_overwrite, N_("Replace output files that already exist (never an input)"), NULL },

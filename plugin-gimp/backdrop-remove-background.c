@@ -183,7 +183,7 @@ backdrop_create_procedure (GimpPlugIn  *plug_in,
                                        TRUE, G_PARAM_READWRITE);
 
   gimp_procedure_add_boolean_argument (procedure, "all-people",
-                                       _("_Keep everyone"),
+                                       _("_Keep passers-by"),
                                        _("Keep every person found; otherwise people far "
                                          "smaller than the main subject and apart from it "
                                          "(passers-by) are left out of the mask"),

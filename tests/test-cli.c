@@ -180,9 +180,19 @@ test_all_people (void)
 	run_result r = run_cli ("--output", "mask", photo, "-o", subject, NULL);
 	g_assert_cmpint (r.status, ==, 0);
 	g_free (r.err);
-	r = run_cli ("--output", "mask", "--all-people", photo, "-o", everyone, NULL);
+	r = run_cli ("--output", "mask", "--keep-passers-by", photo, "-o", everyone, NULL);
 	g_assert_cmpint (r.status, ==, 0);
 	g_free (r.err);
+	/* The option's earlier name does the same. */
+	g_autofree char *everyone_old = path_in ("everyone-all-people.png");
+	r = run_cli ("--output", "mask", "--all-people", photo, "-o", everyone_old, NULL);
+	g_assert_cmpint (r.status, ==, 0);
+	g_free (r.err);
+	g_autofree char *new_bytes = NULL, *old_bytes = NULL;
+	gsize new_len, old_len;
+	g_assert_true (g_file_get_contents (everyone, &new_bytes, &new_len, NULL));
+	g_assert_true (g_file_get_contents (everyone_old, &old_bytes, &old_len, NULL));
+	g_assert_cmpmem (new_bytes, new_len, old_bytes, old_len);
 	g_autoptr (GdkPixbuf) a = gdk_pixbuf_new_from_file (subject, NULL);
 	g_autoptr (GdkPixbuf) b = gdk_pixbuf_new_from_file (everyone, NULL);
 	g_assert_nonnull (a);
@@ -197,7 +207,7 @@ test_all_people (void)
 			g_assert_cmpuint (va, <=, vb);
 			differing += va != vb;
 		}
-	g_test_message ("pixels kept only with --all-people: %d", differing);
+	g_test_message ("pixels kept only with --keep-passers-by: %d", differing);
 	g_assert_cmpint (differing, >, 0);
 }
 
