@@ -490,6 +490,30 @@ on_folder_chosen (GObject      *object,
   export_items (self, folder, g_task_get_task_data (task));
 }
 
+GtkFileDialog *
+bd_batch_page_new_export_dialog (BdBatchPage *self)
+{
+  GtkFileDialog *dialog = gtk_file_dialog_new ();
+  g_autofree char *format = g_ascii_strup (bd_settings_export_extension (self->settings), -1);
+  g_autofree char *accept = NULL;
+
+  gtk_file_dialog_set_title (dialog, _("Export All to a Folder"));
+  /* Translators: %s is a file format, "PNG", "WEBP" or "JPG" (chosen in Preferences) */
+  accept = g_strdup_printf (_("_Export as %s"), format);
+  gtk_file_dialog_set_accept_label (dialog, accept);
+
+  /* Where the photos came from, not Recent: results usually go beside them. */
+  if (g_list_model_get_n_items (G_LIST_MODEL (self->items)) > 0)
+    {
+      g_autoptr(BdBatchItem) first = g_list_model_get_item (G_LIST_MODEL (self->items), 0);
+      g_autoptr(GFile) parent = g_file_get_parent (bd_batch_item_get_file (first));
+
+      if (parent != NULL)
+        gtk_file_dialog_set_initial_folder (dialog, parent);
+    }
+  return dialog;
+}
+
 void
 bd_batch_page_export_async (BdBatchPage         *self,
                             GPtrArray           *items,
@@ -497,7 +521,7 @@ bd_batch_page_export_async (BdBatchPage         *self,
                             GAsyncReadyCallback  callback,
                             gpointer             user_data)
 {
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+  g_autoptr(GtkFileDialog) dialog = NULL;
   GTask *task;
 
   g_return_if_fail (BD_IS_BATCH_PAGE (self));
@@ -514,8 +538,7 @@ bd_batch_page_export_async (BdBatchPage         *self,
       return;
     }
 
-  gtk_file_dialog_set_title (dialog, _("Export All to a Folder"));
-  gtk_file_dialog_set_accept_label (dialog, _("_Export"));
+  dialog = bd_batch_page_new_export_dialog (self);
   gtk_file_dialog_select_folder (dialog, GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), cancellable,
                                  on_folder_chosen, task);
 }

@@ -27,6 +27,9 @@ void        bd_batch_page_export_to_folder  (BdBatchPage  *self,
                                              GFile        *folder);
 /* Export All: asks for a folder, then exports @items (BdBatchItems; NULL: all). TRUE once
  * every one is written; FALSE when the user cancelled or one failed. */
+/* The folder dialog Export All shows: it opens where the first photo is, and its button names
+ * the format the results are written in (Preferences' default format). */
+GtkFileDialog *bd_batch_page_new_export_dialog (BdBatchPage       *self);
 void        bd_batch_page_export_async      (BdBatchPage          *self,
                                              GPtrArray            *items,
                                              GCancellable         *cancellable,

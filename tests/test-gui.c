@@ -773,6 +773,16 @@ test_batch (void)
   g_assert_cmpuint (done, ==, 2);
   g_assert_cmpuint (failed, ==, 1);
 
+  /* Export All's folder dialog opens beside the photos, not at Recent, and says the format. */
+  {
+    g_autoptr(GtkFileDialog) dialog = bd_batch_page_new_export_dialog (page);
+    g_autoptr(GFile) expected = g_file_get_parent (g_ptr_array_index (files, 0));
+
+    g_assert_nonnull (gtk_file_dialog_get_initial_folder (dialog));
+    g_assert_true (g_file_equal (gtk_file_dialog_get_initial_folder (dialog), expected));
+    g_assert_cmpstr (gtk_file_dialog_get_accept_label (dialog), ==, "_Export as PNG");
+  }
+
   bd_batch_page_export_to_folder (page, folder);
   g_assert_true (bd_main_loop_wait_for (batch_idle, page));
 
