@@ -13,7 +13,7 @@ struct _BdBatchRow
   BdBatchItem    *item;
 
   GtkStack       *thumbnail_stack;
-  GtkPicture     *thumbnail;
+  GtkImage       *thumbnail;
   GtkProgressBar *progress_bar;
   GtkImage       *state_icon;
   GtkButton      *remove_button;
@@ -104,7 +104,7 @@ update_thumbnail (BdBatchRow *self)
 {
   GdkTexture *texture = bd_batch_item_get_thumbnail (self->item);
 
-  gtk_picture_set_paintable (self->thumbnail, GDK_PAINTABLE (texture));
+  gtk_image_set_from_paintable (self->thumbnail, GDK_PAINTABLE (texture));
   gtk_stack_set_visible_child_name (self->thumbnail_stack, texture ? "thumbnail" : "placeholder");
 }
 

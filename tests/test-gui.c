@@ -20,6 +20,7 @@
 #include "bd-application.h"
 #include "bd-batch-item.h"
 #include "bd-batch-page.h"
+#include "bd-batch-row.h"
 #include "bd-drag-provider.h"
 #include "bd-editor.h"
 #include "bd-preferences-dialog.h"
@@ -727,6 +728,20 @@ batch_idle (gpointer data)
   return !bd_batch_page_get_busy (data);
 }
 
+/* The batch list's rows under @widget, in order. */
+static void
+find_rows (GtkWidget *widget,
+           GPtrArray *rows)
+{
+  if (BD_IS_BATCH_ROW (widget))
+    {
+      g_ptr_array_add (rows, widget);
+      return;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    find_rows (child, rows);
+}
+
 static void
 test_batch (void)
 {
@@ -772,6 +787,21 @@ test_batch (void)
     }
   g_assert_cmpuint (done, ==, 2);
   g_assert_cmpuint (failed, ==, 1);
+
+  /* Every row has one height: the failed one (no thumbnail) too. */
+  {
+    g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+    find_rows (GTK_WIDGET (page), rows);
+    g_assert_cmpuint (rows->len, ==, 3);
+    for (guint i = 1; i < rows->len; i++)
+      g_assert_cmpint (gtk_widget_get_height (rows->pdata[i]), ==, gtk_widget_get_height (rows->pdata[0]));
+  }
+  {
+    g_autofree char *shot = g_test_build_filename (G_TEST_BUILT, "test-gui-batch.png", NULL);
+    bd_main_loop_spin (300);
+    g_assert_true (bd_window_shot_save (GTK_WINDOW (window), shot, FALSE, NULL));
+    g_test_message ("screenshot: %s", shot);
+  }
 
   /* Export All's folder dialog opens beside the photos, not at Recent, and says the format. */
   {
