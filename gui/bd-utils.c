@@ -24,6 +24,42 @@ find_toast_overlay (GtkWidget *widget)
   return NULL;
 }
 
+/* Lifts or lowers every floating bar (style class "floating-bar") under @widget. */
+static void
+set_floating_bars_lifted (GtkWidget *widget,
+                          gboolean   lifted)
+{
+  if (gtk_widget_has_css_class (widget, "floating-bar"))
+    {
+      if (lifted)
+        gtk_widget_add_css_class (widget, "above-toast");
+      else
+        gtk_widget_remove_css_class (widget, "above-toast");
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    set_floating_bars_lifted (child, lifted);
+}
+
+/* Toasts of @overlay not yet dismissed; the bars come down when the last goes. */
+static void
+on_toast_dismissed (AdwToast  *toast,
+                    GtkWidget *overlay)
+{
+  guint pending = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (overlay), "bd-pending-toasts"));
+
+  pending = pending > 0 ? pending - 1 : 0;
+  g_object_set_data (G_OBJECT (overlay), "bd-pending-toasts", GUINT_TO_POINTER (pending));
+  if (pending == 0)
+    set_floating_bars_lifted (overlay, FALSE);
+}
+
+static void
+unref_overlay (gpointer  data,
+               GClosure *closure)
+{
+  g_object_unref (data);
+}
+
 AdwToast *
 bd_show_toast (GtkWidget  *widget,
                const char *title)
@@ -43,6 +79,12 @@ bd_show_toast (GtkWidget  *widget,
     }
 
   toast = adw_toast_new (title);
+  g_object_set_data (G_OBJECT (overlay), "bd-pending-toasts",
+                     GUINT_TO_POINTER (GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (overlay),
+                                                                            "bd-pending-toasts")) + 1));
+  g_signal_connect_data (toast, "dismissed", G_CALLBACK (on_toast_dismissed), g_object_ref (overlay),
+                         unref_overlay, 0);
+  set_floating_bars_lifted (overlay, TRUE);
   adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), toast);
   return toast;
 }

@@ -130,6 +130,22 @@ toast_shown (gpointer data)
   return FALSE;
 }
 
+/* The first widget under @widget with the style class @name. */
+static GtkWidget *
+find_css_class (GtkWidget  *widget,
+                const char *name)
+{
+  if (gtk_widget_has_css_class (widget, name))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_css_class (child, name);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
 static gboolean
 no_toast (gpointer data)
 {
@@ -606,6 +622,27 @@ test_paste_empty (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.paste", NULL));
   bd_main_loop_spin (300);
   g_assert_true (toast_shown ("The clipboard holds no image"));
+
+  /* The toast covers none of the floating tool bar's buttons: the bar moves up above it. */
+  {
+    GtkWidget *overlay = find_widget (GTK_WIDGET (window), ADW_TYPE_TOAST_OVERLAY);
+    GtkWidget *toast = NULL, *bar = find_css_class (GTK_WIDGET (window), "floating-bar");
+    graphene_rect_t toast_box, bar_box;
+
+    for (GtkWidget *child = gtk_widget_get_first_child (overlay); child; child = gtk_widget_get_next_sibling (child))
+      if (g_str_equal (G_OBJECT_TYPE_NAME (child), "AdwToastWidget"))
+        toast = child;
+    g_assert_nonnull (toast);
+    g_assert_nonnull (bar);
+    g_assert_true (gtk_widget_get_mapped (bar));
+    bd_main_loop_spin (300);
+    g_assert_true (gtk_widget_compute_bounds (toast, GTK_WIDGET (window), &toast_box));
+    g_assert_true (gtk_widget_compute_bounds (bar, GTK_WIDGET (window), &bar_box));
+    g_assert_false (graphene_rect_intersection (&toast_box, &bar_box, NULL));
+  }
+  /* And comes back down once the toast has gone. */
+  g_assert_true (bd_main_loop_wait_for (no_toast, NULL));
+  g_assert_false (gtk_widget_has_css_class (find_css_class (GTK_WIDGET (window), "floating-bar"), "above-toast"));
 }
 
 static AdwAlertDialog *
