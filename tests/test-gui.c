@@ -639,6 +639,11 @@ test_paste_empty (void)
     g_assert_true (gtk_widget_compute_bounds (toast, GTK_WIDGET (window), &toast_box));
     g_assert_true (gtk_widget_compute_bounds (bar, GTK_WIDGET (window), &bar_box));
     g_assert_false (graphene_rect_intersection (&toast_box, &bar_box, NULL));
+    {
+      g_autofree char *shot = g_test_build_filename (G_TEST_BUILT, "test-gui-toast.png", NULL);
+      g_assert_true (bd_window_shot_save (GTK_WINDOW (window), shot, FALSE, NULL));
+      g_test_message ("screenshot: %s", shot);
+    }
   }
   /* And comes back down once the toast has gone. */
   g_assert_true (bd_main_loop_wait_for (no_toast, NULL));
