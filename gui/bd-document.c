@@ -837,10 +837,9 @@ bd_document_open (BdDocument     *self,
   g_clear_object (&self->saved_file);
   bd_document_clear_history (self);
 
-  /* A new photo starts with a clean mask; the background the user picked stays. */
-  bd_look_copy (&look, &self->look);
-  look.threshold = 0;
-  look.feather = 0;
+  /* A new photo starts as it came: a clean mask, no background of the last photo's (it
+   * looked like part of the new photo to users who had not picked it for this one). */
+  bd_look_init_default (&look);
   bd_document_apply_look (self, &look);
   bd_look_clear (&look);
 

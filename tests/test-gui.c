@@ -1398,6 +1398,49 @@ test_open_unreadable (void)
   gtk_window_destroy (GTK_WINDOW (other));
 }
 
+/* The next photo opened in a window starts transparent, not on the last photo's fill. */
+static void
+test_new_photo_fresh_look (void)
+{
+  BdWindow *other;
+  BdDocument *doc;
+
+  if (skip_without_photo_and_model () || photos->len < 2)
+    return;
+
+  other = bd_window_new (app);
+  gtk_window_present (GTK_WINDOW (other));
+  doc = open_and_settle (other, g_ptr_array_index (photos, 0));
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
+  bd_document_set_background_kind (doc, BD_BACKGROUND_COLOR);
+  g_assert_cmpuint (bd_document_get_background_kind (doc), ==, BD_BACKGROUND_COLOR);
+
+  /* The fill is an edit: the window asks first; the user lets it go. */
+  {
+    g_autoptr(GFile) file = g_file_new_for_path (g_ptr_array_index (photos, 1));
+    bd_window_open_files (other, &file, 1);
+  }
+  bd_main_loop_spin (500);
+  g_assert_nonnull (visible_alert (other));
+  click_response (ADW_DIALOG (visible_alert (other)), "_Discard");
+  g_assert_true (bd_main_loop_wait_for (no_dialog, other));
+  {
+    g_autofree char *name = g_path_get_basename (g_ptr_array_index (photos, 1));
+
+    for (int i = 0; i < 300; i++)
+      {
+        doc = bd_editor_get_document (bd_window_get_editor (other));
+        if (g_strcmp0 (bd_document_get_title (doc), name) == 0 && other_settled (other))
+          break;
+        bd_main_loop_spin (100);
+      }
+    g_assert_cmpstr (bd_document_get_title (doc), ==, name);
+  }
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
+  g_assert_cmpuint (bd_document_get_background_kind (doc), ==, BD_BACKGROUND_TRANSPARENT);
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
 /* Without a usable NVIDIA card, Preferences do not offer it, and a graphics card chosen
  * anyway (an older setting) fails with words a user can act on, not the runtime's. */
 static void
@@ -1651,6 +1694,7 @@ main (int   argc,
   g_test_add_func ("/gui/keep-passers-by", test_keep_passers_by);
   g_test_add_func ("/gui/open-unreadable", test_open_unreadable);
   g_test_add_func ("/gui/no-gpu", test_no_gpu);
+  g_test_add_func ("/gui/new-photo-fresh-look", test_new_photo_fresh_look);
 
   status = g_test_run ();
 
