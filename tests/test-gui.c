@@ -77,23 +77,38 @@ download_result (int *width,
 }
 
 /* The first widget of @type at or below @widget. */
+/* The first widget under @widget (itself included, depth first) that @match accepts. */
 static GtkWidget *
-find_widget (GtkWidget *widget,
-             GType      type)
+find_matching (GtkWidget     *widget,
+               gboolean     (*match) (GtkWidget *widget, gconstpointer data),
+               gconstpointer  data)
 {
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+  if (match (widget, data))
     return widget;
 
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {
-      GtkWidget *found = find_widget (child, type);
+      GtkWidget *found = find_matching (child, match, data);
 
       if (found != NULL)
         return found;
     }
 
   return NULL;
+}
+
+static gboolean
+is_of_type (GtkWidget *widget, gconstpointer type)
+{
+  return G_TYPE_CHECK_INSTANCE_TYPE (widget, GPOINTER_TO_SIZE (type));
+}
+
+static GtkWidget *
+find_widget (GtkWidget *widget,
+             GType      type)
+{
+  return find_matching (widget, is_of_type, GSIZE_TO_POINTER (type));
 }
 
 /* Whether a label at or below @widget reads @text. */
@@ -130,20 +145,18 @@ toast_shown (gpointer data)
   return FALSE;
 }
 
+static gboolean
+has_css_class (GtkWidget *widget, gconstpointer name)
+{
+  return gtk_widget_has_css_class (widget, name);
+}
+
 /* The first widget under @widget with the style class @name. */
 static GtkWidget *
 find_css_class (GtkWidget  *widget,
                 const char *name)
 {
-  if (gtk_widget_has_css_class (widget, name))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_css_class (child, name);
-      if (found)
-        return found;
-    }
-  return NULL;
+  return find_matching (widget, has_css_class, name);
 }
 
 static gboolean
@@ -289,20 +302,18 @@ test_open_drop (void)
                   bd_document_get_seconds (document ()));
 }
 
+static gboolean
+is_button_labelled (GtkWidget *widget, gconstpointer label)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
+}
+
 /* The button under @widget labelled @label, or NULL. */
 static GtkWidget *
 find_button_labelled (GtkWidget  *widget,
                       const char *label)
 {
-  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_button_labelled (child, label);
-      if (found)
-        return found;
-    }
-  return NULL;
+  return find_matching (widget, is_button_labelled, label);
 }
 
 static void
@@ -1195,34 +1206,35 @@ window_width_near (gpointer data)
   return ABS (gtk_widget_get_width (GTK_WIDGET (window)) - GPOINTER_TO_INT (data)) <= 16;
 }
 
+static gboolean
+menu_offers (GtkWidget *widget, gconstpointer action)
+{
+  GMenuModel *model;
+
+  if (!GTK_IS_MENU_BUTTON (widget))
+    return FALSE;
+  model = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget));
+  for (int s = 0; model && s < g_menu_model_get_n_items (model); s++)
+    {
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, s, G_MENU_LINK_SECTION);
+      GMenuModel *items = section ? section : model;
+      for (int i = 0; i < g_menu_model_get_n_items (items); i++)
+        {
+          g_autofree char *name = NULL;
+          if (g_menu_model_get_item_attribute (items, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
+              g_str_equal (name, action))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* The GtkMenuButton under @widget whose menu offers @action, or NULL. */
 static GtkMenuButton *
 find_menu_button_with (GtkWidget  *widget,
                        const char *action)
 {
-  if (GTK_IS_MENU_BUTTON (widget))
-    {
-      GMenuModel *model = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget));
-      for (int s = 0; model && s < g_menu_model_get_n_items (model); s++)
-        {
-          g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, s, G_MENU_LINK_SECTION);
-          GMenuModel *items = section ? section : model;
-          for (int i = 0; i < g_menu_model_get_n_items (items); i++)
-            {
-              g_autofree char *name = NULL;
-              if (g_menu_model_get_item_attribute (items, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
-                  g_str_equal (name, action))
-                return GTK_MENU_BUTTON (widget);
-            }
-        }
-    }
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkMenuButton *found = find_menu_button_with (child, action);
-      if (found)
-        return found;
-    }
-  return NULL;
+  return (GtkMenuButton *) find_matching (widget, menu_offers, action);
 }
 
 static void
@@ -1310,35 +1322,21 @@ segment (GdkPixbuf *photo)
 static AdwSwitchRow *
 find_switch_row (GtkWidget *widget)
 {
-  if (ADW_IS_SWITCH_ROW (widget))
-    return ADW_SWITCH_ROW (widget);
+  return ADW_SWITCH_ROW (find_widget (widget, ADW_TYPE_SWITCH_ROW));
+}
 
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      AdwSwitchRow *row = find_switch_row (child);
-
-      if (row != NULL)
-        return row;
-    }
-
-  return NULL;
+static gboolean
+is_combo_row_titled (GtkWidget *widget, gconstpointer title)
+{
+  return ADW_IS_COMBO_ROW (widget) &&
+         g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), title) == 0;
 }
 
 static AdwComboRow *
 find_combo_row_titled (GtkWidget  *widget,
                        const char *title)
 {
-  if (ADW_IS_COMBO_ROW (widget) &&
-      g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), title) == 0)
-    return ADW_COMBO_ROW (widget);
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      AdwComboRow *found = find_combo_row_titled (child, title);
-      if (found)
-        return found;
-    }
-  return NULL;
+  return (AdwComboRow *) find_matching (widget, is_combo_row_titled, title);
 }
 
 static gboolean
