@@ -28,13 +28,17 @@ from PIL import Image, ImageChops, ImageEnhance, ImageFilter
 #                        full-frame label (the unlabelled people would be taught as background)
 #            "teacher"   no labels: used only with a teacher's labels (--teacher), as pseudo-labels
 #   zoom     photos kept at up to twice the training side, so that training can crop close-ups
+#   teacher  how a teacher's label (--teacher) is used (combine_teacher): "label" replaces the
+#            set's own mask (LFW's older pseudo-labels; people-unlabelled has none), "check"
+#            keeps the exact mask and lowers the weight where the teacher firmly disagrees
+#            away from the edges (default for sets with masks)
 # debian-negatives (fetch_negatives.py, not in the shared data sets) is small, so a quarter of it
 # is held out to give its validation figure some weight. The second round's sets are small too:
 # their val_mod keeps 20-50 photos of each in validation (training/README.md has the counts).
 SETS = {
     "ccp-person": dict(masks=True, weight=1.0, by_clip=False, val_mod=10),
     "davis-people-train": dict(masks=True, weight=1.0, by_clip=True, val_mod=10),
-    "lfw-portraits-pseudo": dict(masks=True, weight=0.5, by_clip=False, val_mod=10),
+    "lfw-portraits-pseudo": dict(masks=True, weight=0.5, by_clip=False, val_mod=10, teacher="label"),
     "davis-no-people": dict(masks=False, weight=1.0, by_clip=True, val_mod=10, role="negative"),
     "debian-negatives": dict(masks=False, weight=1.0, by_clip=False, val_mod=4, zoom=True, role="negative"),
     "pennfudan": dict(masks=True, weight=1.0, by_clip=False, val_mod=5),
@@ -42,7 +46,7 @@ SETS = {
     "camvid-street": dict(masks=True, weight=1.0, by_clip=False, by_frames=300, val_mod=5),
     "coco128-person": dict(masks=True, weight=0.8, by_clip=False, val_mod=4),
     "scenes-no-people": dict(masks=False, weight=1.0, by_clip=False, val_mod=10, role="negative"),
-    "people-unlabelled": dict(masks=False, weight=0.5, by_clip=False, val_mod=5, role="teacher"),
+    "people-unlabelled": dict(masks=False, weight=0.5, by_clip=False, val_mod=5, role="teacher", teacher="label"),
 }
 # Sets that a data root may lack without error: the Debian ones come from fetch_negatives.py,
 # and the shipped model's recipe packs only the first four (training/reproduce.sh).
@@ -95,10 +99,11 @@ class Record:
     teacher labelled it, the teacher's soft mask (HxW uint8, else None). A set of role "teacher"
     has no mask of its own: its mask is the teacher's."""
 
-    def __init__(self, set_name, stem, image, mask, teacher=None):
+    def __init__(self, set_name, stem, image, mask, teacher=None, wmap=None):
         self.set_name, self.stem, self.image, self.mask = set_name, stem, image, mask
         self.teacher = teacher
         self.weight = SETS[set_name]["weight"]
+        self.wmap = wmap  # per-pixel weight x 100 (uint8 HxW) from combine_teacher, or None
         self.bbox = None  # person box (x0, y0, x1, y1), for cut-outs and margins
         if mask is not None and (mask > 127).any():
             ys, xs = np.nonzero(mask > 127)
@@ -129,9 +134,52 @@ def load_record(root, set_name, stem, max_side=None, teacher_dir=None):
         mask = resize(mask, size) if mask is not None else None
         teacher = resize(teacher, size) if teacher is not None else None
     teacher = None if teacher is None else np.asarray(teacher)
-    if role(set_name) == "teacher":
-        mask = teacher
-    return Record(set_name, stem, np.asarray(img), None if mask is None else np.asarray(mask), teacher)
+    mask = None if mask is None else np.asarray(mask)
+    wmap = None
+    if teacher is not None and (mask is not None or role(set_name) == "teacher"):
+        mask, wmap = combine_teacher(set_name, mask, teacher)
+    return Record(set_name, stem, np.asarray(img), mask, teacher, wmap)
+
+
+def dilate(b, r):
+    """Binary dilation of a bool HxW array by a (2r+1)-square, as two separable max passes."""
+    out = b.copy()
+    for axis in (0, 1):
+        src = out.copy()
+        n = src.shape[axis]
+        for d in range(1, min(r, n - 1) + 1):
+            lo = [slice(None)] * 2
+            hi = [slice(None)] * 2
+            lo[axis], hi[axis] = slice(d, None), slice(None, n - d)
+            out[tuple(lo)] |= src[tuple(hi)]
+            out[tuple(hi)] |= src[tuple(lo)]
+    return out
+
+
+def edge_band(hard, r):
+    """Pixels within r of the boundary of a bool mask (either side)."""
+    return dilate(hard, r) & dilate(~hard, r)
+
+
+def combine_teacher(set_name, mask, teacher):
+    """The label and per-pixel weights (x 100, uint8) that a photo trains with, given the
+    teacher's soft label (uint8). Undecided is 0.15 < alpha < 0.85, the edge band 1% of the
+    diagonal either side of an edge, as evaluate.py's ghost share measures them.
+      "label": the teacher's label; where it is undecided away from its edges it would teach
+               ghosts, so those pixels count 0.2;
+      "check": our exact label; where the teacher firmly disagrees (by more than 0.5) away from
+               the label's edges, neither is trusted blindly: the pixel counts 0.3 (a passer-by
+               that the set leaves out, a coarse polygon, a teacher's mistake)."""
+    h, w = teacher.shape
+    r = max(2, int(round(0.01 * np.hypot(h, w))))
+    t = teacher.astype(np.float32) / 255.0
+    if SETS[set_name].get("teacher", "check") == "label" or mask is None:
+        sure = (t <= 0.15) | (t >= 0.85)
+        wmap = np.where(sure | edge_band(t > 0.5, r), 100, 20).astype(np.uint8)
+        return teacher, wmap
+    m = mask.astype(np.float32) / 255.0
+    firm = (np.abs(m - t) > 0.5) & ~edge_band(m > 0.5, r)
+    return mask, np.where(firm, 30, 100).astype(np.uint8)
 
 
 def load_set(root, set_name, split, max_side=None, threads=8, teacher_dir=None):
@@ -342,9 +390,10 @@ class TrainSamples:
 
     # --- one photo placed on the canvas -------------------------------------------------------
 
-    def _place(self, rng, rec_img, rec_mask, weight, scale, centre=None, angle=None):
+    def _place(self, rng, rec_img, rec_mask, weight, scale, centre=None, angle=None, wmap=None):
         """Warps a photo (and mask) onto the canvas with scale, rotation, flip; the point
-        `centre` of the photo (default: random) lands at a random spot near the canvas centre."""
+        `centre` of the photo (default: random) lands at a random spot near the canvas centre.
+        wmap: per-pixel weights x 100 (Record.wmap), warped with the photo, times `weight`."""
         S = self.size
         h, w = rec_img.shape[:2]
         if centre is None:
@@ -367,7 +416,10 @@ class TrainSamples:
         img = warp(rec_img, m, (S, S))
         valid = covered(m, (w, h), (S, S))
         target = warp(rec_mask, m, (S, S)) if rec_mask is not None else np.zeros((S, S), np.uint8)
-        weight_map = np.full((S, S), weight, np.float32)
+        if wmap is not None:
+            weight_map = warp(wmap, m, (S, S)).astype(np.float32) * (weight / 100.0)
+        else:
+            weight_map = np.full((S, S), weight, np.float32)
         return img, target, weight_map, valid
 
     def _scene_scale(self, rng, h, w):
@@ -390,7 +442,7 @@ class TrainSamples:
         x0, y0, x1, y1 = r.bbox
         # Centre mostly on the person so that most crops contain some of them.
         centre = (rng.uniform(x0, x1), rng.uniform(y0, y1)) if rng.random() < 0.8 else None
-        out = self._place(rng, r.image, r.mask, r.weight, self._scene_scale(rng, h, w), centre)
+        out = self._place(rng, r.image, r.mask, r.weight, self._scene_scale(rng, h, w), centre, wmap=r.wmap)
         if rng.random() < 0.3:
             out = self._paste_people(rng, *out, count=rng.integers(1, 3))
         if self.objects and rng.random() < 0.1:
@@ -404,7 +456,7 @@ class TrainSamples:
         h, w = r.image.shape[:2]
         x0, y0, x1, y1 = r.bbox
         centre = (rng.uniform(x0, x1), rng.uniform(y0, y1)) if rng.random() < 0.7 else None
-        out = self._place(rng, r.image, r.mask, r.weight, self._scene_scale(rng, h, w), centre)
+        out = self._place(rng, r.image, r.mask, r.weight, self._scene_scale(rng, h, w), centre, wmap=r.wmap)
         if rng.random() < 0.2:
             out = self._paste_people(rng, *out, count=rng.integers(1, 3))
         return out
@@ -413,7 +465,7 @@ class TrainSamples:
         r = self.lfw[rng.integers(len(self.lfw))]
         h, w = r.image.shape[:2]
         centre = (w / 2 + rng.normal(0, w / 8), h / 2 + rng.normal(0, h / 8))
-        return self._place(rng, r.image, r.mask, r.weight, self._scene_scale(rng, h, w), centre)
+        return self._place(rng, r.image, r.mask, r.weight, self._scene_scale(rng, h, w), centre, wmap=r.wmap)
 
     def _portrait(self, rng):
         """Head-and-shoulders or half-body crop of a standing CCP person, on its own background."""
@@ -423,7 +475,7 @@ class TrainSamples:
         box_h = (y1 - y0) * frac
         scale = self.size * rng.uniform(0.5, 1.1) / box_h
         centre = ((x0 + x1) / 2 + rng.normal(0, (x1 - x0) / 10), y0 + box_h * rng.uniform(0.45, 0.65))
-        return self._place(rng, r.image, r.mask, r.weight, scale, centre)
+        return self._place(rng, r.image, r.mask, r.weight, scale, centre, wmap=r.wmap)
 
     def _negative(self, rng):
         out = self._negative_photo(rng)
@@ -473,15 +525,15 @@ class TrainSamples:
             else:
                 pool = self.stills if self.stills and (rng.random() < 0.5 or not self.empty) else self.empty
             r = pool[rng.integers(len(pool))]
-            src, mask, wgt = r.image, None, 1.0
+            src, mask, wgt, wmap = r.image, None, 1.0, None
         elif u < 0.58 and self.margins:
-            src, mask, wgt = self.margins[rng.integers(len(self.margins))], None, 1.0
+            src, mask, wgt, wmap = self.margins[rng.integers(len(self.margins))], None, 1.0, None
         else:  # a photo that already has people in it: a crowd with occlusions
             r = self.exact[rng.integers(len(self.exact))]
-            src, mask, wgt = r.image, r.mask, r.weight
+            src, mask, wgt, wmap = r.image, r.mask, r.weight, r.wmap
         h, w = src.shape[:2]
         scale = max(S / w, S / h) * log_uniform(rng, 1.0, 1.6)
-        out = self._place(rng, src, mask, wgt, scale)
+        out = self._place(rng, src, mask, wgt, scale, wmap=wmap if mask is not None else None)
         if rng.random() < 0.25:  # shallow depth of field, as in many portraits
             blurred = Image.fromarray(out[0]).filter(ImageFilter.GaussianBlur(rng.uniform(2, 8)))
             out = (np.asarray(blurred),) + out[1:]

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import random
+import re
 import time
 
 import numpy as np
@@ -53,6 +54,10 @@ def parse_args():
                     "size) and mostly in padding rather than enlarged to fill the canvas; with --crop 512, "
                     "a fine-tune at the inference scale")
     ap.add_argument("--init", help="start from this checkpoint's weights (same architecture); fresh schedule")
+    ap.add_argument("--init-bdm", help="start from a model file (.bdm, batch-norm folded): its shape replaces "
+                    "--depth/--base/--input-size, and the batch norms stay frozen at identity (train_bdm)")
+    ap.add_argument("--decisive", type=float, default=0.0,
+                    help="weight of the penalty on undecided predictions away from the edges (ghosts)")
     ap.add_argument("--workers", type=int, default=7)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-val", type=int, default=0, help="score at most this many images per set (0: all)")
@@ -69,9 +74,11 @@ def seed_everything(seed):
     torch.manual_seed(seed)
 
 
-def loss_fn(logits, target, weight):
+def loss_fn(logits, target, weight, decisive=0.0):
     """Weighted BCE with the band around each edge counted 4x, + soft IoU over the image,
-    + soft IoU inside the edge band (so the edges weigh as much as the bulk does)."""
+    + soft IoU inside the edge band (so the edges weigh as much as the bulk does), + with
+    `decisive`, the mean of 4p(1-p) away from the edges: a half-kept region (a ghost) costs
+    there even when its BCE is balanced between the two answers."""
     logits = logits.float()
     hard = (target > 0.5).float()
     # Edge band: dilation minus erosion of the hard mask, 5x5 (a few pixels either side).
@@ -88,7 +95,14 @@ def loss_fn(logits, target, weight):
         union = (w * (p + target - p * target)).sum((1, 2, 3))
         return (1 - (inter + 1) / (union + 1)).mean()
 
-    return bce + soft_iou(weight) + 0.5 * soft_iou(weight * edge)
+    loss = bce + soft_iou(weight) + 0.5 * soft_iou(weight * edge)
+    if decisive:
+        # 1% of the canvas diagonal either side of an edge, as the ghost share counts it
+        r = max(2, round(0.01 * math.hypot(*hard.shape[-2:])))
+        far = 1 - (F.max_pool2d(hard, 2 * r + 1, 1, r) + F.max_pool2d(1 - hard, 2 * r + 1, 1, r) - 1)
+        wf = weight * far
+        loss = loss + decisive * (wf * 4 * p * (1 - p)).sum() / wf.sum().clamp_min(1e-6)
+    return loss
 
 
 def lr_at(step, total, args):
@@ -133,6 +147,71 @@ def validate(net, val_sets, device, max_per_set=0):
             out[name] = evaluate.summarise(rows)
     net.train()
     return ({"hard-web": evaluate.summarise(hard)} if hard else {}) | out
+
+
+def unfold_bdm(path):
+    """A UNet holding a model file's folded weights: each conv takes the folded weight, its
+    batch norm becomes the identity plus the folded bias (mean 0, variance 1 - eps, scale 1)."""
+    import bdm
+    header, tensors = bdm.read(path)
+    config = {"depth": header["depth"], "base": header["widths"][0], "input_size": header["input_size"]}
+    net = unet.build(config)
+    if net.widths != header["widths"]:
+        raise SystemExit(f"{path}: widths {header['widths']} are not a base * 2^l U-Net")
+    sd = net.state_dict()
+    for file_name, arr in tensors.items():
+        t = torch.from_numpy(arr)
+        name = re.sub(r"^(enc|dec|up)(\d+)\.", r"\1.\2.", file_name)  # enc0.conv0 -> enc.0.conv0
+        if name.endswith(".bias") and name.replace(".conv", ".bn").replace(".bias", ".running_mean") in sd:
+            bn = name.replace(".conv", ".bn").rsplit(".", 1)[0]
+            sd[bn + ".bias"].copy_(t)
+            sd[bn + ".weight"].fill_(1.0)
+            sd[bn + ".running_mean"].zero_()
+            sd[bn + ".running_var"].fill_(1.0 - net.enc[0].bn0.eps)
+        else:
+            sd[name].copy_(t)
+    net.load_state_dict(sd)
+    return net, config, header
+
+
+@torch.no_grad()
+def reinflate_batch_norm(net, batches, target_std=0.03):
+    """Gives an unfolded network (unfold_bdm) working batch norms again, without changing what
+    it computes: each conv's output statistics (mean mu, std sigma per channel, over `batches`
+    of inputs) become the batch norm's running statistics, with scale sigma and shift
+    bias + mu, so that (z - mu) / sigma * sigma + bias + mu = z + bias. The conv weights are
+    rescaled to a typical trained size (std target_std) on the way: a folded weight can be
+    a hundred times smaller than the trained one, and Adam's steps of size lr would then move
+    it far faster than the shipped recipe did."""
+    pairs = [(blk.conv0, blk.bn0) for blk in list(net.enc) + list(net.dec)] + \
+            [(blk.conv1, blk.bn1) for blk in list(net.enc) + list(net.dec)]
+    sums = {id(c): [0.0, 0.0, 0] for c, _ in pairs}
+
+    def hook(conv, _, out):
+        z = out.float()
+        acc = sums[id(conv)]
+        acc[0] = acc[0] + z.sum((0, 2, 3))
+        acc[1] = acc[1] + (z * z).sum((0, 2, 3))
+        acc[2] += z.numel() // z.shape[1]
+
+    handles = [c.register_forward_hook(hook) for c, _ in pairs]
+    was = net.training
+    net.eval()
+    for x in batches:
+        net(x)
+    for h in handles:
+        h.remove()
+    for conv, bn in pairs:
+        s, ss, n = sums[id(conv)]
+        mu = s / n
+        sigma = (ss / n - mu * mu).clamp_min(1e-8).sqrt()
+        k = target_std / conv.weight.float().std().clamp_min(1e-12)
+        conv.weight.mul_(k)
+        bn.running_mean.copy_(k * mu)
+        bn.running_var.copy_((k * sigma) ** 2 - bn.eps)
+        bn.weight.copy_(sigma)
+        bn.bias.add_(mu)
+    net.train(was)
 
 
 def save(path, net, config, step):
@@ -181,7 +260,28 @@ def main():
         collate_fn=collate)
 
     config = {"depth": args.depth, "base": args.base, "input_size": args.input_size}
-    net = unet.build(config).to(device).to(memory_format=torch.channels_last)
+    mean = torch.tensor(unet.IMAGENET_MEAN, device=device).view(1, 3, 1, 1)
+    std = torch.tensor(unet.IMAGENET_STD, device=device).view(1, 3, 1, 1)
+    if args.init_bdm:
+        net, config, header = unfold_bdm(args.init_bdm)
+        net = net.to(device).to(memory_format=torch.channels_last)
+        calib_iter = iter(torch.utils.data.DataLoader(
+            data.TrainSamples(train_sets, size=args.crop, seed=args.seed + 1000, infer_side=args.input_size,
+                              mix=data.parse_mix(args.mix), objects=objects),
+            batch_size=args.batch, num_workers=args.workers, collate_fn=collate))
+        calib = [to_device(next(calib_iter), device, mean, std)[0] for _ in range(8)]
+        x0 = calib[0][:4]
+        with torch.no_grad():
+            before = torch.sigmoid(net.eval()(x0))
+        reinflate_batch_norm(net, calib)
+        with torch.no_grad():
+            after = torch.sigmoid(net.eval()(x0))
+        net.train()
+        del calib_iter, calib
+        log(f"initialised from {args.init_bdm} ({header['name']}, widths {header['widths']}); batch norms "
+            f"re-inflated from 8 batches, max |dp| {(after - before).abs().max().item():.2e}")
+    else:
+        net = unet.build(config).to(device).to(memory_format=torch.channels_last)
     if args.init:
         ck = torch.load(args.init, map_location=device)
         if ck["config"] != config:
@@ -190,8 +290,6 @@ def main():
         log(f"initialised from {args.init} (its step {ck['step']})")
     log(f"model widths {net.widths}, {unet.count_params(net)} parameters")
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=args.weight_decay)
-    mean = torch.tensor(unet.IMAGENET_MEAN, device=device).view(1, 3, 1, 1)
-    std = torch.tensor(unet.IMAGENET_STD, device=device).view(1, 3, 1, 1)
     amp = device.type == "cuda"  # bf16 autocast: no loss scaling needed
 
     total = args.steps
@@ -214,7 +312,7 @@ def main():
             g["lr"] = lr_at(step, total, args)
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
             logits = net(x)
-        loss = loss_fn(logits, target, weight)
+        loss = loss_fn(logits, target, weight, args.decisive)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()

@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# The second round of training (issue 20), on the GPU machine: the teacher labels every photo
+# with people, then the shipped model is fine-tuned with those labels beside our exact ones.
+#
+#     training/round2.sh DATA TEACHER_ONNX WORK MINUTES [INIT_BDM]
+#
+# DATA: the packed sets (pack_data.py, fetch_negatives.py); TEACHER_ONNX: isnet-medium.onnx
+# (teacher/fetch-teacher.sh); WORK gets teacher/ (labels: never commit them), run/ (log,
+# checkpoint, val.json) and last-f16.pt (the checkpoint in half precision, small enough to
+# bring back; export.py reads it). INIT_BDM defaults to the shipped model. Resumable: labels
+# already written are kept; a finished run is not repeated.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+data=$1 teacher=$2 work=$3 minutes=$4
+init=${5:-$here/../data/backdrop-portrait.bdm}
+py=${PYTHON:-python3}
+mkdir -p "$work"
+cd "$here"
+
+# Every set that shows people; the person-free sets need no label.
+sets=""
+for s in ccp-person davis-people-train lfw-portraits-pseudo pennfudan pennfudan-cutouts \
+         camvid-street coco128-person people-unlabelled; do
+    [ -d "$data/$s" ] && sets="$sets $data/$s"
+done
+# shellcheck disable=SC2086
+$py teacher/label_torch.py --model "$teacher" --out "$work/teacher" $sets
+
+if [ ! -f "$work/run/val.json" ]; then
+    # From the shipped weights, batch norms re-inflated (train.py --init-bdm); teacher labels
+    # as described in data.combine_teacher; whole web-like photos 30% of draws; the penalty
+    # on undecided pixels away from edges against ghosts.
+    $py train.py --data "$data" --teacher "$work/teacher" --out "$work/run" --init-bdm "$init" \
+        --lr 2e-4 --warmup 200 --minutes "$minutes" --workers 15 --seed 3 --decisive 0.2 \
+        --mix web=0.3
+fi
+$py - "$work/run/last.pt" "$work/last-f16.pt" <<'PY'
+import sys, torch
+ck = torch.load(sys.argv[1], map_location="cpu")
+ck["model"] = {k: v.half() if v.dim() > 1 else v for k, v in ck["model"].items()}  # weights; BN stats stay fp32
+torch.save(ck, sys.argv[2])
+PY
+echo "round2: done"
