@@ -31,6 +31,7 @@ bd_run_options_init (bd_run_options *options)
 	options->refine_edges = 1;
 	options->mirror_average = 1;
 	options->main_subject_only = 1;
+	options->decisive = 1;
 }
 
 /* The caller's option struct @in (NULL: the defaults) as this version's @out, which
@@ -369,6 +370,9 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 	if (st == BD_OK && options->main_subject_only)
 		st = bd_mask_keep_main_subject (session->pool, alpha, photo->width, photo->height, alpha_stride,
 		                                BD_MAIN_SUBJECT_FRACTION, error);
+	if (st == BD_OK && options->decisive)
+		st = bd_mask_decide (session->pool, alpha, photo->width, photo->height, alpha_stride,
+		                     bd_decide_radius (photo->width, photo->height), error);
 	if (st == BD_ERR_NO_MEMORY && error) {
 		/* The inner message names a working buffer (the network's canvas, a guided-filter
 		 * plane); the user needs to hear about the photo. */

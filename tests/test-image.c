@@ -344,6 +344,76 @@ fill_rect (uint8_t *a, size_t stride, int x0, int y0, int x1, int y1, uint8_t v)
 		memset (a + y * stride + x0, v, x1 - x0);
 }
 
+/* The decisive pass by its definition: a pixel with both sides of one half in its window. */
+static void
+decide_reference (uint8_t *a, int w, int h, size_t stride, int r)
+{
+	g_autofree uint8_t *src = g_memdup2 (a, stride * h);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			gboolean person = FALSE, background = FALSE;
+			for (int v = MAX (0, y - r); v <= MIN (h - 1, y + r); v++)
+				for (int u = MAX (0, x - r); u <= MIN (w - 1, x + r); u++) {
+					person |= src[v * stride + u] >= 128;
+					background |= src[v * stride + u] < 128;
+				}
+			if (!(person && background))
+				a[y * stride + x] = src[y * stride + x] >= 128 ? 255 : 0;
+		}
+}
+
+static void
+test_mask_decide (void)
+{
+	/* Random soft discs and noise on odd, padded masks, against the definition. */
+	bd_rng rng = { 5 };
+	for (int t = 0; t < 40; t++) {
+		int w = 1 + (int) bd_rng_uniform (&rng, 0, 200), h = 1 + (int) bd_rng_uniform (&rng, 0, 200);
+		int r = t == 0 ? 0 : (int) bd_rng_uniform (&rng, 0, 30);
+		size_t stride = w + 5;
+		g_autofree uint8_t *a = g_malloc (stride * h), *ref = NULL;
+		memset (a, 0xEE, stride * h);
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++)
+				a[y * stride + x] = (uint8_t) bd_rng_uniform (&rng, 0, 40);
+		int discs = (int) bd_rng_uniform (&rng, 0, 6);
+		for (int d = 0; d < discs; d++) {
+			float cx = bd_rng_uniform (&rng, 0, w), cy = bd_rng_uniform (&rng, 0, h);
+			float rad = bd_rng_uniform (&rng, 1, 80), soft = bd_rng_uniform (&rng, 0.5f, 30);
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++) {
+					float v = 255 * CLAMP ((rad - hypotf (x - cx, y - cy)) / soft + 0.5f, 0, 1);
+					a[y * stride + x] = MAX (a[y * stride + x], (uint8_t) v);
+				}
+		}
+		ref = g_memdup2 (a, stride * h);
+		decide_reference (ref, w, h, stride, r);
+		g_assert_cmpint (bd_mask_decide (pool, a, w, h, stride, r, NULL), ==, BD_OK);
+		g_assert_cmpmem (a, stride * h, ref, stride * h);
+	}
+
+	/* A photo of 300 x 200 (radius 4): a person with a soft edge, a passer-by at 25% far from
+	 * any edge, a backlit arm at 60%. The passer-by goes, the arm is kept whole, the person's
+	 * soft edge stays as it was. */
+	enum { W = 300, H = 200 };
+	g_autofree uint8_t *m = g_malloc0 (W * H);
+	fill_rect (m, W, 50, 20, 150, 200, 255);
+	fill_rect (m, W, 48, 20, 50, 200, 100);      /* soft edge, two pixels wide */
+	fill_rect (m, W, 200, 50, 260, 180, 64);     /* passer-by at 25% */
+	fill_rect (m, W, 150, 80, 190, 100, 153);    /* arm at 60%, joined to the person */
+	g_assert_cmpuint (bd_decide_radius (W, H), ==, 4);
+	g_assert_cmpint (bd_mask_decide (pool, m, W, H, W, bd_decide_radius (W, H), NULL), ==, BD_OK);
+	g_assert_cmpuint (m[100 * W + 49], ==, 100);   /* the edge keeps its softness */
+	g_assert_cmpuint (m[100 * W + 230], ==, 0);    /* the passer-by's middle is gone... */
+	g_assert_cmpuint (m[50 * W + 200], ==, 0);     /* ...and so is her rim, far from any edge */
+	g_assert_cmpuint (m[90 * W + 170], ==, 255);   /* the arm is opaque */
+	g_assert_cmpuint (m[100 * W + 100], ==, 255);
+
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_mask_decide (pool, m, W, H, W - 1, 4, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_decide (pool, NULL, W, H, W, 4, &err), ==, BD_ERR_INVALID_ARGUMENT);
+}
+
 static void
 test_keep_main_subject (void)
 {
@@ -552,8 +622,17 @@ test_session_run (void)
 		bd_run_options_init (&o);
 		g_assert_cmpint (o.mirror_average, ==, 1);
 		o.main_subject_only = 0;
+		g_assert_cmpint (o.decisive, ==, 1);
+		o.decisive = 0;
 		g_assert_cmpint (bd_session_run (s, &photo, &o, a2, W, &err), ==, BD_OK);
 		g_assert_cmpmem (a2, W * H, expect, W * H);
+		/* The decisive pass comes last, on the whole mask. */
+		o.decisive = 1;
+		g_assert_cmpint (bd_session_run (s, &photo, &o, a2, W, &err), ==, BD_OK);
+		g_assert_cmpint (bd_mask_decide (pool, expect, W, H, W, bd_decide_radius (W, H), NULL), ==, BD_OK);
+		g_assert_cmpmem (a2, W * H, expect, W * H);
+		o.decisive = 0;
+		g_assert_cmpint (bd_session_run (s, &photo, &o, expect, W, &err), ==, BD_OK);
 		/* Without it, another mask. */
 		o.mirror_average = 0;
 		g_assert_cmpint (bd_session_run (s, &photo, &o, a2, W, &err), ==, BD_OK);
@@ -786,6 +865,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/colour-means", test_colour_means);
 	g_test_add_func ("/core/image/mask-adjust", test_mask_adjust);
 	g_test_add_func ("/core/image/keep-main-subject", test_keep_main_subject);
+	g_test_add_func ("/core/image/mask-decide", test_mask_decide);
 	g_test_add_func ("/core/image/keep-main-subject-tall", test_keep_subject_tall);
 	g_test_add_func ("/core/image/api-edges", test_api_edges);
 	g_test_add_func ("/core/image/option-sizes", test_option_sizes);

@@ -85,3 +85,10 @@ bd_status bd_box_blur_u8 (bd_thread_pool *pool, uint8_t *pixels, uint32_t width,
 #define BD_MAIN_SUBJECT_FRACTION 0.2f
 bd_status bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height,
                                      size_t stride, float min_fraction, bd_error *error);
+
+/* Sets every pixel farther than @radius from the mask's own edge (alpha crossing one half)
+ * to 0 or 255, by its side of one half: soft alpha only along edges (decide-alpha.c). */
+bd_status bd_mask_decide (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
+                          uint32_t radius, bd_error *error);
+/* 1% of the photo's diagonal (at least 2 pixels): the band the ghost share leaves soft. */
+uint32_t  bd_decide_radius (uint32_t width, uint32_t height);
