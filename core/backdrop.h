@@ -11,11 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backdrop-version.h"   /* BD_VERSION_STRING */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define BD_VERSION_STRING "0.1.0"
 
 #if defined(__GNUC__)
 #define BD_API __attribute__ ((visibility ("default")))
@@ -136,21 +136,6 @@ BD_API void        bd_run_options_init (bd_run_options *options);
 BD_API bd_status   bd_session_run    (bd_session *session, const bd_image *photo,
                                const bd_run_options *options,
                                uint8_t *alpha, size_t alpha_stride, bd_error *error);
-
-/* The network's probability map for a tensor already preprocessed (CHW floats, h and w
- * multiples of 2^(depth-1)); for parity tests against the training framework. */
-BD_API bd_status   bd_session_forward (bd_session *session, const float *input_chw,
-                                uint32_t height, uint32_t width,
-                                float *probabilities, bd_error *error);
-
-/* The same for @batch tensors of one size at once (NCHW in, N x h x w out): on a GPU one pass
- * over all of them, faster per image than one call each; on the CPU one after the other. */
-BD_API bd_status   bd_session_forward_batch (bd_session *session, const float *input_nchw,
-                                      uint32_t batch, uint32_t height, uint32_t width,
-                                      float *probabilities, bd_error *error);
-
-/* Largest batch bd_session_forward_batch takes. */
-#define BD_MAX_BATCH 64
 
 /* Mask edits: pixels above @threshold (0..1; a negative value keeps the soft mask) become
  * opaque, below transparent, then the edge is softened by a blur of @feather pixels. */
