@@ -23,11 +23,11 @@ pcdir=$dest$prefix/$libdir/pkgconfig
 # Only the bd_ API leaves the installed library (the issue's `nm -D --defined-only`), whatever
 # the linker version script or a future source file does.
 if command -v nm >/dev/null; then
-	for so in "$dest$prefix/$libdir"/libbackdrop.so.*.*; do
-		others=$(nm -D --defined-only "$so" | awk '$2 != "A" {print $3}' | sed 's/@.*//' | grep -v '^bd_' || true)
-		[ -z "$others" ] || { echo "$(basename "$so") exports more than the bd_ API:" $others; exit 1; }
-		echo "$(basename "$so"): $(nm -D --defined-only "$so" | awk '$2 != "A"' | wc -l) symbols, all bd_"
-	done
+    for so in "$dest$prefix/$libdir"/libbackdrop.so.*.*; do
+        others=$(nm -D --defined-only "$so" | awk '$2 != "A" {print $3}' | sed 's/@.*//' | grep -v '^bd_' || true)
+        [ -z "$others" ] || { echo "$(basename "$so") exports more than the bd_ API:" $others; exit 1; }
+        echo "$(basename "$so"): $(nm -D --defined-only "$so" | awk '$2 != "A"' | wc -l) symbols, all bd_"
+    done
 fi
 
 cat > "$dest/use.c" <<'C'
@@ -38,19 +38,19 @@ cat > "$dest/use.c" <<'C'
 int
 main (void)
 {
-	if (strcmp (bd_version (), BD_VERSION_STRING) != 0) {
-		printf ("library %s, header %s\n", bd_version (), BD_VERSION_STRING);
-		return 1;
-	}
-	bd_model *model = (bd_model *) 1;
-	bd_error error;
-	bd_status status = bd_model_open ("/nonexistent/model.bdm", &model, &error);
-	if (status != BD_ERR_IO || model != NULL || error.status != status) {
-		printf ("bd_model_open of a missing file: %s\n", bd_status_name (status));
-		return 1;
-	}
-	printf ("libbackdrop %s: %s\n", bd_version (), error.message);
-	return 0;
+    if (strcmp (bd_version (), BD_VERSION_STRING) != 0) {
+        printf ("library %s, header %s\n", bd_version (), BD_VERSION_STRING);
+        return 1;
+    }
+    bd_model *model = (bd_model *) 1;
+    bd_error error;
+    bd_status status = bd_model_open ("/nonexistent/model.bdm", &model, &error);
+    if (status != BD_ERR_IO || model != NULL || error.status != status) {
+        printf ("bd_model_open of a missing file: %s\n", bd_status_name (status));
+        return 1;
+    }
+    printf ("libbackdrop %s: %s\n", bd_version (), error.message);
+    return 0;
 }
 C
 # The .pc file's prefix moved into the temporary folder (its other paths follow ${prefix}).
