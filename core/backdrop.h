@@ -74,7 +74,7 @@ typedef struct bd_session bd_session;
 /* Largest photo the library accepts, in pixels (about 120 megapixels). */
 #define BD_MAX_PIXELS ((uint64_t) 120 * 1000 * 1000)
 
-/* The library's version at run time ("0.1.0"); BD_VERSION_STRING is the header's. */
+/* The library's version at run time (as "1.2.3"); BD_VERSION_STRING is the header's. */
 BD_API const char *bd_version        (void);
 BD_API const char *bd_status_name    (bd_status status);
 BD_API const char *bd_device_name    (bd_device device);
