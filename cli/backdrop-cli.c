@@ -167,7 +167,8 @@ parse_background (job *j, const char *spec, GError **error)
 	j->background_pixbuf = bd_image_load (spec, error);
 	if (!j->background_pixbuf)
 		return FALSE;
-	bd_pixbuf_view (j->background_pixbuf, &j->background_image);   /* bd_image_load gives 8-bit RGB(A) */
+	if (!bd_pixbuf_view (j->background_pixbuf, &j->background_image, error))   /* never: 8-bit RGB(A) */
+		return FALSE;
 	j->background.kind = BD_BACKGROUND_IMAGE;
 	j->background.image = &j->background_image;
 	return TRUE;
@@ -334,7 +335,8 @@ compute (job *j, GdkPixbuf *photo, GError **error)
 {
 	int w = gdk_pixbuf_get_width (photo), h = gdk_pixbuf_get_height (photo);
 	bd_image image;
-	bd_pixbuf_view (photo, &image);   /* bd_image_load gives 8-bit RGB(A) */
+	if (!bd_pixbuf_view (photo, &image, error))   /* never: bd_image_load gives 8-bit RGB(A) */
+		return NULL;
 	g_autofree guint8 *alpha = g_try_malloc ((gsize) w * h);
 	if (!alpha) {
 		g_set_error (error, BD_LIBRARY_ERROR, BD_ERR_NO_MEMORY, _("Out of memory for a %d×%d photo"), w, h);

@@ -8,11 +8,14 @@
 #include <glib/gi18n-lib.h>
 
 gboolean
-bd_pixbuf_view (GdkPixbuf *pixbuf, bd_image *view)
+bd_pixbuf_view (GdkPixbuf *pixbuf, bd_image *view, GError **error)
 {
 	if (gdk_pixbuf_get_bits_per_sample (pixbuf) != 8 || gdk_pixbuf_get_colorspace (pixbuf) != GDK_COLORSPACE_RGB ||
-	    gdk_pixbuf_get_n_channels (pixbuf) != (gdk_pixbuf_get_has_alpha (pixbuf) ? 4 : 3))
+	    gdk_pixbuf_get_n_channels (pixbuf) != (gdk_pixbuf_get_has_alpha (pixbuf) ? 4 : 3)) {
+		g_set_error_literal (error, BD_LIBRARY_ERROR, BD_ERR_INVALID_ARGUMENT,
+		                     _("The image is not in 8-bit RGB or RGBA, which Backdrop needs."));
 		return FALSE;
+	}
 	*view = (bd_image) {
 		.pixels = gdk_pixbuf_read_pixels (pixbuf),
 		.width = (uint32_t) gdk_pixbuf_get_width (pixbuf),

@@ -11,8 +11,9 @@
 G_BEGIN_DECLS
 
 /* A view of @pixbuf's pixels (8-bit RGB or RGBA, as bd_image_load gives): no copy, so
- * @pixbuf must outlive the view. FALSE for another pixel format. */
-gboolean   bd_pixbuf_view      (GdkPixbuf *pixbuf, bd_image *view);
+ * @pixbuf must outlive the view. FALSE with BD_LIBRARY_ERROR / BD_ERR_INVALID_ARGUMENT for
+ * another pixel format. */
+gboolean   bd_pixbuf_view      (GdkPixbuf *pixbuf, bd_image *view, GError **error);
 
 /* A new RGBA pixbuf of @width x @height for a result (a cut-out or composite); NULL with
  * BD_LIBRARY_ERROR / BD_ERR_NO_MEMORY when memory runs out. */

@@ -101,13 +101,13 @@ test_pixbuf_view (void)
 	g_autoptr (GdkPixbuf) rgb = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, 5, 3);
 	g_autoptr (GdkPixbuf) rgba = gdk_pixbuf_new (GDK_COLORSPACE_RGB, TRUE, 8, 7, 2);
 	bd_image v;
-	g_assert_true (bd_pixbuf_view (rgb, &v));
+	g_assert_true (bd_pixbuf_view (rgb, &v, NULL));
 	g_assert_true (v.pixels == gdk_pixbuf_read_pixels (rgb));
 	g_assert_cmpuint (v.width, ==, 5);
 	g_assert_cmpuint (v.height, ==, 3);
 	g_assert_cmpuint (v.stride, ==, (gsize) gdk_pixbuf_get_rowstride (rgb));
 	g_assert_cmpint (v.format, ==, BD_PIXEL_RGB8);
-	g_assert_true (bd_pixbuf_view (rgba, &v));
+	g_assert_true (bd_pixbuf_view (rgba, &v, NULL));
 	g_assert_cmpint (v.format, ==, BD_PIXEL_RGBA8);
 	g_assert_cmpuint (v.width, ==, 7);
 
