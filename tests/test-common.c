@@ -142,6 +142,193 @@ test_size_limit (void)
 	g_assert_cmpstr (error->message, ==, "“big.tif” is 11000×11000 pixels; Backdrop handles photos up to 120 megapixels.");
 }
 
+/* A GFile that is not native, as a GVfs location (sftp://, smb://) is: it has no path, so
+ * bd_image_save_file takes its GIO way, and it forwards the calls that way makes to a local
+ * file, so that the result can be checked. */
+#define TEST_TYPE_REMOTE_FILE (test_remote_file_get_type ())
+G_DECLARE_FINAL_TYPE (TestRemoteFile, test_remote_file, TEST, REMOTE_FILE, GObject)
+
+struct _TestRemoteFile {
+	GObject       parent_instance;
+	GFile        *inner;
+	GCancellable *cancel_on_open;   /* cancelled once a stream is open: a failure mid-write */
+};
+
+static void test_remote_file_iface_init (GFileIface *iface);
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestRemoteFile, test_remote_file, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_FILE, test_remote_file_iface_init))
+
+static GFile *
+remote_new (GFile *inner)
+{
+	TestRemoteFile *f = g_object_new (TEST_TYPE_REMOTE_FILE, NULL);
+	f->inner = g_object_ref (inner);
+	return G_FILE (f);
+}
+
+#define INNER(file) (TEST_REMOTE_FILE (file)->inner)
+
+static GFile *remote_dup (GFile *file) { return remote_new (INNER (file)); }
+static guint remote_hash (GFile *file) { return g_file_hash (INNER (file)); }
+static gboolean remote_equal (GFile *a, GFile *b) { return g_file_equal (INNER (a), INNER (b)); }
+static gboolean remote_is_native (GFile *file) { return FALSE; }
+static char *remote_get_path (GFile *file) { return NULL; }
+static char *remote_get_basename (GFile *file) { return g_file_get_basename (INNER (file)); }
+static char *remote_get_uri (GFile *file)
+{
+	g_autofree char *path = g_file_get_path (INNER (file));
+	return g_strconcat ("test-remote://", path, NULL);
+}
+static char *remote_get_parse_name (GFile *file) { return remote_get_uri (file); }
+static char *remote_get_uri_scheme (GFile *file) { return g_strdup ("test-remote"); }
+static gboolean remote_has_uri_scheme (GFile *file, const char *scheme) { return !g_strcmp0 (scheme, "test-remote"); }
+
+static GFileInputStream *
+remote_read (GFile *file, GCancellable *cancellable, GError **error)
+{
+	return g_file_read (INNER (file), cancellable, error);
+}
+
+static GFileOutputStream *
+remote_create (GFile *file, GFileCreateFlags flags, GCancellable *cancellable, GError **error)
+{
+	GFileOutputStream *out = g_file_create (INNER (file), flags, cancellable, error);
+	if (out && TEST_REMOTE_FILE (file)->cancel_on_open)
+		g_cancellable_cancel (TEST_REMOTE_FILE (file)->cancel_on_open);
+	return out;
+}
+
+static GFileOutputStream *
+remote_replace (GFile *file, const char *etag, gboolean backup, GFileCreateFlags flags, GCancellable *cancellable,
+                GError **error)
+{
+	GFileOutputStream *out = g_file_replace (INNER (file), etag, backup, flags, cancellable, error);
+	if (out && TEST_REMOTE_FILE (file)->cancel_on_open)
+		g_cancellable_cancel (TEST_REMOTE_FILE (file)->cancel_on_open);
+	return out;
+}
+
+static gboolean
+remote_delete (GFile *file, GCancellable *cancellable, GError **error)
+{
+	return g_file_delete (INNER (file), cancellable, error);
+}
+
+static void
+test_remote_file_finalize (GObject *object)
+{
+	g_clear_object (&TEST_REMOTE_FILE (object)->inner);
+	g_clear_object (&TEST_REMOTE_FILE (object)->cancel_on_open);
+	G_OBJECT_CLASS (test_remote_file_parent_class)->finalize (object);
+}
+
+static void
+test_remote_file_class_init (TestRemoteFileClass *klass)
+{
+	G_OBJECT_CLASS (klass)->finalize = test_remote_file_finalize;
+}
+
+static void
+test_remote_file_init (TestRemoteFile *self)
+{
+}
+
+static void
+test_remote_file_iface_init (GFileIface *iface)
+{
+	iface->dup = remote_dup;
+	iface->hash = remote_hash;
+	iface->equal = remote_equal;
+	iface->is_native = remote_is_native;
+	iface->get_path = remote_get_path;
+	iface->get_basename = remote_get_basename;
+	iface->get_uri = remote_get_uri;
+	iface->get_parse_name = remote_get_parse_name;
+	iface->get_uri_scheme = remote_get_uri_scheme;
+	iface->has_uri_scheme = remote_has_uri_scheme;
+	iface->read_fn = remote_read;
+	iface->create = remote_create;
+	iface->replace = remote_replace;
+	iface->delete_file = remote_delete;
+}
+
+/* Files in @dir other than the ones named. */
+static guint
+count_files (const char *dir)
+{
+	g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+	guint n = 0;
+	while (d && g_dir_read_name (d))
+		n++;
+	return n;
+}
+
+/* The GIO way, for files that are not local: written and read back; an existing file is
+ * refused without BD_SAVE_REPLACE, and replaced (its permissions kept) with it; a cancelled
+ * save leaves the old file as it was, and a new file not at all. */
+static void
+test_save_remote (void)
+{
+	g_autofree char *dir = g_build_filename (tmpdir, "remote", NULL);
+	g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+	g_autofree char *path = g_build_filename (dir, "r-cutout.png", NULL);
+	g_autoptr (GFile) local = g_file_new_for_path (path);
+	g_autoptr (GFile) remote = remote_new (local);
+	g_autoptr (GdkPixbuf) first = gdk_pixbuf_new (GDK_COLORSPACE_RGB, TRUE, 8, 12, 9);
+	g_autoptr (GdkPixbuf) second = gdk_pixbuf_new (GDK_COLORSPACE_RGB, TRUE, 8, 20, 5);
+	gdk_pixbuf_fill (first, 0x336699ff);
+	gdk_pixbuf_fill (second, 0x99663380);
+	g_autoptr (GError) error = NULL;
+
+	g_assert_true (bd_image_save_file (first, remote, 90, BD_SAVE_NO_REPLACE, NULL, &error));
+	g_assert_no_error (error);
+	g_autoptr (GdkPixbuf) back = bd_image_load_file (remote, NULL, &error);
+	g_assert_no_error (error);
+	g_assert_cmpint (gdk_pixbuf_get_width (back), ==, 12);
+
+	g_assert_false (bd_image_save_file (second, remote, 90, BD_SAVE_NO_REPLACE, NULL, &error));
+	g_assert_error (error, BD_IO_ERROR, BD_IO_ERROR_EXISTS);
+	g_assert_nonnull (strstr (error->message, "test-remote://"));
+	g_clear_error (&error);
+
+	g_assert_cmpint (g_chmod (path, 0600), ==, 0);
+	g_assert_true (bd_image_save_file (second, remote, 90, BD_SAVE_REPLACE, NULL, &error));
+	g_assert_no_error (error);
+	GStatBuf st;
+	g_assert_cmpint (g_stat (path, &st), ==, 0);
+	g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+	g_autoptr (GdkPixbuf) replaced = bd_image_load_file (remote, NULL, &error);
+	g_assert_cmpint (gdk_pixbuf_get_width (replaced), ==, 20);
+
+	/* Cancelled once the stream is open, as a failure mid-write would stop it. */
+	g_autofree char *before = NULL, *after = NULL;
+	gsize before_len, after_len;
+	g_assert_true (g_file_get_contents (path, &before, &before_len, NULL));
+	GCancellable *cancel = g_cancellable_new ();
+	TEST_REMOTE_FILE (remote)->cancel_on_open = g_object_ref (cancel);
+	g_assert_false (bd_image_save_file (first, remote, 90, BD_SAVE_REPLACE, cancel, &error));
+	g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+	g_clear_error (&error);
+	g_assert_true (g_file_get_contents (path, &after, &after_len, NULL));
+	g_assert_cmpmem (before, before_len, after, after_len);
+
+	g_autofree char *never_path = g_build_filename (dir, "never-cutout.png", NULL);
+	g_autoptr (GFile) never_local = g_file_new_for_path (never_path);
+	g_autoptr (GFile) never = remote_new (never_local);
+	g_object_unref (cancel);
+	cancel = g_cancellable_new ();
+	TEST_REMOTE_FILE (never)->cancel_on_open = g_object_ref (cancel);
+	g_assert_false (bd_image_save_file (first, never, 90, BD_SAVE_NO_REPLACE, cancel, &error));
+	g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+	g_clear_error (&error);
+	g_object_unref (cancel);
+	g_assert_false (g_file_test (never_path, G_FILE_TEST_EXISTS));
+	/* Nothing else in the folder: no temporary file of GIO's either. */
+	g_assert_cmpuint (count_files (dir), ==, 1);
+	g_unlink (path);
+	g_rmdir (dir);
+}
+
 /* Saving to a GFile: a local one through the temporary file (a mask as 8-bit greyscale PNG),
  * and one that no GVfs backend serves fails with GIO's reason, leaving nothing. */
 static void
@@ -187,6 +374,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/common/pixbuf/view", test_pixbuf_view);
 	g_test_add_func ("/common/library/size-limit", test_size_limit);
 	g_test_add_func ("/common/image-io/save-file", test_save_file);
+	g_test_add_func ("/common/image-io/save-remote", test_save_remote);
 	int status = g_test_run ();
 	g_autoptr (GDir) d = g_dir_open (tmpdir, 0, NULL);
 	for (const char *n; d && (n = g_dir_read_name (d));) {
