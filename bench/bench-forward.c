@@ -7,7 +7,7 @@
  *   bench-forward [--depth 5] [--width 16] [--size 512] [--height H] [--batch 1] [--runs 10]
  *                 [--threads 0] [--device cpu|cuda|auto] [--exact]
  */
-#include "backdrop.h"
+#include "backdrop-testing.h"
 #include "backdrop-private.h"   /* the backend's network clock */
 #include "synthetic-model.h"
 

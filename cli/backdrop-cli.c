@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* backdrop-cli: remove or replace the background of photos from the shell. */
+#include "config.h"
+
 #include "backdrop.h"
 #include "bd-image-io.h"
+#include "bd-image-types.h"
 #include "bd-library.h"
+#include "bd-output-name.h"
+#include "bd-pixbuf.h"
 #include "bd-save-pool.h"
 
 #include <glib/gi18n.h>
@@ -162,28 +167,11 @@ parse_background (job *j, const char *spec, GError **error)
 	j->background_pixbuf = bd_image_load (spec, error);
 	if (!j->background_pixbuf)
 		return FALSE;
-	GdkPixbuf *p = j->background_pixbuf;
-	j->background_image = (bd_image) {
-		gdk_pixbuf_read_pixels (p), (uint32_t) gdk_pixbuf_get_width (p), (uint32_t) gdk_pixbuf_get_height (p),
-		(size_t) gdk_pixbuf_get_rowstride (p),
-		gdk_pixbuf_get_has_alpha (p) ? BD_PIXEL_RGBA8 : BD_PIXEL_RGB8,
-	};
+	if (!bd_pixbuf_view (j->background_pixbuf, &j->background_image, error))   /* never: 8-bit RGB(A) */
+		return FALSE;
 	j->background.kind = BD_BACKGROUND_IMAGE;
 	j->background.image = &j->background_image;
 	return TRUE;
-}
-
-/* The installed model, or the one beside the build tree when run uninstalled. */
-/* The formats common/ decodes (JPEG, PNG, WebP, TIFF); a folder's other files are skipped. */
-static gboolean
-is_image_name (const char *name)
-{
-	static const char *const exts[] = { ".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff" };
-	for (gsize i = 0; i < G_N_ELEMENTS (exts); i++)
-		if (g_str_has_suffix (name, exts[i]) ||
-		    (strlen (name) > strlen (exts[i]) && !g_ascii_strcasecmp (name + strlen (name) - strlen (exts[i]), exts[i])))
-			return TRUE;
-	return FALSE;
 }
 
 static int
@@ -192,7 +180,8 @@ compare_strings (gconstpointer a, gconstpointer b)
 	return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
-/* Inputs as given, folders replaced by the images inside them, in name order. */
+/* Inputs as given, folders replaced by the images inside them (the types of bd-image-types.h;
+ * other files are skipped), in name order. */
 static GPtrArray *
 expand_inputs (char **inputs, GError **error)
 {
@@ -209,7 +198,7 @@ expand_inputs (char **inputs, GError **error)
 		}
 		GPtrArray *found = g_ptr_array_new ();
 		for (const char *name; (name = g_dir_read_name (dir));)
-			if (is_image_name (name))
+			if (bd_image_types_match_name (name))
 				g_ptr_array_add (found, g_build_filename (*in, name, NULL));
 		g_ptr_array_sort (found, compare_strings);
 		for (guint i = 0; i < found->len; i++)
@@ -345,14 +334,12 @@ static GdkPixbuf *
 compute (job *j, GdkPixbuf *photo, GError **error)
 {
 	int w = gdk_pixbuf_get_width (photo), h = gdk_pixbuf_get_height (photo);
-	bd_image image = {
-		gdk_pixbuf_read_pixels (photo), (uint32_t) w, (uint32_t) h, (size_t) gdk_pixbuf_get_rowstride (photo),
-		gdk_pixbuf_get_has_alpha (photo) ? BD_PIXEL_RGBA8 : BD_PIXEL_RGB8,
-	};
+	bd_image image;
+	if (!bd_pixbuf_view (photo, &image, error))   /* never: bd_image_load gives 8-bit RGB(A) */
+		return NULL;
 	g_autofree guint8 *alpha = g_try_malloc ((gsize) w * h);
-	g_autoptr (GdkPixbuf) result = gdk_pixbuf_new (GDK_COLORSPACE_RGB, TRUE, 8, w, h);
-	if (!alpha || !result) {
-		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_TOO_LARGE, _("Out of memory for a %d×%d photo"), w, h);
+	if (!alpha) {
+		g_set_error (error, BD_LIBRARY_ERROR, BD_ERR_NO_MEMORY, _("Out of memory for a %d×%d photo"), w, h);
 		return NULL;
 	}
 	bd_error err = { 0 };
@@ -363,22 +350,17 @@ compute (job *j, GdkPixbuf *photo, GError **error)
 		bd_library_set_error (error, &err, NULL);
 		return NULL;
 	}
-	guint8 *out = gdk_pixbuf_get_pixels (result);
-	gsize stride = (gsize) gdk_pixbuf_get_rowstride (result);
-	if (j->kind == OUTPUT_MASK) {
-		for (int y = 0; y < h; y++)
-			for (int x = 0; x < w; x++) {
-				guint8 *p = out + y * stride + (gsize) x * 4;
-				p[0] = p[1] = p[2] = alpha[(gsize) y * w + x];
-				p[3] = 255;
-			}
-	} else {
-		bd_background transparent = { .kind = BD_BACKGROUND_TRANSPARENT };
-		const bd_background *bg = j->kind == OUTPUT_CUTOUT ? &transparent : &j->background;
-		if (bd_session_composite (j->session, &image, alpha, (size_t) w, bg, out, stride, &err) != BD_OK) {
-			bd_library_set_error (error, &err, NULL);
-			return NULL;
-		}
+	if (j->kind == OUTPUT_MASK)
+		return bd_pixbuf_new_mask (alpha, w, h, (gsize) w, error);
+	g_autoptr (GdkPixbuf) result = bd_pixbuf_new_result (w, h, error);
+	if (!result)
+		return NULL;
+	bd_background transparent = { .kind = BD_BACKGROUND_TRANSPARENT };
+	const bd_background *bg = j->kind == OUTPUT_CUTOUT ? &transparent : &j->background;
+	if (bd_session_composite (j->session, &image, alpha, (size_t) w, bg, gdk_pixbuf_get_pixels (result),
+	                          (size_t) gdk_pixbuf_get_rowstride (result), &err) != BD_OK) {
+		bd_library_set_error (error, &err, NULL);
+		return NULL;
 	}
 	return g_steal_pointer (&result);
 }
@@ -447,20 +429,28 @@ report_saved (job *j, run_state *r, BdSavePool *saves, gboolean wait, guint keep
 	}
 }
 
-static char *
-output_name (const char *input, const char *dir, const char *ext, GHashTable *used)
+/* Names given to this run's outputs (full paths), so that two inputs of one name (from two
+ * folders) do not write over each other. */
+typedef struct {
+	const char *dir;
+	GHashTable *used;
+} output_names;
+
+static gboolean
+name_taken (const char *name, gpointer data)
 {
-	g_autofree char *base = g_path_get_basename (input);
-	char *dot = strrchr (base, '.');
-	if (dot && dot != base)
-		*dot = '\0';
-	char *path = g_strdup_printf ("%s/%s.%s", dir, base, ext);
-	/* Two inputs with one name (from two folders) must not overwrite each other. */
-	for (int n = 2; g_hash_table_contains (used, path); n++) {
-		g_free (path);
-		path = g_strdup_printf ("%s/%s-%d.%s", dir, base, n, ext);
-	}
-	g_hash_table_add (used, g_strdup (path));
+	const output_names *names = data;
+	g_autofree char *path = g_build_filename (names->dir, name, NULL);
+	return g_hash_table_contains (names->used, path);
+}
+
+/* The rule every program follows (bd-output-name.h): "a-cutout.png", then "a-cutout-2.png". */
+static char *
+output_name (const char *input, const char *kind, const char *ext, output_names *names)
+{
+	g_autofree char *name = bd_output_name (input, kind, ext, name_taken, names);
+	char *path = g_build_filename (names->dir, name, NULL);
+	g_hash_table_add (names->used, g_strdup (path));
 	return path;
 }
 
@@ -488,7 +478,7 @@ main (int argc, char **argv)
 	}
 	if (opt_version) {
 		/* The library's own version too: it is a shared library, and may be another build. */
-		printf ("backdrop-cli %s (libbackdrop %s)\n", BD_VERSION_STRING, bd_version ());
+		printf ("backdrop-cli %s (libbackdrop %s)\n", PACKAGE_VERSION, bd_version ());
 		return EXIT_OK;
 	}
 
@@ -572,21 +562,27 @@ main (int argc, char **argv)
 	}
 	if (opt_output_dir && !g_file_test (opt_output_dir, G_FILE_TEST_IS_DIR) &&
 	    g_mkdir_with_parents (opt_output_dir, 0755) != 0) {
-		fprintf (stderr, "backdrop-cli: %s %s: %s\n", _("Cannot create the output folder"), opt_output_dir, g_strerror (errno));
+		int e = errno;
+		g_autofree char *dir_name = g_filename_display_name (opt_output_dir);
+		fprintf (stderr, "backdrop-cli: ");
+		fprintf (stderr, _("Cannot create the output folder %s: %s"), dir_name, g_strerror (e));
+		fprintf (stderr, "\n");
 		return EXIT_SETUP;
 	}
 
 	g_autofree char *model_path = opt_model ? g_strdup (opt_model) : bd_library_default_model ();
-	bd_error err = { 0 };
 	bd_model *model = NULL;
-	if (bd_model_open (model_path, &model, &err) != BD_OK ||
-	    bd_session_new (model, &sopts, &j.session, &err) != BD_OK) {
-		fprintf (stderr, "backdrop-cli: %s\n", err.message);
+	if (!bd_library_open_model (model_path, &model, &error) ||
+	    !bd_library_new_session (model, &sopts, &j.session, &error)) {
+		fprintf (stderr, "backdrop-cli: %s\n", error->message);
 		bd_model_free (model);
 		return EXIT_SETUP;
 	}
 	/* Always said, even with --quiet: which device ran is part of the result. */
-	fprintf (stderr, "backdrop-cli: %s %s\n", _("using"), bd_session_device_description (j.session));
+	fprintf (stderr, "backdrop-cli: ");
+	/* TRANSLATORS: %s is the processor that runs the network, e.g. "CPU (2 threads)". */
+	fprintf (stderr, _("using %s"), bd_session_device_description (j.session));
+	fprintf (stderr, "\n");
 
 	/* A run killed outright (SIGKILL, a power cut) leaves its temporary file: clear them. */
 	g_autofree char *out_dir = opt_output_dir ? g_strdup (opt_output_dir) : g_path_get_dirname (opt_output_file);
@@ -604,6 +600,10 @@ main (int argc, char **argv)
 	protect (protected, model_path);
 
 	g_autoptr (GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+	output_names names = { opt_output_dir, used };
+	static const char *const kind_names[] = {
+		[OUTPUT_CUTOUT] = BD_OUTPUT_CUTOUT, [OUTPUT_MASK] = BD_OUTPUT_MASK, [OUTPUT_COMPOSITE] = BD_OUTPUT_COMPOSITE,
+	};
 	g_autoptr (GPtrArray) failed = g_ptr_array_new_with_free_func (g_free);
 	run_state r = { .total = inputs->len, .start = g_get_monotonic_time (), .failed = failed };
 	/* The network runs here, the next photo decodes on a thread beside it and the saving
@@ -616,7 +616,8 @@ main (int argc, char **argv)
 		photo_item *p = g_new0 (photo_item, 1);
 		p->index = i;
 		p->input = g_strdup (inputs->pdata[i]);
-		p->output = opt_output_file ? g_strdup (opt_output_file) : output_name (p->input, opt_output_dir, ext, used);
+		p->output = opt_output_file ? g_strdup (opt_output_file)
+		                            : output_name (p->input, kind_names[j.kind], ext, &names);
 		p->t0 = g_get_monotonic_time ();
 		g_autoptr (GError) e = NULL;
 		gboolean replace = FALSE;

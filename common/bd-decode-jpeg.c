@@ -2,10 +2,12 @@
 /* JPEG through libjpeg directly: its own word on a file that ends early ("Premature end of
  * JPEG file", also a file cut after an embedded EXIF thumbnail) refuses the photo, while data
  * after the end-of-image marker (phones' motion photos) is none of its business. */
+#include "config.h"
+
 #include "bd-decode-private.h"
 #include "bd-image-io.h"
 
-#include <glib/gi18n.h>
+#include <glib/gi18n-lib.h>
 #include <jpeglib.h>
 #include <jerror.h>
 #include <setjmp.h>

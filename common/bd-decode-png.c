@@ -2,10 +2,12 @@
 /* PNG through libpng's simplified API: it converts every PNG kind (palette, grey, 16-bit,
  * gamma) to 8-bit sRGB and fails when the image data ends early, where gdk-pixbuf's loader
  * returns grey rows and success. */
+#include "config.h"
+
 #include "bd-decode-private.h"
 #include "bd-image-io.h"
 
-#include <glib/gi18n.h>
+#include <glib/gi18n-lib.h>
 #include <png.h>
 #include <string.h>
 

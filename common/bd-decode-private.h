@@ -7,6 +7,7 @@
 #pragma once
 
 #include <gdk-pixbuf/gdk-pixbuf.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -22,8 +23,9 @@ GdkPixbuf *bd_decode_jpeg (const guint8 *data, gsize size, const char *name,
 GdkPixbuf *bd_decode_png  (const guint8 *data, gsize size, const char *name,
                            BdDecodeSizeCheck check, GError **error);
 
-/* @image (a mask: R = G = B) as an 8-bit greyscale PNG written to @fd (bd-encode-png.c). */
-gboolean   bd_encode_png_grey (int fd, GdkPixbuf *image, GError **error);
+/* @image (a mask: R = G = B) as an 8-bit greyscale PNG written to @out (bd-encode-png.c). */
+gboolean   bd_encode_png_grey (GOutputStream *out, GdkPixbuf *image, GCancellable *cancellable,
+                               GError **error);
 
 /* The value of @tag in the first IFD of the TIFF header at @tiff (@size bytes, either byte
  * order), when it is one SHORT or LONG; else @fallback. For TIFF files and EXIF blocks. */

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+
 #include "bd-image-io.h"
 
 #include "backdrop.h"
 #include "bd-decode-private.h"
+#include "bd-library.h"
 
 #include <errno.h>
+#include <gio/gunixoutputstream.h>
 #include <fcntl.h>
-#include <glib/gi18n.h>
+#include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,14 +39,14 @@ on_size_prepared (GdkPixbufLoader *loader, int width, int height, gpointer data)
 	}
 }
 
+/* The library's limit, in the words every program uses (bd-library.h), as an I/O error. */
 static gboolean
 size_allowed (int width, int height, const char *name, GError **error)
 {
-	if (width > 0 && height > 0 && (guint64) width * (guint64) height <= BD_MAX_PIXELS)
+	g_autoptr (GError) local = NULL;
+	if (bd_library_check_size (name, width, height, &local))
 		return TRUE;
-	g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_TOO_LARGE,
-	             _("%s is %d×%d pixels; Backdrop handles photos up to %d megapixels"),
-	             name, width, height, (int) (BD_MAX_PIXELS / 1000000));
+	g_set_error_literal (error, BD_IO_ERROR, BD_IO_ERROR_TOO_LARGE, local->message);
 	return FALSE;
 }
 
@@ -165,6 +169,22 @@ bd_image_load_bytes (GBytes *bytes, GError **error)
 	return decode (data, size, _("The pasted image"), error);
 }
 
+GdkPixbuf *
+bd_image_load_file (GFile *file, GCancellable *cancellable, GError **error)
+{
+	g_autofree char *path = g_file_get_path (file);
+	if (path)
+		return bd_image_load (path, error);
+	/* Not local (GVfs): read whole, then decoded like a local file's mapped bytes. */
+	g_autoptr (GBytes) contents = g_file_load_bytes (file, cancellable, NULL, error);
+	if (!contents)
+		return NULL;
+	g_autofree char *name = g_file_get_parse_name (file);
+	gsize size = 0;
+	const guint8 *data = g_bytes_get_data (contents, &size);
+	return decode (data, size, name, error);
+}
+
 static const char *
 format_for (const char *path)
 {
@@ -219,31 +239,6 @@ flatten (GdkPixbuf *rgba)
 #define TEMP_PREFIX ".backdrop-tmp-"
 #define TEMP_TEMPLATE TEMP_PREFIX "XXXXXX"
 
-typedef struct {
-	int           fd;
-	GCancellable *cancellable;
-} write_target;
-
-static gboolean
-write_fd (const gchar *buf, gsize count, GError **error, gpointer data)
-{
-	const write_target *t = data;
-	if (g_cancellable_set_error_if_cancelled (t->cancellable, error))
-		return FALSE;
-	while (count > 0) {
-		ssize_t n = write (t->fd, buf, count);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (errno), g_strerror (errno));
-			return FALSE;
-		}
-		buf += n;
-		count -= (gsize) n;
-	}
-	return TRUE;
-}
-
 /* A temporary file in @dir, open and locked. The lock is taken after the file exists, so a
  * cleaner (bd_image_remove_leftovers) may have removed it in between: then try again. */
 static int
@@ -283,17 +278,33 @@ claim_name (const char *tmp, const char *path)
 	return -1;
 }
 
-gboolean
-bd_image_save_full (GdkPixbuf *rgba, const char *path, int jpeg_quality, BdSaveFlags flags,
-                    GCancellable *cancellable, GError **error)
+/* @image in @format to @out; @flags' BD_SAVE_MASK writes a PNG as greyscale. */
+static gboolean
+encode (GdkPixbuf *image, const char *format, int jpeg_quality, BdSaveFlags flags, GOutputStream *out,
+        GCancellable *cancellable, GError **error)
+{
+	g_autofree char *quality = g_strdup_printf ("%d", CLAMP (jpeg_quality, 1, 100));
+	if (g_str_equal (format, "png") && (flags & BD_SAVE_MASK))
+		return bd_encode_png_grey (out, image, cancellable, error);
+	if (g_str_equal (format, "jpeg"))
+		return gdk_pixbuf_save_to_stream (image, out, "jpeg", cancellable, error, "quality", quality, NULL);
+	if (g_str_equal (format, "webp"))
+		return gdk_pixbuf_save_to_stream (image, out, "webp", cancellable, error, "quality", "95", NULL);
+	/* zlib level 3, not gdk-pixbuf's 6: PNG_LEVEL says why */
+	return gdk_pixbuf_save_to_stream (image, out, "png", cancellable, error, "compression", PNG_LEVEL, NULL);
+}
+
+/* A local file: written to a locked temporary file beside it, renamed over it only once
+ * complete (or, without BD_SAVE_REPLACE, moved to the name only if that is still free), so
+ * that a failure, a crash or a SIGKILL never leaves a half-written image at @path nor
+ * destroys an older one, and bd_image_remove_leftovers can tell a killed run's temporary
+ * file from a live one. GIO's g_file_replace writes a file that does not exist yet in place,
+ * and its temporary names are not ours to clean: it serves the files that are not local. */
+static gboolean
+save_local (GdkPixbuf *image, const char *path, const char *format, int jpeg_quality, BdSaveFlags flags,
+            GCancellable *cancellable, GError **error)
 {
 	g_autofree char *name = g_filename_display_name (path);
-	const char *format = format_for (path);
-	if (!format) {
-		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_UNSUPPORTED,
-		             _("Cannot write %s: the name must end in .png, .webp, .jpg or .jpeg"), name);
-		return FALSE;
-	}
 	/* Refused before any work when replacing is not allowed (the final claim checks again). */
 	GStatBuf old;
 	gboolean exists = g_lstat (path, &old) == 0;
@@ -305,14 +316,6 @@ bd_image_save_full (GdkPixbuf *rgba, const char *path, int jpeg_quality, BdSaveF
 		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_WRITE, _("Cannot write %s: it is not a regular file"), name);
 		return FALSE;
 	}
-	g_autoptr (GdkPixbuf) image = g_str_equal (format, "jpeg") ? flatten (rgba) : g_object_ref (rgba);
-	if (!image) {
-		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_WRITE, _("Out of memory writing %s"), name);
-		return FALSE;
-	}
-
-	/* A temporary file beside the target, renamed over it only once complete: a failure
-	 * or a crash never leaves a half-written image, nor destroys an older one. */
 	g_autofree char *dir = g_path_get_dirname (path);
 	g_autofree char *tmp = NULL;
 	int fd = open_temp (dir, &tmp);
@@ -325,18 +328,11 @@ bd_image_save_full (GdkPixbuf *rgba, const char *path, int jpeg_quality, BdSaveF
 	/* Replacing keeps the old file's permissions: a private (0600) image stays private. */
 	if (exists)
 		(void) fchmod (fd, old.st_mode & 07777);
-	g_autofree char *quality = g_strdup_printf ("%d", CLAMP (jpeg_quality, 1, 100));
 	g_autoptr (GError) local = NULL;
-	write_target target = { fd, cancellable };
-	gboolean ok;
-	if (g_str_equal (format, "png") && (flags & BD_SAVE_MASK))
-		ok = bd_encode_png_grey (fd, image, &local);
-	else if (g_str_equal (format, "jpeg"))
-		ok = gdk_pixbuf_save_to_callback (image, write_fd, &target, "jpeg", &local, "quality", quality, NULL);
-	else if (g_str_equal (format, "webp"))
-		ok = gdk_pixbuf_save_to_callback (image, write_fd, &target, "webp", &local, "quality", "95", NULL);
-	else   /* zlib level 3, not gdk-pixbuf's 6: PNG_LEVEL says why */
-		ok = gdk_pixbuf_save_to_callback (image, write_fd, &target, "png", &local, "compression", PNG_LEVEL, NULL);
+	/* The stream leaves the descriptor open: the lock must outlive the rename. */
+	g_autoptr (GOutputStream) out = g_unix_output_stream_new (fd, FALSE);
+	gboolean ok = encode (image, format, jpeg_quality, flags, out, cancellable, &local) &&
+	              g_output_stream_close (out, cancellable, &local);
 	if (ok && fsync (fd) != 0 && errno != EINVAL) {
 		ok = FALSE;
 		g_set_error_literal (&local, G_FILE_ERROR, g_file_error_from_errno (errno), g_strerror (errno));
@@ -364,14 +360,84 @@ bd_image_save_full (GdkPixbuf *rgba, const char *path, int jpeg_quality, BdSaveF
 		ok = FALSE;
 		g_set_error_literal (&local, G_FILE_ERROR, g_file_error_from_errno (errno), g_strerror (errno));
 	}
-	if (!ok) {
-		if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-			g_propagate_error (error, g_steal_pointer (&local));
-		else
-			g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_WRITE, _("Cannot write %s: %s"), name,
-			             local ? local->message : _("unknown error"));
-	}
+	if (!ok)
+		g_propagate_error (error, g_steal_pointer (&local));
 	return ok;
+}
+
+/* A file that is not local (sftp://, smb://... through GVfs): g_file_replace, which keeps the
+ * old file's permissions and, where the backend writes beside it, replaces it only at close;
+ * without BD_SAVE_REPLACE g_file_create, which fails if the name is taken. On failure the
+ * stream is closed with a cancelled GCancellable, which abandons a replacement, and a file
+ * this call created is deleted. */
+static gboolean
+save_remote (GdkPixbuf *image, GFile *file, const char *format, int jpeg_quality, BdSaveFlags flags,
+             GCancellable *cancellable, GError **error)
+{
+	g_autoptr (GError) local = NULL;
+	gboolean replace = (flags & BD_SAVE_REPLACE) != 0;
+	g_autoptr (GFileOutputStream) out = replace
+		? g_file_replace (file, NULL, FALSE, G_FILE_CREATE_NONE, cancellable, &local)
+		: g_file_create (file, G_FILE_CREATE_NONE, cancellable, &local);
+	if (!out) {
+		if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_EXISTS)) {
+			g_autofree char *name = g_file_get_parse_name (file);
+			g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_EXISTS, _("%s already exists"), name);
+		} else {
+			g_propagate_error (error, g_steal_pointer (&local));
+		}
+		return FALSE;
+	}
+	if (encode (image, format, jpeg_quality, flags, G_OUTPUT_STREAM (out), cancellable, &local) &&
+	    !g_cancellable_set_error_if_cancelled (cancellable, &local) &&
+	    g_output_stream_close (G_OUTPUT_STREAM (out), cancellable, &local))
+		return TRUE;
+	g_autoptr (GCancellable) abandon = g_cancellable_new ();
+	g_cancellable_cancel (abandon);
+	g_output_stream_close (G_OUTPUT_STREAM (out), abandon, NULL);
+	if (!replace)
+		g_file_delete (file, NULL, NULL);
+	g_propagate_error (error, g_steal_pointer (&local));
+	return FALSE;
+}
+
+gboolean
+bd_image_save_file (GdkPixbuf *rgba, GFile *file, int jpeg_quality, BdSaveFlags flags,
+                    GCancellable *cancellable, GError **error)
+{
+	g_autofree char *path = g_file_get_path (file);
+	g_autofree char *name = g_file_get_parse_name (file);
+	g_autofree char *base = g_file_get_basename (file);
+	const char *format = base ? format_for (base) : NULL;
+	if (!format) {
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_UNSUPPORTED,
+		             _("Cannot write %s: the name must end in .png, .webp, .jpg or .jpeg"), name);
+		return FALSE;
+	}
+	g_autoptr (GdkPixbuf) image = g_str_equal (format, "jpeg") ? flatten (rgba) : g_object_ref (rgba);
+	if (!image) {
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_WRITE, _("Out of memory writing %s"), name);
+		return FALSE;
+	}
+	g_autoptr (GError) local = NULL;
+	gboolean ok = path ? save_local (image, path, format, jpeg_quality, flags, cancellable, &local)
+	                   : save_remote (image, file, format, jpeg_quality, flags, cancellable, &local);
+	if (ok)
+		return TRUE;
+	/* The domain's own errors as they are; any other becomes "Cannot write NAME: why". */
+	if (local->domain == BD_IO_ERROR || g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+		g_propagate_error (error, g_steal_pointer (&local));
+	else
+		g_set_error (error, BD_IO_ERROR, BD_IO_ERROR_WRITE, _("Cannot write %s: %s"), name, local->message);
+	return FALSE;
+}
+
+gboolean
+bd_image_save_full (GdkPixbuf *rgba, const char *path, int jpeg_quality, BdSaveFlags flags,
+                    GCancellable *cancellable, GError **error)
+{
+	g_autoptr (GFile) file = g_file_new_for_path (path);
+	return bd_image_save_file (rgba, file, jpeg_quality, flags, cancellable, error);
 }
 
 gboolean

@@ -2,7 +2,7 @@
 /* Photo files for the programs (CLI, app): decode JPEG, PNG, WebP and TIFF (known by their
  * first bytes; nothing else reaches a decoder), honouring EXIF orientation and the library's
  * size limit; encode by the file name's extension (PNG and WebP keep alpha, JPEG flattens onto
- * white), always through a temporary file renamed into place. */
+ * white), never leaving a half-written file. */
 #pragma once
 
 #include <gdk-pixbuf/gdk-pixbuf.h>
@@ -33,11 +33,20 @@ GQuark     bd_io_error_quark (void);
 /* Decoded, upright, 8-bit RGB or RGBA. Checks the header's size before decoding. */
 GdkPixbuf *bd_image_load     (const char *path, GError **error);
 GdkPixbuf *bd_image_load_bytes (GBytes *bytes, GError **error);
+/* bd_image_load for any GFile: a local one is mapped, another (GVfs) read whole first. Blocks:
+ * for worker threads. */
+GdkPixbuf *bd_image_load_file (GFile *file, GCancellable *cancellable, GError **error);
 
-/* Writes an RGBA pixbuf to @path, format from its extension (.png .webp .jpg .jpeg);
- * @jpeg_quality 1..100. Nothing is left at @path on failure, nor a temporary file; an
- * existing file is replaced only with BD_SAVE_REPLACE. @cancellable stops the encoding
- * (G_IO_ERROR_CANCELLED). */
+/* Writes an RGBA (or RGB) pixbuf to @file, format from its name's extension (.png .webp .jpg
+ * .jpeg); @jpeg_quality 1..100. Through gdk_pixbuf_save_to_stream: a local file by a locked
+ * temporary file renamed into place, any other (GVfs) by g_file_replace or g_file_create.
+ * Nothing is left at @file on failure, nor a temporary file; an existing file is replaced
+ * only with BD_SAVE_REPLACE, keeping its permissions. @cancellable stops the encoding
+ * (G_IO_ERROR_CANCELLED). Blocks: for worker threads. */
+gboolean   bd_image_save_file (GdkPixbuf *rgba, GFile *file, int jpeg_quality, BdSaveFlags flags,
+                               GCancellable *cancellable, GError **error);
+
+/* bd_image_save_file for a local @path. */
 gboolean   bd_image_save_full (GdkPixbuf *rgba, const char *path, int jpeg_quality, BdSaveFlags flags,
                                GCancellable *cancellable, GError **error);
 

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+
 #include "bd-library.h"
 
 #include <gio/gio.h>
+#include <glib/gi18n-lib.h>
 
 G_DEFINE_QUARK (bd-library-error-quark, bd_library_error)
 
@@ -58,4 +61,50 @@ bd_library_parse_device (const char *text, bd_device *device, int *index)
 	} else
 		return FALSE;
 	return TRUE;
+}
+
+gboolean
+bd_library_open_model (const char *path, bd_model **model, GError **error)
+{
+	g_autofree char *fallback = path ? NULL : bd_library_default_model ();
+	const char *file = path ? path : fallback;
+	g_autofree char *name = g_filename_display_name (file);
+	*model = NULL;
+	if (g_str_equal (file, BD_MODEL_PATH) && !g_file_test (file, G_FILE_TEST_EXISTS)) {
+		/* The usual cause: a program or the GIMP plug-in copied somewhere on its own. */
+		g_set_error (error, BD_LIBRARY_ERROR, BD_ERR_IO,
+		             _("Backdrop’s model is not installed: “%s” is missing. Install Backdrop with "
+		               "“meson install”, which puts the model in place (a program or plug-in copied "
+		               "on its own does not bring it), or set BACKDROP_MODEL to a model file."), name);
+		return FALSE;
+	}
+	bd_error bd = { 0 };
+	if (bd_model_open (file, model, &bd) == BD_OK)
+		return TRUE;
+	g_autofree char *context = g_strdup_printf (_("Could not load the model “%s”"), name);
+	bd_library_set_error (error, &bd, context);
+	return FALSE;
+}
+
+gboolean
+bd_library_new_session (const bd_model *model, const bd_session_options *options, bd_session **session,
+                        GError **error)
+{
+	bd_error bd = { 0 };
+	if (bd_session_new (model, options, session, &bd) == BD_OK)
+		return TRUE;
+	bd_library_set_error (error, &bd, options && options->device == BD_DEVICE_CUDA ? _("Could not use the GPU")
+	                                                                              : _("Could not start Backdrop"));
+	return FALSE;
+}
+
+gboolean
+bd_library_check_size (const char *name, int width, int height, GError **error)
+{
+	if (width > 0 && height > 0 && (guint64) width * (guint64) height <= BD_MAX_PIXELS)
+		return TRUE;
+	g_set_error (error, BD_LIBRARY_ERROR, BD_ERR_TOO_LARGE,
+	             _("“%s” is %d×%d pixels; Backdrop handles photos up to %d megapixels."),
+	             name, width, height, (int) (BD_MAX_PIXELS / 1000000));
+	return FALSE;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libbackdrop for GLib programs, one way for all of them (CLI, app, GIMP plug-in): its
- * statuses as a GError domain, where the model is found, and device names. */
+ * statuses as a GError domain, where the model is found, device names, and opening a model
+ * and a session and checking a photo's size with the same words in every program. */
 #pragma once
 
 #include <glib.h>
@@ -24,5 +25,18 @@ char     *bd_library_default_model (void);
 
 /* "auto", "cpu", "cuda" (or "gpu"), "cuda:N": FALSE for anything else. */
 gboolean  bd_library_parse_device (const char *text, bd_device *device, int *index);
+
+/* bd_model_open on @path (NULL: bd_library_default_model ()). On failure "Could not load the
+ * model “PATH”: why", or, when the installed model is missing, how to install it. */
+gboolean  bd_library_open_model (const char *path, bd_model **model, GError **error);
+
+/* bd_session_new; on failure "Could not use the GPU: why" when @options ask for CUDA, else
+ * "Could not start Backdrop: why". */
+gboolean  bd_library_new_session (const bd_model *model, const bd_session_options *options,
+                                  bd_session **session, GError **error);
+
+/* FALSE with BD_LIBRARY_ERROR / BD_ERR_TOO_LARGE when a @width x @height photo is over the
+ * library's limit (BD_MAX_PIXELS) or empty; @name (a file's or layer's) is for the message. */
+gboolean  bd_library_check_size (const char *name, int width, int height, GError **error);
 
 G_END_DECLS

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "backdrop.h"
+#include "backdrop-testing.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -11,11 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backdrop-version.h"   /* BD_VERSION_STRING */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define BD_VERSION_STRING "0.1.0"
 
 #if defined(__GNUC__)
 #define BD_API __attribute__ ((visibility ("default")))
@@ -74,7 +74,7 @@ typedef struct bd_session bd_session;
 /* Largest photo the library accepts, in pixels (about 120 megapixels). */
 #define BD_MAX_PIXELS ((uint64_t) 120 * 1000 * 1000)
 
-/* The library's version at run time ("0.1.0"); BD_VERSION_STRING is the header's. */
+/* The library's version at run time (as "1.2.3"); BD_VERSION_STRING is the header's. */
 BD_API const char *bd_version        (void);
 BD_API const char *bd_status_name    (bd_status status);
 BD_API const char *bd_device_name    (bd_device device);
@@ -138,21 +138,6 @@ BD_API void        bd_run_options_init (bd_run_options *options);
 BD_API bd_status   bd_session_run    (bd_session *session, const bd_image *photo,
                                const bd_run_options *options,
                                uint8_t *alpha, size_t alpha_stride, bd_error *error);
-
-/* The network's probability map for a tensor already preprocessed (CHW floats, h and w
- * multiples of 2^(depth-1)); for parity tests against the training framework. */
-BD_API bd_status   bd_session_forward (bd_session *session, const float *input_chw,
-                                uint32_t height, uint32_t width,
-                                float *probabilities, bd_error *error);
-
-/* The same for @batch tensors of one size at once (NCHW in, N x h x w out): on a GPU one pass
- * over all of them, faster per image than one call each; on the CPU one after the other. */
-BD_API bd_status   bd_session_forward_batch (bd_session *session, const float *input_nchw,
-                                      uint32_t batch, uint32_t height, uint32_t width,
-                                      float *probabilities, bd_error *error);
-
-/* Largest batch bd_session_forward_batch takes. */
-#define BD_MAX_BATCH 64
 
 /* Mask edits: pixels above @threshold (0..1; a negative value keeps the soft mask) become
  * opaque, below transparent, then the edge is softened by a blur of @feather pixels. */

@@ -453,7 +453,8 @@ bd_gpu_conv2d_hopper (const bd_gpu_conv2d_params *p, bd_precision precision, cud
 		bd_gpu_conv2d_params q = *p;
 		q.splits = parts;
 		bd_status st = launch<128, 128, false, false, 2> (&q, M, stream, error);
-		return st != BD_OK ? st : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, stream, error);
+		return st != BD_OK ? st : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, q.launch_early,
+		                                                stream, error);
 	}
 	if (tiles <= 132)
 		return launch<128, 128, false, false> (p, M, stream, error);

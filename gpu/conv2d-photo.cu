@@ -134,7 +134,8 @@ launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bd_error *error)
 		BD_CUDA_CHECK (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, conv2d_photo_kernel<CO>, THREADS, 0));
 	const int per_wave = multiprocessors * (per_sm > 0 ? per_sm : 1);
 	dim3 grid ((unsigned) (tiles < per_wave ? tiles : per_wave), bd_div_up (p->out.channels, CO));
-	BD_CUDA_CHECK (bd_launch_early (conv2d_photo_kernel<CO>, grid, dim3 (THREADS), 0, stream, *p, tiles));
+	BD_CUDA_CHECK (bd_launch_early (p->launch_early, conv2d_photo_kernel<CO>, grid, dim3 (THREADS), 0, stream, *p,
+	                                tiles));
 	return BD_OK;
 }
 

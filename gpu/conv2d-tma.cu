@@ -833,8 +833,8 @@ launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *
 	if (st != BD_OK)
 		return st;
 	dim3 grid (tiles, bd_div_up (p->out.channels, CO), bd_conv2d_grid_z (p));
-	BD_CUDA_CHECK (bd_launch_early (conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS, HALO>, grid, dim3 (THREADS), T::SMEM,
-	                                stream, *p, pixels, weights, g));
+	BD_CUDA_CHECK (bd_launch_early (p->launch_early, conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS, HALO>, grid,
+	                                dim3 (THREADS), T::SMEM, stream, *p, pixels, weights, g));
 	return BD_OK;
 }
 
@@ -851,8 +851,8 @@ launch_resident (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poole
 	if (st != BD_OK)
 		return st;
 	dim3 grid (tiles < (unsigned) multiprocessors ? tiles : (unsigned) multiprocessors);
-	BD_CUDA_CHECK (bd_launch_early (conv2d_resident_kernel<SLICES, ROWS, CO>, grid, dim3 (THREADS), T::SMEM, stream, *p,
-	                                pixels, weights, g, (int) tiles));
+	BD_CUDA_CHECK (bd_launch_early (p->launch_early, conv2d_resident_kernel<SLICES, ROWS, CO>, grid, dim3 (THREADS),
+	                                T::SMEM, stream, *p, pixels, weights, g, (int) tiles));
 	return BD_OK;
 }
 
@@ -868,8 +868,8 @@ launch_resident_up (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *po
 	if (st != BD_OK)
 		return st;
 	dim3 grid (tiles < (unsigned) multiprocessors ? tiles : (unsigned) multiprocessors);
-	BD_CUDA_CHECK (bd_launch_early (conv2d_resident_up_kernel<SLICES>, grid, dim3 (THREADS), T::SMEM, stream, *p,
-	                                pixels, weights, g, (int) tiles));
+	BD_CUDA_CHECK (bd_launch_early (p->launch_early, conv2d_resident_up_kernel<SLICES>, grid, dim3 (THREADS), T::SMEM,
+	                                stream, *p, pixels, weights, g, (int) tiles));
 	return BD_OK;
 }
 
@@ -1040,7 +1040,8 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 		q.splits = parts;
 		bd_status st = launch<128, 128, false, 2> (&q, stream, pooled, headed, error);
 		return st != BD_OK ? st
-		                   : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, stream, error);
+		                   : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, q.launch_early, stream,
+		                                           error);
 	}
 	if (tiles <= 132) {
 		/* One wave of 128 x 128 tiles: as many 128 x 256 tiles, each with half of K, then
@@ -1052,7 +1053,8 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 			q.splits = 2;   /* 2 x M x cout floats: 2 x tiles of 128 x 128, within BD_GPU_SPLITK_FLOATS */
 			bd_status st = launch<128, 256, false, 1> (&q, stream, pooled, headed, error);
 			return st != BD_OK ? st
-			                   : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out, stream, error);
+			                   : bd_gpu_splitk_reduce (q.splitk, q.splits, q.bias, q.relu, &q.out,
+			                                           q.launch_early, stream, error);
 		}
 		return launch<128, 128, false, 1> (p, stream, pooled, headed, error);
 	}

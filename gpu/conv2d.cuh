@@ -38,6 +38,8 @@ struct bd_gpu_conv2d_params {
 	const float *head_weight;
 	float        head_bias;
 	uint32_t     head_channels;
+	bool         launch_early;  /* the session's GPU starts kernels in the tail of the one before
+	                             * (bd_launch_early, cuda-common.cuh) */
 };
 
 /* Split K is taken while splits x tiles of 128 x 128 stay within two blocks on each of 132

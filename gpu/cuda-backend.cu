@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool bd_gpu_launch_early;
-
 namespace {
 
 /* Plain structs, zero-initialised with calloc: the backend needs no C++ runtime. */
@@ -61,6 +59,7 @@ struct gpu_state {
 	gpu_plan     plan;     /* the photo's canvas, or bd_session_forward's batch */
 	gpu_plan     mirror;   /* the mirror pass's canvas (mirror averaging, another scale) */
 	cudaEvent_t  net_start, net_end;   /* around the last forward's network, for benchmarks */
+	bool         launch_early;         /* kernels start in the tail of the one before (cuda-common.cuh) */
 };
 
 /* Packs w[co * s_co + ci * s_ci + tap * s_tap] into [tap][cin storage][cout storage] in the
@@ -280,6 +279,7 @@ conv (gpu_state *s, gpu_plan *plan, const bd_model *m, const gpu_conv *c, const 
 	p.image_height = rows;
 	p.in_used = c->cin < in.channels ? c->cin : 0;
 	p.splitk = plan->splitk;
+	p.launch_early = s->launch_early;
 	if (pool)
 		p.pool = *pool;
 	if (head) {
@@ -362,7 +362,7 @@ cuda_init (bd_session *session, bd_error *error)
 	/* Kernels start in the tail of the one before them (cuda-common.cuh) from Hopper on;
 	 * BACKDROP_GPU_NO_PDL=1 serialises them, to compare. */
 	const char *no_pdl = getenv ("BACKDROP_GPU_NO_PDL");
-	bd_gpu_launch_early = prop.major >= 9 && !(no_pdl && *no_pdl && strcmp (no_pdl, "0"));
+	s->launch_early = prop.major >= 9 && !(no_pdl && *no_pdl && strcmp (no_pdl, "0"));
 
 	const bd_model *m = session->model;
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {

@@ -52,13 +52,14 @@ bd_precision_size (bd_precision p)
 }
 
 /* Programmatic dependent launch (compute capability 9.0 and newer): a kernel launched by
- * bd_launch_early may be scheduled while the kernel before it on the stream finishes its last
- * blocks, so its blocks set up (barriers, weights in shared memory) in that kernel's tail
- * instead of after it. Such a kernel must call bd_wait_for_earlier_kernels () in every thread
- * before it reads or writes any activation: the wait returns once the kernel before it has
- * finished and its writes are visible, and since that kernel waited in turn, every earlier
- * one has too (memory that a later layer reuses is free by then). */
-extern bool bd_gpu_launch_early;   /* set by the backend's init: the GPU can; BACKDROP_GPU_NO_PDL=1 turns it off */
+ * bd_launch_early with @early_allowed may be scheduled while the kernel before it on the
+ * stream finishes its last blocks, so its blocks set up (barriers, weights in shared memory)
+ * in that kernel's tail instead of after it. Such a kernel must call
+ * bd_wait_for_earlier_kernels () in every thread before it reads or writes any activation:
+ * the wait returns once the kernel before it has finished and its writes are visible, and
+ * since that kernel waited in turn, every earlier one has too (memory that a later layer
+ * reuses is free by then). @early_allowed is the session's own launch_early, set when its
+ * GPU can and BACKDROP_GPU_NO_PDL=1 is not set: two sessions on two GPUs decide apart. */
 
 __device__ __forceinline__ void
 bd_wait_for_earlier_kernels ()
@@ -79,8 +80,8 @@ bd_allow_next_kernel ()
 
 template <typename... Params, typename... Args>
 static inline cudaError_t
-bd_launch_early (void (*kernel) (Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
-                 const Args &...args)
+bd_launch_early (bool early_allowed, void (*kernel) (Params...), dim3 grid, dim3 block, size_t smem,
+                 cudaStream_t stream, const Args &...args)
 {
 	cudaLaunchAttribute early;
 	early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -91,6 +92,6 @@ bd_launch_early (void (*kernel) (Params...), dim3 grid, dim3 block, size_t smem,
 	config.dynamicSmemBytes = smem;
 	config.stream = stream;
 	config.attrs = &early;
-	config.numAttrs = bd_gpu_launch_early ? 1 : 0;
+	config.numAttrs = early_allowed ? 1 : 0;
 	return cudaLaunchKernelEx (&config, kernel, args...);
 }

@@ -39,15 +39,15 @@ splitk_reduce_kernel (const float *partial, uint32_t splits, const float *bias, 
 
 bd_status
 bd_gpu_splitk_reduce (const float *partial, uint32_t splits, const float *bias, bool relu,
-                      const bd_gpu_view *out, cudaStream_t stream, bd_error *error)
+                      const bd_gpu_view *out, bool launch_early, cudaStream_t stream, bd_error *error)
 {
 	if (out->channels % 8 || out->pixel_stride % 8 || splits == 0)
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_gpu_splitk_reduce: bad shape");
 	size_t total = (size_t) out->height * out->width * (out->channels / 8);
 	if (total == 0)
 		return BD_OK;
-	BD_CUDA_CHECK (bd_launch_early (splitk_reduce_kernel, dim3 (bd_div_up (total, 256)), dim3 (256), 0, stream, partial,
-	                                splits, bias, relu, *out));
+	BD_CUDA_CHECK (bd_launch_early (launch_early, splitk_reduce_kernel, dim3 (bd_div_up (total, 256)), dim3 (256), 0,
+	                                stream, partial, splits, bias, relu, *out));
 	return BD_OK;
 }
 

@@ -9,6 +9,8 @@
  * ending its process, so a cancelled run leaves the image as it was.
  */
 
+#include "config.h"
+
 #include <string.h>
 
 #include <libgimp/gimp.h>
@@ -108,7 +110,7 @@ backdrop_set_i18n (GimpPlugIn   *plug_in,
                    gchar       **gettext_domain,
                    gchar       **catalog_dir)
 {
-  bindtextdomain (GETTEXT_PACKAGE, BACKDROP_LOCALEDIR);
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
 
   return FALSE;
@@ -412,7 +414,8 @@ report_progress (float  fraction,
   return 0;
 }
 
-/* The model file: the procedure's argument, else the programs' default (bd-library.h). */
+/* The model file: the procedure's argument, else NULL for the programs' default
+ * (bd-library.h). */
 static gchar *
 model_path (GimpProcedureConfig *config)
 {
@@ -426,7 +429,7 @@ model_path (GimpProcedureConfig *config)
       g_object_unref (file);
     }
 
-  return path ? path : bd_library_default_model ();
+  return path;
 }
 
 static gboolean
@@ -454,34 +457,14 @@ segment (GimpProcedureConfig *config,
                 NULL);
 
   gimp_progress_set_text (_("Loading the Backdrop model"));
-  if (g_strcmp0 (path, BACKDROP_MODEL_PATH) == 0 && ! g_file_test (path, G_FILE_TEST_EXISTS))
-    {
-      /* The usual cause: the plug-in's binary copied into GIMP's folder on its own. */
-      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                   _("Backdrop's model is not installed: “%s” is missing. Install Backdrop "
-                     "with “meson install”, which puts the model and the plug-in in place "
-                     "(a plug-in copied on its own does not bring the model), or set "
-                     "BACKDROP_MODEL to a model file."), path);
-      goto out;
-    }
-  if (bd_model_open (path, &model, &bd) != BD_OK)
-    {
-      gchar *context = g_strdup_printf (_("Could not load the model “%s”"), path);
-
-      bd_library_set_error (error, &bd, context);
-      g_free (context);
-      goto out;
-    }
+  /* The same words as the CLI and the app for the same model (bd-library.h). */
+  if (! bd_library_open_model (path, &model, error))
+    goto out;
 
   bd_session_options_init (&session_options);
   session_options.device = gimp_procedure_config_get_choice_id (config, "device");
-  if (bd_session_new (model, &session_options, &session, &bd) != BD_OK)
-    {
-      bd_library_set_error (error, &bd, session_options.device == BD_DEVICE_CUDA ?
-                                     _("Could not use the GPU") :
-                                     _("Could not start Backdrop"));
-      goto out;
-    }
+  if (! bd_library_new_session (model, &session_options, &session, error))
+    goto out;
 
   for (guint i = 0; i < n_jobs; i++)
     {
@@ -683,13 +666,9 @@ collect_jobs (GimpDrawable **drawables,
           goto fail;
         }
 
-      if ((guint64) job.width * job.height > BD_MAX_PIXELS)
-        {
-          g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                       _("“%s” is %d × %d pixels; Backdrop takes at most %d megapixels."),
-                       job.name, job.width, job.height, (gint) (BD_MAX_PIXELS / 1000000));
-          goto fail;
-        }
+      /* The words the CLI and the app use for a photo of this size (bd-library.h). */
+      if (! bd_library_check_size (job.name, job.width, job.height, error))
+        goto fail;
     }
 
   if (jobs->len == 0)

@@ -508,14 +508,16 @@ test_model_files (void)
 	assert_no_output (out);
 }
 
-/* No output replaces an input: a folder holding a.jpg and a.png written into itself, the
- * background image, the model, each by another name for the same file. */
+/* No output replaces an input: a folder holding a.jpg and a-cutout.png (an earlier result,
+ * processed again) written into itself, the background image, the model, each by another
+ * name for the same file. */
 static void
 test_outputs_never_replace_inputs (void)
 {
 	g_autofree char *dir = path_in ("same-folder");
 	g_mkdir (dir, 0755);
-	g_autofree char *a_jpg = g_build_filename (dir, "a.jpg", NULL), *a_png = g_build_filename (dir, "a.png", NULL);
+	g_autofree char *a_jpg = g_build_filename (dir, "a.jpg", NULL);
+	g_autofree char *a_png = g_build_filename (dir, "a-cutout.png", NULL);
 	g_autofree char *src_jpg = small_photo ("src.jpg", 48, 32), *src_png = small_photo ("src.png", 48, 32);
 	gsize jl, pl;
 	g_autofree char *jd = contents_of (src_jpg, &jl), *pd = contents_of (src_png, &pl);
@@ -660,6 +662,41 @@ test_signals (void)
 	g_assert_false (g_file_test (left, G_FILE_TEST_EXISTS));
 }
 
+/* Results are named by the rule of bd-output-name.h, the app's too: STEM-KIND.EXT, and
+ * STEM-KIND-2.EXT for a second photo of the same name (from another folder). A folder's files
+ * of other types (bd-image-types.h) are skipped, whatever the case of the extension. */
+static void
+test_output_names (void)
+{
+	g_autofree char *one = path_in ("names-one"), *two = path_in ("names-two"), *out = path_in ("names-out");
+	g_mkdir (one, 0755);
+	g_mkdir (two, 0755);
+	g_autofree char *src = small_photo ("names-src.jpg", 40, 30);
+	gsize len;
+	g_autofree char *data = contents_of (src, &len);
+	const char *files[][2] = { { one, "p.jpg" }, { two, "p.jpg" }, { two, "Q.TIF.JPEG" }, { two, "notes.txt" } };
+	for (gsize i = 0; i < G_N_ELEMENTS (files); i++) {
+		g_autofree char *f = g_build_filename (files[i][0], files[i][1], NULL);
+		g_assert_true (g_file_set_contents (f, data, (gssize) len, NULL));
+	}
+	run_result r = run_cli ("--output", "mask", one, two, "--output-dir", out, NULL);
+	g_assert_cmpint (r.status, ==, 0);
+	g_free (r.err);
+	r = run_cli ("--format", "webp", one, "--output-dir", out, NULL);
+	g_assert_cmpint (r.status, ==, 0);
+	g_free (r.err);
+	const char *want[] = { "p-mask.png", "p-mask-2.png", "Q.TIF-mask.png", "p-cutout.webp" };
+	for (gsize i = 0; i < G_N_ELEMENTS (want); i++) {
+		g_autofree char *f = g_build_filename (out, want[i], NULL);
+		g_assert_true (g_file_test (f, G_FILE_TEST_IS_REGULAR));
+	}
+	g_autoptr (GDir) d = g_dir_open (out, 0, NULL);
+	guint n = 0;
+	while (g_dir_read_name (d))
+		n++;
+	g_assert_cmpuint (n, ==, G_N_ELEMENTS (want));
+}
+
 /* Names of up to 255 bytes, and options that are not numbers. */
 static void
 test_names_and_numbers (void)
@@ -715,6 +752,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/cli/existing-outputs", test_existing_outputs);
 	g_test_add_func ("/cli/signals", test_signals);
 	g_test_add_func ("/cli/names-and-numbers", test_names_and_numbers);
+	g_test_add_func ("/cli/output-names", test_output_names);
 	int ret = g_test_run ();
 	g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
 	if (system (cmd) != 0)

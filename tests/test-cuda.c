@@ -3,7 +3,7 @@
  * U-Nets (exact and fast precision), a batch, and whole photos through bd_session_run. Skipped, with
  * the reason, where no usable GPU is there (as in CI); tests/gpu-parity.py runs the same
  * checks on the GPU machine, which has no GLib. */
-#include "backdrop.h"
+#include "backdrop-testing.h"
 #include "reference.h"
 #include "synthetic-model.h"
 

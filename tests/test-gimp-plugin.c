@@ -712,6 +712,79 @@ test_error_not_installed (void)
   g_free (err);
 }
 
+/* The line of @text that holds @start, from @start to the end of that line. */
+static gchar *
+line_from (const gchar *text,
+           const gchar *start)
+{
+  const gchar *at = text ? strstr (text, start) : NULL;
+
+  g_assert_nonnull (at);
+  return g_strndup (at, strcspn (at, "\n"));
+}
+
+/* backdrop-cli on @photo with @model, expected to fail; its error output. */
+static gchar *
+cli_error (const gchar *photo,
+           const gchar *model)
+{
+  g_autofree gchar *out = path ("same-as-cli.png");
+  const gchar *argv[] = { fx.cli, "--device", "cpu", "--model", model, "-o", out, photo, NULL };
+  gchar      **envp = g_get_environ ();
+  gchar       *err = NULL;
+
+  envp = g_environ_setenv (envp, "LC_ALL", "C.UTF-8", TRUE);
+  envp = g_environ_unsetenv (envp, "LANGUAGE");
+  g_assert_false (spawn ("backdrop-cli", argv, envp, &err));
+  g_strfreev (envp);
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  return err;
+}
+
+/* The same bad input gets the same words from the plug-in as from backdrop-cli: both come
+ * from bd-library.h. A model that breaks off, and a photo over the size limit (GIMP opened
+ * it; its layer carries the file's name, as GIMP names the layer of an opened file). */
+static void
+test_error_same_as_cli (void)
+{
+  static const gchar truncated[] = "BDMODEL\0\1\0\0\0\0\1\0\0 and no more";
+  /* A TIFF header of 11000 x 11000 (121 megapixels) and no pixels: the size is all it says. */
+  static const guint8 big_tiff[] = {
+    'I', 'I', 42, 0, 8, 0, 0, 0,
+    2, 0,
+    0x00, 0x01, 4, 0, 1, 0, 0, 0, 0xf8, 0x2a, 0, 0,   /* ImageWidth, LONG, 11000 */
+    0x01, 0x01, 4, 0, 1, 0, 0, 0, 0xf8, 0x2a, 0, 0,   /* ImageLength, LONG, 11000 */
+    0, 0, 0, 0,
+  };
+  g_autofree gchar *model = path ("same-corrupt.bdm");
+  g_autofree gchar *big = path ("big.tif");
+  g_autofree gchar *cli_err = NULL, *gimp_err = NULL, *said = NULL;
+
+  if (! ready ())
+    return;
+
+  g_assert_true (g_file_set_contents (model, truncated, sizeof truncated - 1, NULL));
+  cli_err = cli_error (fx.photo, model);
+  said = line_from (cli_err, "Could not load the model");
+  g_assert_false (gimp_call (&gimp_err, "bd-case-error", NULL, fx.photo, model, "cpu", NULL));
+  g_test_message ("backdrop-cli said: %s", said);
+  g_test_message ("GIMP said: %s", gimp_err);
+  g_assert_nonnull (strstr (gimp_err, said));
+  g_clear_pointer (&cli_err, g_free);
+  g_clear_pointer (&gimp_err, g_free);
+  g_clear_pointer (&said, g_free);
+
+  g_assert_true (g_file_set_contents (big, (const gchar *) big_tiff, sizeof big_tiff, NULL));
+  cli_err = cli_error (big, fx.model);
+  said = line_from (cli_err, "“");
+  g_assert_nonnull (strstr (said, "11000×11000"));
+  g_assert_false (gimp_call (&gimp_err, "bd-case-size", "11000 11000", big, fx.model, NULL));
+  g_test_message ("backdrop-cli said: %s", said);
+  g_test_message ("GIMP said: %s", gimp_err);
+  g_assert_nonnull (strstr (gimp_err, said));
+  g_assert_null (strstr (gimp_err, "crashed"));
+}
+
 /* Asking for the GPU works where there is one, and says so clearly where there is none. */
 static void
 test_gpu_or_clear_error (void)
@@ -761,6 +834,7 @@ main (int   argc,
   g_test_add_func ("/gimp-plugin/errors/corrupt-model", test_error_corrupt_model);
   g_test_add_func ("/gimp-plugin/errors/missing-model", test_error_missing_model);
   g_test_add_func ("/gimp-plugin/errors/not-installed", test_error_not_installed);
+  g_test_add_func ("/gimp-plugin/errors/same-as-cli", test_error_same_as_cli);
   g_test_add_func ("/gimp-plugin/errors/gpu", test_gpu_or_clear_error);
 
   status = g_test_run ();

@@ -156,6 +156,19 @@
                                         #:model model)
     (gimp-image-delete img)))
 
+; An image of WIDTH x HEIGHT whose one layer is called NAME, as GIMP names the layer of a file
+; it opened, without decoding a photo that large; then the plug-in on it.
+(define (bd-case-size name model width height)
+  (let* ((img (car (gimp-image-new width height RGB)))
+         (layer (car (gimp-layer-new img name width height RGB-IMAGE 100 LAYER-MODE-NORMAL))))
+    (gimp-image-insert-layer img layer 0 0)
+    (plug-in-backdrop-remove-background #:run-mode RUN-NONINTERACTIVE
+                                        #:image img
+                                        #:drawables (vector layer)
+                                        #:device "cpu"
+                                        #:model model)
+    (gimp-image-delete img)))
+
 ; Select ▸ Person on the photo layer: the selection, shown as the layer's alpha.
 (define (bd-case-select-person in out model)
   (let* ((img (bd-open in))
