@@ -126,7 +126,7 @@ typedef struct bd_run_options {
 	                               * time, a better mask) */
 	int            main_subject_only; /* non-zero: drop separate people under a fifth of the
 	                               * largest one's area, passers-by behind the subject (default 1) */
-	int            decisive;      /* non-zero: alpha is 0 or 255 farther than 0.3% of the
+	int            decisive;      /* non-zero: alpha is 0 or 255 farther than 0.15% of the
 	                               * diagonal from the mask's edges, soft only along them (default 1) */
 } bd_run_options;
 

@@ -39,7 +39,7 @@ class Image(ctypes.Structure):
 
 class RunOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_size_t), ("refine_edges", ctypes.c_int), ("progress", ctypes.c_void_p), ("user_data", ctypes.c_void_p),
-                ("mirror_average", ctypes.c_int), ("main_subject_only", ctypes.c_int)]
+                ("mirror_average", ctypes.c_int), ("main_subject_only", ctypes.c_int), ("decisive", ctypes.c_int)]
 
 
 CPU, CUDA = 1, 2
@@ -128,12 +128,12 @@ def check(lib, path, h, w, rng):
     return rows, desc
 
 
-def run_photo(lib, s, rgb, main_subject_only=1):
+def run_photo(lib, s, rgb, main_subject_only=1, decisive=1):
     h, w, _ = rgb.shape
     img = Image(rgb.ctypes.data, w, h, w * 3, 0)
     alpha = np.zeros((h, w), dtype=np.uint8)
     err = Error()
-    if lib.bd_session_run(s, ctypes.byref(img), ctypes.byref(RunOptions(ctypes.sizeof(RunOptions), 1, None, None, 1, main_subject_only)),
+    if lib.bd_session_run(s, ctypes.byref(img), ctypes.byref(RunOptions(ctypes.sizeof(RunOptions), 1, None, None, 1, main_subject_only, decisive)),
                           alpha.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(w), ctypes.byref(err)):
         raise RuntimeError(err.message.decode())
     return alpha
@@ -163,14 +163,15 @@ def check_photos(lib, model_path, photo_dir):
     base = np.asarray(PILImage.open(os.path.join(photo_dir, sorted(os.listdir(photo_dir))[0])).convert("RGB"))
     for mp, size in (("1 MP", (816, 1224)), ("12 MP", (2832, 4248))):
         rgb = np.ascontiguousarray(np.asarray(PILImage.fromarray(base).resize(size, PILImage.BILINEAR)))
-        # "all people": without the main-subject pass (its cost is the difference).
-        for label, s, subject in (("cuda fast", fast, 1), ("all people", fast, 0), ("cuda exact", exact, 1),
-                                  ("cpu", cpu, 1)):
-            run_photo(lib, s, rgb, subject)
+        # "all people": without the main-subject pass, "soft": without the decisive pass (their
+        # costs are the differences).
+        for label, s, subject, decisive in (("cuda fast", fast, 1, 1), ("all people", fast, 0, 1),
+                                            ("soft", fast, 1, 0), ("cuda exact", exact, 1, 1), ("cpu", cpu, 1, 1)):
+            run_photo(lib, s, rgb, subject, decisive)
             times = []
             for _ in range(20 if label != "cpu" else 3):
                 t0 = time.perf_counter()
-                run_photo(lib, s, rgb, subject)
+                run_photo(lib, s, rgb, subject, decisive)
                 times.append((time.perf_counter() - t0) * 1e3)
             print(f"bd_session_run {mp:6} {size[0]}x{size[1]} {label:10} median_ms={np.median(times):.2f}")
     for s in (cpu, exact, fast):

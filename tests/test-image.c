@@ -392,17 +392,18 @@ test_mask_decide (void)
 		g_assert_cmpmem (a, stride * h, ref, stride * h);
 	}
 
-	/* A photo of 300 x 200 (radius 2): a person with a soft edge, a passer-by at 25% far from
+	/* A photo of 300 x 200 (radius 1): a person with a soft edge, a passer-by at 25% far from
 	 * any edge, a backlit arm at 60%. The passer-by goes, the arm is kept whole, the person's
 	 * soft edge stays as it was. */
 	enum { W = 300, H = 200 };
 	g_autofree uint8_t *m = g_malloc0 (W * H);
 	fill_rect (m, W, 50, 20, 150, 200, 255);
-	fill_rect (m, W, 48, 20, 50, 200, 100);      /* soft edge, two pixels wide */
+	fill_rect (m, W, 49, 20, 50, 200, 100);      /* soft edge, a pixel wide */
 	fill_rect (m, W, 200, 50, 260, 180, 64);     /* passer-by at 25% */
 	fill_rect (m, W, 150, 80, 190, 100, 153);    /* arm at 60%, joined to the person */
-	g_assert_cmpuint (bd_decide_radius (W, H), ==, 2);
-	g_assert_cmpuint (bd_decide_radius (4000, 3000), ==, 15);
+	g_assert_cmpuint (bd_decide_radius (W, H), ==, 1);
+	g_assert_cmpuint (bd_decide_radius (4000, 3000), ==, 8);
+	g_assert_cmpuint (bd_decide_radius (100, 100), ==, 1);
 	g_assert_cmpint (bd_mask_decide (pool, m, W, H, W, bd_decide_radius (W, H), NULL), ==, BD_OK);
 	g_assert_cmpuint (m[100 * W + 49], ==, 100);   /* the edge keeps its softness */
 	g_assert_cmpuint (m[100 * W + 230], ==, 0);    /* the passer-by's middle is gone... */

@@ -35,6 +35,10 @@ for set in $SETS; do
         for f in "$data/$set/images/$stem".*; do ln -s "$f" "$inputs/"; done
     done
     "$cli" --quiet --device "${DEVICE:-auto}" --precision "${PRECISION:-fast}" --model "$model" --output mask "$inputs" --output-dir "$out/$set"
+    # The CLI names a mask STEM-mask.png; evaluate.py pairs STEM.png with the ground truth.
+    for f in "$out/$set"/*-mask.png; do
+        [[ -e $f ]] && mv "$f" "${f%-mask.png}.png"
+    done
     gt=()
     [[ -d $data/$set/masks ]] && gt=(--gt "$data/$set/masks")
     [[ $set == people-unlabelled ]] && gt=()   # no labels of its own: only the table scores it (TEACHER)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Decisive masks: a pixel farther than @radius from the mask's own edge (where alpha crosses
  * one half) is set to 0 or 255, whichever side of one half it is on. The session's radius is
- * 0.3% of the diagonal (bd_decide_radius): about the width of the guided upsampler's soft
- * transition, 15 pixels at 12 MP, so hair keeps its softness; on the validation splits 1%
- * left twice the undecided pixels of 0.3% (docs/MODEL.md, "Decisive masks"). Soft alpha stays only
+ * 0.15% of the diagonal, at least one pixel (bd_decide_radius): 8 pixels at 12 MP, about the
+ * guided upsampler's soft transition, so hair keeps its softness; on the validation splits
+ * 1% left four times the undecided pixels of 0.15% (docs/MODEL.md, "Decisive masks"). Soft alpha stays only
  * along edges, where it belongs (hair, motion blur at a contour). Away from them it is the
  * network's doubt: a passer-by at 25%, haze around an arm, a tree trunk at 60% — regions
  * that are hard to see on a checkerboard and hard to fix with a brush. Half-opaque pixels
@@ -93,8 +93,8 @@ uint32_t
 bd_decide_radius (uint32_t width, uint32_t height)
 {
 	double diagonal = sqrt ((double) width * width + (double) height * height);
-	uint32_t r = (uint32_t) (0.003 * diagonal + 0.5);
-	return r < 2 ? 2 : r;
+	uint32_t r = (uint32_t) (0.0015 * diagonal + 0.5);
+	return r < 1 ? 1 : r;
 }
 
 bd_status

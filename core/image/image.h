@@ -90,5 +90,5 @@ bd_status bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint3
  * to 0 or 255, by its side of one half: soft alpha only along edges (decide-alpha.c). */
 bd_status bd_mask_decide (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
                           uint32_t radius, bd_error *error);
-/* 0.3% of the photo's diagonal (at least 2 pixels): the width of a soft edge. */
+/* 0.15% of the photo's diagonal (at least 1 pixel): the width of a soft edge. */
 uint32_t  bd_decide_radius (uint32_t width, uint32_t height);
