@@ -10,7 +10,7 @@
  * go with the side they lean to, so the mask's hard shape (what IoU counts) is unchanged.
  *
  * "Near the edge" is a square window of side 2 radius + 1 that holds both sides. Its
- * counts come from column sums kept over the window's rows and a sliding sum along each
+ * counts come from column sums kept over the window's rows and their prefix sums along each
  * row: O(1) a pixel whatever the radius. Strips of rows run on the pool, each with its own
  * column sums, reading a copy of the mask (a strip's window reaches into its neighbours'). */
 #include "image.h"
@@ -35,15 +35,19 @@ is_person (uint8_t a)
 	return a >= 128;
 }
 
+/* Sets the pixels of row @out (read from @in) in [x0, x1) that are not near an edge, given the
+ * window sums pre[x + r + 1] - pre[x - r] over the clipped window of @rows rows. Branch-free
+ * so that the compiler vectorises it. */
 static void
-add_row (uint32_t *cols, const uint8_t *row, uint32_t width, int sign)
+decide_span (uint8_t *out, const uint8_t *in, const uint32_t *pre, uint32_t x0, uint32_t x1, uint32_t r,
+             uint32_t w, uint32_t rows)
 {
-	if (sign > 0)
-		for (uint32_t x = 0; x < width; x++)
-			cols[x] += is_person (row[x]);
-	else
-		for (uint32_t x = 0; x < width; x++)
-			cols[x] -= is_person (row[x]);
+	for (uint32_t x = x0; x < x1; x++) {
+		uint32_t lo = x > r ? x - r : 0, hi = x + r + 1 < w ? x + r + 1 : w;
+		uint32_t sum = pre[hi] - pre[lo], area = rows * (hi - lo);
+		uint8_t hard = (uint8_t) (0u - is_person (in[x]));   /* 0 or 255 */
+		out[x] = sum != 0 && sum != area ? in[x] : hard;
+	}
 }
 
 static void
@@ -51,42 +55,57 @@ decide_strip (void *data, size_t strip)
 {
 	decide_job *job = data;
 	const uint32_t w = job->width, h = job->height, r = job->radius;
-	uint32_t *cols = calloc (w, sizeof *cols);
-	if (!cols) {
+	/* Column counts over the window's rows, then their prefix sums along the row: a window's
+	 * count is one subtraction. No sum exceeds the photo's pixels (BD_MAX_PIXELS < 2^32). */
+	uint32_t *cols = calloc (w, sizeof *cols), *pre = malloc (((size_t) w + 1) * sizeof *pre);
+	if (!cols || !pre) {
+		free (cols);
+		free (pre);
 		__atomic_store_n (&job->failed, true, __ATOMIC_RELAXED);
 		return;
 	}
 	uint32_t y0 = (uint32_t) strip * STRIP_ROWS, y1 = y0 + STRIP_ROWS < h ? y0 + STRIP_ROWS : h;
-	/* Column sums over rows [y - r, y + r] clipped to the photo, for y = y0. */
 	uint32_t top = y0 > r ? y0 - r : 0, bottom = y0 + r + 1 < h ? y0 + r + 1 : h;
-	for (uint32_t y = top; y < bottom; y++)
-		add_row (cols, job->src + (size_t) y * w, w, 1);
+	for (uint32_t y = top; y < bottom; y++) {
+		const uint8_t *row = job->src + (size_t) y * w;
+		for (uint32_t x = 0; x < w; x++)
+			cols[x] += is_person (row[x]);
+	}
 	for (uint32_t y = y0; y < y1; y++) {
-		if (y > y0) {  /* slide the window down one row */
-			if (y + r < h)
-				add_row (cols, job->src + (size_t) (y + r) * w, w, 1);
-			if (y >= r + 1)
-				add_row (cols, job->src + (size_t) (y - r - 1) * w, w, -1);
+		if (y > y0) {  /* slide the window down one row: in comes y + r, out goes y - r - 1 */
+			const uint8_t *in = y + r < h ? job->src + (size_t) (y + r) * w : NULL;
+			const uint8_t *out = y >= r + 1 ? job->src + (size_t) (y - r - 1) * w : NULL;
+			if (in && out)
+				for (uint32_t x = 0; x < w; x++)
+					cols[x] += is_person (in[x]) - is_person (out[x]);
+			else if (in)
+				for (uint32_t x = 0; x < w; x++)
+					cols[x] += is_person (in[x]);
+			else if (out)
+				for (uint32_t x = 0; x < w; x++)
+					cols[x] -= is_person (out[x]);
 		}
+		pre[0] = 0;
+		for (uint32_t x = 0; x < w; x++)
+			pre[x + 1] = pre[x] + cols[x];
 		uint32_t rows = (y + r + 1 < h ? y + r + 1 : h) - (y > r ? y - r : 0);
 		uint8_t *row = job->alpha + (size_t) y * job->stride;
-		uint64_t sum = 0;
-		for (uint32_t x = 0; x <= r && x < w; x++)
-			sum += cols[x];
-		for (uint32_t x = 0; x < w; x++) {
-			uint32_t x_lo = x > r ? x - r : 0, x_hi = x + r < w ? x + r : w - 1;
-			uint64_t area = (uint64_t) rows * (x_hi - x_lo + 1);
-			bool edge = sum != 0 && sum != area;
-			if (!edge)
-				row[x] = is_person (row[x]) ? 255 : 0;
-			/* next window: columns [x + 1 - r, x + 1 + r] */
-			if (x + r + 1 < w)
-				sum += cols[x + r + 1];
-			if (x >= r)
-				sum -= cols[x - r];
+		const uint8_t *in = job->src + (size_t) y * w;
+		if (w > 2 * r + 1) {  /* the borders clip the window; the middle, a fixed one */
+			decide_span (row, in, pre, 0, r, r, w, rows);
+			const uint32_t area = rows * (2 * r + 1);
+			for (uint32_t x = r; x < w - r - 1; x++) {
+				uint32_t sum = pre[x + r + 1] - pre[x - r];
+				uint8_t hard = (uint8_t) (0u - is_person (in[x]));
+				row[x] = sum != 0 && sum != area ? in[x] : hard;
+			}
+			decide_span (row, in, pre, w - r - 1, w, r, w, rows);
+		} else {
+			decide_span (row, in, pre, 0, w, r, w, rows);
 		}
 	}
 	free (cols);
+	free (pre);
 }
 
 uint32_t
