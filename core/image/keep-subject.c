@@ -39,39 +39,50 @@ grid_cell (const keep_grid *g, uint32_t cx, uint32_t cy)
 	return (size_t) (cy + 1) * (g->w + 2) + cx + 1;
 }
 
-/* One row of blocks, a task of its own since rows of blocks share no cell: each pixel column's
- * maximum and person count down the row first (long, branch-free loops), then per block. */
+/* Rows of blocks [first, first + ROWS_PER_TASK), a task of their own since rows of blocks
+ * share no cell: each pixel column's maximum and person count down a row of blocks first
+ * (long, branch-free loops), then per block. A task takes several rows of blocks: one each
+ * spent more on starting tasks and allocating than on the pixels (2.1 ms for a 1 MP mask
+ * on 16 threads, 0.9 on 2). */
+#define ROWS_PER_TASK 16
+
 static void
-grid_fill_row (void *data, size_t cy)
+grid_fill_rows (void *data, size_t task)
 {
 	keep_grid *g = data;
-	uint8_t  *col_max = calloc (g->width, 1);
-	uint32_t *col_core = calloc (g->width, sizeof *col_core);
+	uint8_t  *col_max = malloc (g->width);
+	uint32_t *col_core = malloc (g->width * sizeof *col_core);
 	if (!col_max || !col_core) {
 		free (col_max);
 		free (col_core);
 		__atomic_store_n (&g->failed, true, __ATOMIC_RELAXED);
 		return;
 	}
-	uint32_t y0 = (uint32_t) cy * g->b, y1 = y0 + g->b < g->height ? y0 + g->b : g->height;
-	for (uint32_t y = y0; y < y1; y++) {
-		const uint8_t *row = g->alpha + (size_t) y * g->stride;
-		for (uint32_t x = 0; x < g->width; x++) {
-			col_max[x] = row[x] > col_max[x] ? row[x] : col_max[x];
-			/* 1 from 128 up: person, as the scores count it. A block can be taller than 65535
-			 * rows (a 1x120M mask has blocks of 234375), so the count is 32-bit. */
-			col_core[x] += row[x] >> 7;
+	uint32_t cy0 = (uint32_t) task * ROWS_PER_TASK;
+	uint32_t cy1 = cy0 + ROWS_PER_TASK < g->h ? cy0 + ROWS_PER_TASK : g->h;
+	for (uint32_t cy = cy0; cy < cy1; cy++) {
+		memset (col_max, 0, g->width);
+		memset (col_core, 0, g->width * sizeof *col_core);
+		uint32_t y0 = cy * g->b, y1 = y0 + g->b < g->height ? y0 + g->b : g->height;
+		for (uint32_t y = y0; y < y1; y++) {
+			const uint8_t *row = g->alpha + (size_t) y * g->stride;
+			for (uint32_t x = 0; x < g->width; x++) {
+				col_max[x] = row[x] > col_max[x] ? row[x] : col_max[x];
+				/* 1 from 128 up: person, as the scores count it. A block can be taller than
+				 * 65535 rows (a 1x120M mask has blocks of 234375), so the count is 32-bit. */
+				col_core[x] += row[x] >> 7;
+			}
 		}
-	}
-	for (uint32_t c = 0, x0 = 0; c < g->w; c++, x0 += g->b) {
-		uint32_t x1 = x0 + g->b < g->width ? x0 + g->b : g->width, core = 0;
-		uint8_t top = 0;
-		for (uint32_t x = x0; x < x1; x++) {
-			top = col_max[x] > top ? col_max[x] : top;
-			core += col_core[x];
+		for (uint32_t c = 0, x0 = 0; c < g->w; c++, x0 += g->b) {
+			uint32_t x1 = x0 + g->b < g->width ? x0 + g->b : g->width, core = 0;
+			uint8_t top = 0;
+			for (uint32_t x = x0; x < x1; x++) {
+				top = col_max[x] > top ? col_max[x] : top;
+				core += col_core[x];
+			}
+			g->max[grid_cell (g, c, cy)] = top;
+			g->core[grid_cell (g, c, cy)] = core;
 		}
-		g->max[grid_cell (g, c, (uint32_t) cy)] = top;
-		g->core[grid_cell (g, c, (uint32_t) cy)] = core;
 	}
 	free (col_max);
 	free (col_core);
@@ -150,7 +161,7 @@ bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width,
 		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
 		goto out;
 	}
-	bd_thread_pool_run (pool, g.h, grid_fill_row, &g);
+	bd_thread_pool_run (pool, (g.h + ROWS_PER_TASK - 1) / ROWS_PER_TASK, grid_fill_rows, &g);
 	if (g.failed) {
 		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
 		goto out;
