@@ -36,8 +36,10 @@ def max_prob_diff(a, b, x):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ckpt", required=True)
-    ap.add_argument("--out", required=True, help="model file to write (.bdm)")
+    ap.add_argument("--ckpt", help="checkpoint to export")
+    ap.add_argument("--out", help="model file to write (.bdm)")
+    ap.add_argument("--model-file", help="instead of --ckpt and --out: a finished model file (a blend of "
+                    "two, interpolate.py), for which only the golden pair is written")
     ap.add_argument("--name", default="backdrop-portrait", help="name stored in the header")
     ap.add_argument("--f16", action="store_true", help="store tensors as IEEE half (half the size)")
     ap.add_argument("--golden", help="golden file to write (.bdg)")
@@ -46,6 +48,13 @@ def main():
     args = ap.parse_args()
 
     torch.manual_seed(0)
+    if args.model_file:
+        if not (args.golden and args.golden_image):
+            ap.error("--model-file writes the golden pair: give --golden and --golden-image")
+        header, back = bdm.read(args.model_file)
+        return write_golden(args, header["depth"], back)
+    if not (args.ckpt and args.out):
+        ap.error("give --ckpt and --out (or --model-file)")
     net, ck = load_checkpoint(args.ckpt)
     folded = unet.fold(net)
     fnet = unet.FoldedUNet(net.depth, folded, net.input_size).eval()
@@ -68,19 +77,25 @@ def main():
         raise SystemExit("the file does not reproduce the network")
 
     if args.golden:
-        img = Image.open(args.golden_image)
-        xg, (t, l, h, w) = preprocess(img, args.golden_side, net.multiple if hasattr(net, "multiple") else 16)
-        gnet = unet.FoldedUNet(net.depth, {k: torch.from_numpy(v).double() for k, v in back.items()}).eval()
-        with torch.no_grad():
-            y = torch.sigmoid(gnet(xg.double()))[0, 0].float().numpy()
-        bdm.write_golden(args.golden, xg[0].numpy(), y)
-        xr, yr = bdm.read_golden(args.golden)
-        assert np.array_equal(xr, xg[0].numpy()) and np.array_equal(yr, y)
-        with torch.no_grad():  # how far plain fp32 lands from the float64 reference
-            y32 = torch.sigmoid(rnet(xg))[0, 0].numpy()
-        print(f"{args.golden}: input 3x{xg.shape[2]}x{xg.shape[3]} from {args.golden_image}, "
-              f"photo at ({t},{l}) {h}x{w}; fp32 vs fp64 max |dp| = {np.abs(y32 - y).max():.2e}, "
-              f"person fraction {float((y[t:t + h, l:l + w] >= 0.5).mean()):.3f}")
+        write_golden(args, net.depth, back)
+
+
+def write_golden(args, depth, back):
+    """The golden pair from the tensors as stored, in float64 on the CPU."""
+    img = Image.open(args.golden_image)
+    xg, (t, l, h, w) = preprocess(img, args.golden_side, 1 << (depth - 1))
+    gnet = unet.FoldedUNet(depth, {k: torch.from_numpy(v).double() for k, v in back.items()}).eval()
+    rnet = unet.FoldedUNet(depth, {k: torch.from_numpy(v) for k, v in back.items()}).eval()
+    with torch.no_grad():
+        y = torch.sigmoid(gnet(xg.double()))[0, 0].float().numpy()
+    bdm.write_golden(args.golden, xg[0].numpy(), y)
+    xr, yr = bdm.read_golden(args.golden)
+    assert np.array_equal(xr, xg[0].numpy()) and np.array_equal(yr, y)
+    with torch.no_grad():  # how far plain fp32 lands from the float64 reference
+        y32 = torch.sigmoid(rnet(xg))[0, 0].numpy()
+    print(f"{args.golden}: input 3x{xg.shape[2]}x{xg.shape[3]} from {args.golden_image}, "
+          f"photo at ({t},{l}) {h}x{w}; fp32 vs fp64 max |dp| = {np.abs(y32 - y).max():.2e}, "
+          f"person fraction {float((y[t:t + h, l:l + w] >= 0.5).mean()):.3f}")
 
 
 if __name__ == "__main__":
