@@ -1,12 +1,45 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What bd-document.c (the object: loading, removal, edits, history) shares with
- * bd-document-save.c (rendering for the clipboard and files, saving, exporting). */
+/* What the files of BdDocument share, as gnome-text-editor's editor-page-private.h does:
+ *   bd-document.c          the object, its properties, the look's settings, getters
+ *   bd-document-history.c  brush marks, edits and the undo history
+ *   bd-document-worker.c   loading, the removal, compositing, background images
+ *   bd-document-view.c     previews and crops for the canvas
+ *   bd-document-save.c     rendering for the clipboard and files, saving, exporting */
 #pragma once
 
 #include "backdrop.h"
 #include "bd-document.h"
 
 G_BEGIN_DECLS
+
+/* The properties, for bd_document_notify() from any of the files. */
+typedef enum {
+  PROP_0,
+  PROP_ENGINE,
+  PROP_STATE,
+  PROP_PROGRESS,
+  PROP_TITLE,
+  PROP_FILE,
+  PROP_WIDTH,
+  PROP_HEIGHT,
+  PROP_DEVICE_DESCRIPTION,
+  PROP_SECONDS,
+  PROP_ERROR_MESSAGE,
+  PROP_ORIGINAL,
+  PROP_RESULT,
+  PROP_BUSY,
+  PROP_CAN_UNDO,
+  PROP_CAN_REDO,
+  PROP_THRESHOLD,
+  PROP_FEATHER,
+  PROP_BACKGROUND_KIND,
+  PROP_BACKGROUND_COLOR,
+  PROP_BACKGROUND_BLUR,
+  PROP_BACKGROUND_NAME,
+  PROP_MODIFIED,
+  N_PROPS
+} BdDocumentProp;
+
 
 /* Everything about the result that the user sets, besides the brush marks. */
 typedef struct
@@ -92,6 +125,8 @@ void        bd_look_init_default   (Look          *look);
 void        bd_look_copy           (Look          *dest,
                                     const Look    *src);
 void        bd_look_clear          (Look          *look);
+gboolean    bd_look_equal          (const Look    *a,
+                                    const Look    *b);
 /* The library's background for @look; @image_view receives the image's view. */
 void        bd_look_to_background  (const Look    *look,
                                     GdkPixbuf     *photo,
@@ -109,6 +144,28 @@ GdkTexture *bd_texture_new         (GBytes        *bytes,
                                     int            height,
                                     int            channels,
                                     gboolean       premultiplied);
+void        bd_document_notify     (BdDocument    *self,
+                                    BdDocumentProp prop);
+
+/* History (bd-document-history.c) */
+void        bd_edit_free           (Edit          *edit);
+/* The id of the edit on top of the undo stack; 0 when none. */
+guint64     bd_document_top_edit   (BdDocument    *self);
+/* Notifies can-undo, can-redo and modified. */
+void        bd_document_notify_history (BdDocument *self);
+void        bd_document_clear_history  (BdDocument *self);
+/* Makes @look the current look, with notifications for what changed. */
+void        bd_document_apply_look (BdDocument    *self,
+                                    const Look    *look);
+/* Records and applies a change of look; @merge_key as in Edit. */
+void        bd_document_change_look (BdDocument   *self,
+                                     const Look   *look,
+                                     guint         merge_key);
+
+/* Work (bd-document-worker.c) */
+/* Counts an edit and starts making its result. */
+void        bd_document_queue_compose (BdDocument *self);
+
 /* After a save of @job's state to @file succeeded: that state is the saved one. */
 void        bd_document_mark_saved (BdDocument    *self,
                                     ComposeJob    *job,
