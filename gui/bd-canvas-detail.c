@@ -40,9 +40,10 @@ bd_canvas_detail_clear (Detail *detail)
 static guint64
 displayed_serial (BdCanvas *self)
 {
-  Detail *detail = &self->details[BD_LAYER_RESULT];
+  BdLayer layer = bd_canvas_shown_layer (self);
+  Detail *detail = &self->details[layer];
 
-  if (bd_canvas_needs_detail (self, BD_LAYER_RESULT) && detail->texture != NULL)
+  if (bd_canvas_needs_detail (self, layer) && detail->texture != NULL)
     return detail->serial;
 
   return bd_document_get_result_serial (self->document);
@@ -112,7 +113,7 @@ update_detail (BdCanvas *self,
   int x0, y0, x1, y1;
 
   if (!bd_canvas_needs_detail (self, layer) ||
-      (layer == BD_LAYER_RESULT && bd_document_get_result (self->document) == NULL))
+      (layer != BD_LAYER_ORIGINAL && bd_document_get_preview (self->document, layer) == NULL))
     {
       bd_canvas_detail_clear (detail);
       return;
@@ -163,7 +164,13 @@ on_detail_timeout (gpointer user_data)
   self->detail_timeout = 0;
   if (self->document != NULL && bd_document_get_original (self->document) != NULL)
     {
-      update_detail (self, BD_LAYER_RESULT);
+      BdLayer shown = bd_canvas_shown_layer (self);
+
+      for (BdLayer layer = BD_LAYER_RESULT; layer < BD_LAYER_UNSURE; layer++)
+        if (layer == shown)
+          update_detail (self, layer);
+        else
+          bd_canvas_detail_clear (&self->details[layer]);
       if (self->compare || bd_document_get_result (self->document) == NULL)
         update_detail (self, BD_LAYER_ORIGINAL);
       else

@@ -58,6 +58,8 @@ struct _BdCanvas
   double      center_y;
   gboolean    fit;
   gboolean    compare;
+  const char *view;          /* interned: "result", "mask" or "overlay" */
+  gboolean    show_unsure;
   double      split;
 
   gboolean    pointer_inside;
@@ -73,7 +75,7 @@ struct _BdCanvas
   GPtrArray  *pending;       /* painted, not yet in the result */
   double      zoom_gesture_start;
 
-  Detail      details[2];    /* by BdLayer */
+  Detail      details[BD_LAYER_N];  /* by BdLayer; none for BD_LAYER_UNSURE */
   guint       detail_timeout;
 };
 
@@ -97,6 +99,9 @@ gboolean         bd_canvas_can_paint       (BdCanvas      *self);
 gboolean         bd_canvas_near_split      (BdCanvas      *self,
                                             double         x);
 void             bd_canvas_update_cursor   (BdCanvas      *self);
+/* The layer that the view shows after the split: the result, or the mask's picture once the
+ * document has made it. */
+BdLayer          bd_canvas_shown_layer     (BdCanvas      *self);
 void             bd_canvas_set_zoom_at     (BdCanvas      *self,
                                             double         zoom,
                                             double         x,

@@ -20,6 +20,8 @@ enum {
   PROP_ZOOM,
   PROP_FIT,
   PROP_COMPARE,
+  PROP_VIEW,
+  PROP_SHOW_UNSURE,
   N_PROPS
 };
 
@@ -125,6 +127,23 @@ bd_canvas_split_x (BdCanvas *self)
   graphene_rect_t rect = bd_canvas_photo_rect (self);
 
   return round (rect.origin.x + self->split * rect.size.width);
+}
+
+BdLayer
+bd_canvas_shown_layer (BdCanvas *self)
+{
+  BdLayer layer = BD_LAYER_RESULT;
+
+  if (self->view == g_intern_static_string ("mask"))
+    layer = BD_LAYER_MASK;
+  else if (self->view == g_intern_static_string ("overlay"))
+    layer = BD_LAYER_OVERLAY;
+
+  if (layer != BD_LAYER_RESULT &&
+      (self->document == NULL || bd_document_get_preview (self->document, layer) == NULL))
+    layer = BD_LAYER_RESULT;
+
+  return layer;
 }
 
 gboolean
@@ -386,6 +405,50 @@ append_split_handle (BdCanvas              *self,
                   MAX (rect->origin.y, 0) + 12, TRUE);
 }
 
+/* What the view shows of the result over @rect: the result on a checkerboard or a picture
+ * of the mask, then the unsure places when asked for. */
+static void
+append_shown (BdCanvas              *self,
+              GtkSnapshot           *snapshot,
+              const graphene_rect_t *rect)
+{
+  BdLayer layer = bd_canvas_shown_layer (self);
+  GdkTexture *unsure = bd_document_get_preview (self->document, BD_LAYER_UNSURE);
+
+  if (layer == BD_LAYER_RESULT)
+    append_checkerboard (self, snapshot, rect);
+  append_layer (self, snapshot, layer, rect);
+
+  /* Drawn scaled from the preview even when zoomed in: it points at places, no more. */
+  if (self->show_unsure && unsure != NULL)
+    gtk_snapshot_append_scaled_texture (snapshot, unsure, GSK_SCALING_FILTER_NEAREST, rect);
+}
+
+/* Says how much the unsure marks cover, so that none on screen reads as "sure". */
+static void
+append_unsure_label (BdCanvas    *self,
+                     GtkSnapshot *snapshot)
+{
+  g_autofree char *text = NULL;
+  double fraction = bd_document_get_unsure_fraction (self->document);
+  PangoLayout *layout;
+  int w, h;
+
+  if (bd_document_get_preview (self->document, BD_LAYER_UNSURE) == NULL)
+    text = g_strdup (_("Finding unsure areas…"));
+  else if (fraction <= 0)
+    text = g_strdup (_("No unsure areas"));
+  else
+    /* Translators: the share of the photo where the mask is undecided, e.g. "2.4 %" */
+    text = g_strdup_printf (_("Unsure areas: %.1f %% of the photo"), MAX (fraction * 100, 0.1));
+
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
+  pango_layout_get_pixel_size (layout, &w, &h);
+  g_object_unref (layout);
+  append_label (self, snapshot, text, (gtk_widget_get_width (GTK_WIDGET (self)) - w - 20) / 2.0, 12,
+                FALSE);
+}
+
 static void
 bd_canvas_snapshot (GtkWidget   *widget,
                     GtkSnapshot *snapshot)
@@ -423,15 +486,11 @@ bd_canvas_snapshot (GtkWidget   *widget,
       gtk_snapshot_pop (snapshot);
 
       gtk_snapshot_push_clip (snapshot, &after);
-      append_checkerboard (self, snapshot, &rect);
-      append_layer (self, snapshot, BD_LAYER_RESULT, &rect);
+      append_shown (self, snapshot, &rect);
       gtk_snapshot_pop (snapshot);
     }
   else if (result != NULL)
-    {
-      append_checkerboard (self, snapshot, &rect);
-      append_layer (self, snapshot, BD_LAYER_RESULT, &rect);
-    }
+    append_shown (self, snapshot, &rect);
   else
     append_layer (self, snapshot, BD_LAYER_ORIGINAL, &rect);
 
@@ -439,6 +498,9 @@ bd_canvas_snapshot (GtkWidget   *widget,
 
   if (result != NULL && self->compare)
     append_split_handle (self, snapshot, &rect);
+
+  if (result != NULL && self->show_unsure)
+    append_unsure_label (self, snapshot);
 
   bd_canvas_append_brush_outline (self, snapshot);
 
@@ -475,6 +537,8 @@ bd_canvas_measure (GtkWidget      *widget,
 
 /* Document */
 
+static void update_mask_views (BdCanvas *self);
+
 static void
 on_document_result (BdCanvas *self)
 {
@@ -488,8 +552,8 @@ on_document_original (BdCanvas *self)
 {
   g_ptr_array_set_size (self->pending, 0);
   g_clear_pointer (&self->stroke, bd_canvas_stroke_free);
-  bd_canvas_detail_clear (&self->details[BD_LAYER_ORIGINAL]);
-  bd_canvas_detail_clear (&self->details[BD_LAYER_RESULT]);
+  for (guint i = 0; i < BD_LAYER_N; i++)
+    bd_canvas_detail_clear (&self->details[i]);
   self->drag = DRAG_NONE;
   bd_canvas_zoom_fit (self);
 }
@@ -514,8 +578,13 @@ bd_canvas_set_document (BdCanvas   *self,
 {
   g_return_if_fail (BD_IS_CANVAS (self));
 
-  if (!g_set_object (&self->document, document))
+  if (self->document == document)
     return;
+
+  if (self->document != NULL)
+    bd_document_set_mask_views (self->document, FALSE);
+  g_set_object (&self->document, document);
+  update_mask_views (self);
 
   g_signal_group_set_target (self->document_signals, document);
   on_document_original (self);
@@ -523,6 +592,14 @@ bd_canvas_set_document (BdCanvas   *self,
 }
 
 /* Properties */
+
+void
+bd_canvas_get_photo_area (BdCanvas        *self,
+                          graphene_rect_t *area)
+{
+  g_return_if_fail (BD_IS_CANVAS (self));
+  *area = bd_canvas_photo_rect (self);
+}
 
 const char *
 bd_canvas_get_tool (BdCanvas *self)
@@ -609,6 +686,64 @@ bd_canvas_set_compare (BdCanvas *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPARE]);
 }
 
+/* The document makes the mask's pictures only while they are looked at. */
+static void
+update_mask_views (BdCanvas *self)
+{
+  if (self->document != NULL)
+    bd_document_set_mask_views (self->document,
+                                self->show_unsure || self->view != g_intern_static_string ("result"));
+}
+
+const char *
+bd_canvas_get_view (BdCanvas *self)
+{
+  g_return_val_if_fail (BD_IS_CANVAS (self), NULL);
+  return self->view;
+}
+
+void
+bd_canvas_set_view (BdCanvas   *self,
+                    const char *view)
+{
+  g_return_if_fail (BD_IS_CANVAS (self));
+
+  if (g_strcmp0 (view, "mask") != 0 && g_strcmp0 (view, "overlay") != 0)
+    view = "result";
+
+  if (self->view == g_intern_string (view))
+    return;
+
+  self->view = g_intern_string (view);
+  update_mask_views (self);
+  bd_canvas_queue_details (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW]);
+}
+
+gboolean
+bd_canvas_get_show_unsure (BdCanvas *self)
+{
+  g_return_val_if_fail (BD_IS_CANVAS (self), FALSE);
+  return self->show_unsure;
+}
+
+void
+bd_canvas_set_show_unsure (BdCanvas *self,
+                           gboolean  show_unsure)
+{
+  g_return_if_fail (BD_IS_CANVAS (self));
+
+  show_unsure = !!show_unsure;
+  if (show_unsure == self->show_unsure)
+    return;
+
+  self->show_unsure = show_unsure;
+  update_mask_views (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_UNSURE]);
+}
+
 void
 bd_canvas_set_split (BdCanvas *self,
                      double    split)
@@ -634,8 +769,8 @@ bd_canvas_dispose (GObject *object)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
   g_clear_handle_id (&self->detail_timeout, g_source_remove);
-  bd_canvas_detail_clear (&self->details[BD_LAYER_ORIGINAL]);
-  bd_canvas_detail_clear (&self->details[BD_LAYER_RESULT]);
+  for (guint i = 0; i < BD_LAYER_N; i++)
+    bd_canvas_detail_clear (&self->details[i]);
   g_clear_object (&self->document);
   g_clear_pointer (&self->stroke, bd_canvas_stroke_free);
   g_clear_pointer (&self->pending, g_ptr_array_unref);
@@ -677,6 +812,14 @@ bd_canvas_get_property (GObject    *object,
       g_value_set_boolean (value, self->compare);
       break;
 
+    case PROP_VIEW:
+      g_value_set_string (value, self->view);
+      break;
+
+    case PROP_SHOW_UNSURE:
+      g_value_set_boolean (value, self->show_unsure);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -706,6 +849,14 @@ bd_canvas_set_property (GObject      *object,
 
     case PROP_COMPARE:
       bd_canvas_set_compare (self, g_value_get_boolean (value));
+      break;
+
+    case PROP_VIEW:
+      bd_canvas_set_view (self, g_value_get_string (value));
+      break;
+
+    case PROP_SHOW_UNSURE:
+      bd_canvas_set_show_unsure (self, g_value_get_boolean (value));
       break;
 
     default:
@@ -738,6 +889,8 @@ bd_canvas_class_init (BdCanvasClass *klass)
   properties[PROP_FIT] =
     g_param_spec_boolean ("fit", NULL, NULL, TRUE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   properties[PROP_COMPARE] = g_param_spec_boolean ("compare", NULL, NULL, FALSE, rw);
+  properties[PROP_VIEW] = g_param_spec_string ("view", NULL, NULL, "result", rw);
+  properties[PROP_SHOW_UNSURE] = g_param_spec_boolean ("show-unsure", NULL, NULL, FALSE, rw);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -751,6 +904,7 @@ bd_canvas_init (BdCanvas *self)
   GtkWidget *widget = GTK_WIDGET (self);
 
   self->tool = g_intern_static_string ("move");
+  self->view = g_intern_static_string ("result");
   self->brush_size = 40;
   self->zoom = 1.0;
   self->fit = TRUE;

@@ -86,6 +86,8 @@ struct _BdDocument
   GdkPixbuf       *photo;
   GdkTexture      *original;
   GdkTexture      *original_preview;
+  GBytes          *preview_pixels;  /* original_preview's pixels, packed rows */
+  int              preview_channels;
   GBytes          *mask;
   GBytes          *marks;        /* width x height BdMark values; NULL when none */
   Look             look;
@@ -105,6 +107,15 @@ struct _BdDocument
   GBytes          *result_bytes;  /* premultiplied RGBA, full size: what views are cut from */
   gboolean         composing;
   gboolean         compose_again;
+
+  /* The mask as edited, and the pictures that show it (made with each result while
+   * mask_views is on): see BdLayer. */
+  gboolean         mask_views;
+  GBytes          *alpha;           /* full size; NULL while mask_views is off */
+  GdkTexture      *mask_preview;
+  GdkTexture      *overlay_preview;
+  GdkTexture      *unsure_preview;
+  double           unsure_fraction;
 };
 
 /* A snapshot of what the result is made from, for a worker. */
@@ -118,6 +129,9 @@ typedef struct
   GBytes    *marks;
   Look       look;
   gboolean   premultiplied;
+  gboolean   mask_views;  /* make the mask's pictures too (from these:) */
+  GBytes    *preview_pixels;
+  int        preview_width, preview_height, preview_channels;
 } ComposeJob;
 
 
@@ -136,6 +150,9 @@ void        bd_look_to_background  (const Look    *look,
 ComposeJob *bd_document_snapshot   (BdDocument    *self,
                                     gboolean       premultiplied);
 void        bd_compose_job_free    (ComposeJob    *job);
+/* The mask as the user edited it: marks, then threshold and feather. Any thread. */
+guint8     *bd_compose_job_alpha   (ComposeJob    *job,
+                                    GError       **error);
 /* The result of @job, RGBA at full size. Any thread. */
 GBytes     *bd_compose_job_run     (ComposeJob    *job,
                                     GError       **error);

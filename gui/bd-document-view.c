@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What the canvas draws of a document: previews, and crops of big photos at screen
- * resolution. */
+/* What the canvas draws of a document: previews of each layer, and crops of big photos at
+ * screen resolution. */
 #include "config.h"
 
 #include "bd-document-private.h"
+#include "bd-mask-view.h"
 #include "bd-pixels.h"
 
 /* Views of big photos */
 
 typedef struct
 {
-  GdkPixbuf *photo;       /* the original layer, or */
-  GBytes    *rgba;        /* the result layer, premultiplied */
+  BdLayer    layer;
+  GdkPixbuf *photo;       /* for the original and the overlay */
+  GBytes    *rgba;        /* the result, premultiplied */
+  GBytes    *alpha;       /* the mask, for the mask and the overlay */
   int        width;       /* of the whole layer */
   int        x, y, w, h;
   int        out_width, out_height;
@@ -22,7 +25,17 @@ view_job_free (ViewJob *job)
 {
   g_clear_object (&job->photo);
   g_clear_pointer (&job->rgba, g_bytes_unref);
+  g_clear_pointer (&job->alpha, g_bytes_unref);
   g_free (job);
+}
+
+static GBytes *
+resample_photo (ViewJob *job)
+{
+  return bd_pixels_resample (gdk_pixbuf_read_pixels (job->photo),
+                             gdk_pixbuf_get_rowstride (job->photo),
+                             gdk_pixbuf_get_n_channels (job->photo),
+                             job->x, job->y, job->w, job->h, job->out_width, job->out_height);
 }
 
 static void
@@ -32,29 +45,49 @@ view_thread (GTask        *task,
              GCancellable *cancellable)
 {
   ViewJob *job = task_data;
-  const guint8 *pixels;
   g_autoptr(GBytes) bytes = NULL;
-  gsize stride;
+  g_autoptr(GBytes) alpha = NULL;
   int channels;
 
-  if (job->photo != NULL)
+  if (job->alpha != NULL)
+    alpha = bd_pixels_resample (g_bytes_get_data (job->alpha, NULL), job->width, 1,
+                                job->x, job->y, job->w, job->h, job->out_width, job->out_height);
+
+  switch (job->layer)
     {
-      pixels = gdk_pixbuf_read_pixels (job->photo);
-      stride = gdk_pixbuf_get_rowstride (job->photo);
+    case BD_LAYER_ORIGINAL:
+      bytes = resample_photo (job);
       channels = gdk_pixbuf_get_n_channels (job->photo);
-    }
-  else
-    {
-      pixels = g_bytes_get_data (job->rgba, NULL);
-      stride = (gsize) job->width * 4;
+      break;
+
+    case BD_LAYER_RESULT:
+      bytes = bd_pixels_resample (g_bytes_get_data (job->rgba, NULL), (gsize) job->width * 4, 4,
+                                  job->x, job->y, job->w, job->h, job->out_width, job->out_height);
       channels = 4;
+      break;
+
+    case BD_LAYER_MASK:
+      bytes = g_steal_pointer (&alpha);
+      channels = 1;
+      break;
+
+    case BD_LAYER_OVERLAY:
+    default:
+      {
+        g_autoptr(GBytes) photo = resample_photo (job);
+        int photo_channels = gdk_pixbuf_get_n_channels (job->photo);
+
+        bytes = bd_mask_view_overlay (g_bytes_get_data (photo, NULL),
+                                      (gsize) job->out_width * photo_channels, photo_channels,
+                                      g_bytes_get_data (alpha, NULL), job->out_width, job->out_height);
+        channels = 3;
+      }
+      break;
     }
 
-  bytes = bd_pixels_resample (pixels, stride, channels, job->x, job->y, job->w, job->h,
-                              job->out_width, job->out_height);
   g_task_return_pointer (task,
                          bd_texture_new (bytes, job->out_width, job->out_height, channels,
-                                      job->photo == NULL),
+                                         job->layer == BD_LAYER_RESULT),
                          g_object_unref);
 }
 
@@ -80,6 +113,8 @@ bd_document_render_view_async (BdDocument          *self,
   g_task_set_source_tag (task, bd_document_render_view_async);
 
   if (self->photo == NULL || (layer == BD_LAYER_RESULT && self->result_bytes == NULL) ||
+      ((layer == BD_LAYER_MASK || layer == BD_LAYER_OVERLAY) && self->alpha == NULL) ||
+      layer == BD_LAYER_UNSURE ||
       x < 0 || y < 0 || width <= 0 || height <= 0 || out_width <= 0 || out_height <= 0 ||
       x + width > gdk_pixbuf_get_width (self->photo) ||
       y + height > gdk_pixbuf_get_height (self->photo))
@@ -89,10 +124,13 @@ bd_document_render_view_async (BdDocument          *self,
     }
 
   job = g_new0 (ViewJob, 1);
-  if (layer == BD_LAYER_ORIGINAL)
+  job->layer = layer;
+  if (layer == BD_LAYER_ORIGINAL || layer == BD_LAYER_OVERLAY)
     job->photo = g_object_ref (self->photo);
-  else
+  if (layer == BD_LAYER_RESULT)
     job->rgba = g_bytes_ref (self->result_bytes);
+  if (layer == BD_LAYER_MASK || layer == BD_LAYER_OVERLAY)
+    job->alpha = g_bytes_ref (self->alpha);
   job->width = gdk_pixbuf_get_width (self->photo);
   job->x = x;
   job->y = y;
@@ -121,6 +159,28 @@ bd_document_get_preview (BdDocument *self,
 {
   g_return_val_if_fail (BD_IS_DOCUMENT (self), NULL);
 
-  return layer == BD_LAYER_ORIGINAL ? self->original_preview : self->result_preview;
+  switch (layer)
+    {
+    case BD_LAYER_ORIGINAL:
+      return self->original_preview;
+    case BD_LAYER_RESULT:
+      return self->result_preview;
+    case BD_LAYER_MASK:
+      return self->mask_preview;
+    case BD_LAYER_OVERLAY:
+      return self->overlay_preview;
+    case BD_LAYER_UNSURE:
+      return self->unsure_preview;
+    default:
+      return NULL;
+    }
+}
+
+double
+bd_document_get_unsure_fraction (BdDocument *self)
+{
+  g_return_val_if_fail (BD_IS_DOCUMENT (self), 0.0);
+
+  return self->unsure_preview != NULL ? self->unsure_fraction : 0.0;
 }
 

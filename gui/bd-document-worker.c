@@ -3,6 +3,7 @@
  * result after each edit, and loading a background image. */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <glib/gi18n.h>
@@ -10,6 +11,7 @@
 #include "backdrop.h"
 #include "bd-document-private.h"
 #include "bd-image-io.h"
+#include "bd-mask-view.h"
 #include "bd-pixels.h"
 
 static void bd_document_start_compose (BdDocument *self);
@@ -22,6 +24,7 @@ bd_compose_job_free (ComposeJob *job)
   g_clear_object (&job->photo);
   g_clear_pointer (&job->mask, g_bytes_unref);
   g_clear_pointer (&job->marks, g_bytes_unref);
+  g_clear_pointer (&job->preview_pixels, g_bytes_unref);
   bd_look_clear (&job->look);
   g_free (job);
 }
@@ -40,13 +43,20 @@ bd_document_snapshot (BdDocument *self,
   job->marks = self->marks ? g_bytes_ref (self->marks) : NULL;
   bd_look_copy (&job->look, &self->look);
   job->premultiplied = premultiplied;
+  job->mask_views = self->mask_views && self->preview_pixels != NULL;
+  if (job->mask_views)
+    {
+      job->preview_pixels = g_bytes_ref (self->preview_pixels);
+      job->preview_width = gdk_texture_get_width (self->original_preview);
+      job->preview_height = gdk_texture_get_height (self->original_preview);
+      job->preview_channels = self->preview_channels;
+    }
 
   return job;
 }
 
-/* The mask as the user edited it: marks, then threshold and feather. Any thread. */
-static guint8 *
-compose_job_alpha (ComposeJob  *job,
+guint8 *
+bd_compose_job_alpha (ComposeJob  *job,
                    GError     **error)
 {
   gsize size;
@@ -99,7 +109,7 @@ bd_compose_job_run (ComposeJob  *job,
   bd_background background;
   bd_image image_view;
 
-  alpha = compose_job_alpha (job, error);
+  alpha = bd_compose_job_alpha (job, error);
   if (alpha == NULL)
     return NULL;
 
@@ -112,6 +122,11 @@ typedef struct
   GBytes     *bytes;
   GdkTexture *texture;
   GdkTexture *preview;
+  GBytes     *alpha;            /* with the job's mask_views: */
+  GdkTexture *mask_preview;
+  GdkTexture *overlay_preview;
+  GdkTexture *unsure_preview;
+  double      unsure_fraction;
 } Composed;
 
 static void
@@ -120,6 +135,10 @@ composed_free (Composed *composed)
   g_clear_pointer (&composed->bytes, g_bytes_unref);
   g_clear_object (&composed->texture);
   g_clear_object (&composed->preview);
+  g_clear_pointer (&composed->alpha, g_bytes_unref);
+  g_clear_object (&composed->mask_preview);
+  g_clear_object (&composed->overlay_preview);
+  g_clear_object (&composed->unsure_preview);
   g_free (composed);
 }
 
@@ -130,7 +149,8 @@ bd_texture_new (GBytes   *bytes,
                 int       channels,
                 gboolean  premultiplied)
 {
-  GdkMemoryFormat format = channels == 3 ? GDK_MEMORY_R8G8B8
+  GdkMemoryFormat format = channels == 1 ? GDK_MEMORY_G8
+                         : channels == 3 ? GDK_MEMORY_R8G8B8
                          : premultiplied ? GDK_MEMORY_R8G8B8A8_PREMULTIPLIED
                                          : GDK_MEMORY_R8G8B8A8;
 
@@ -138,25 +158,65 @@ bd_texture_new (GBytes   *bytes,
 }
 
 /* A preview of @pixels no longer than BD_DOCUMENT_PREVIEW_SIZE, or NULL when the pixels
- * are small enough themselves. */
+ * are small enough themselves. @out_pixels, when given, receives the preview's pixels in
+ * packed rows (a packed copy of @pixels when they are small enough). */
 static GdkTexture *
-preview_new (const guint8 *pixels,
-             gsize         stride,
-             int           channels,
-             int           width,
-             int           height,
-             gboolean      premultiplied)
+preview_new (const guint8  *pixels,
+             gsize          stride,
+             int            channels,
+             int            width,
+             int            height,
+             gboolean       premultiplied,
+             GBytes       **out_pixels)
 {
   double scale = (double) BD_DOCUMENT_PREVIEW_SIZE / MAX (width, height);
   int pw = MAX (1, (int) (width * scale + 0.5));
   int ph = MAX (1, (int) (height * scale + 0.5));
   g_autoptr(GBytes) bytes = NULL;
+  GdkTexture *texture = NULL;
 
   if (scale >= 1.0)
-    return NULL;
+    bytes = bd_pixels_resample (pixels, stride, channels, 0, 0, width, height, width, height);
+  else
+    {
+      bytes = bd_pixels_resample (pixels, stride, channels, 0, 0, width, height, pw, ph);
+      texture = bd_texture_new (bytes, pw, ph, channels, premultiplied);
+    }
 
-  bytes = bd_pixels_resample (pixels, stride, channels, 0, 0, width, height, pw, ph);
-  return bd_texture_new (bytes, pw, ph, channels, premultiplied);
+  if (out_pixels != NULL)
+    *out_pixels = g_steal_pointer (&bytes);
+  return texture;
+}
+
+/* The mask's pictures at the preview's size: black and white, red over the photo, and the
+ * unsure places. */
+static void
+compose_mask_views (ComposeJob   *job,
+                    const guint8 *alpha,
+                    Composed     *composed)
+{
+  int width = gdk_pixbuf_get_width (job->photo);
+  int height = gdk_pixbuf_get_height (job->photo);
+  int pw = job->preview_width, ph = job->preview_height;
+  g_autoptr(GBytes) small = NULL;
+  g_autoptr(GBytes) overlay = NULL;
+  g_autoptr(GBytes) unsure = NULL;
+  /* 1 % of the diagonal, as evaluate.py's ghost share counts it, in preview pixels. */
+  int band = (int) ceil (0.01 * hypot (pw, ph));
+
+  composed->alpha = g_bytes_new (alpha, (gsize) width * height);
+  small = (pw == width && ph == height) ? g_bytes_ref (composed->alpha)
+                                        : bd_pixels_resample (alpha, width, 1, 0, 0, width, height, pw, ph);
+  composed->mask_preview = bd_texture_new (small, pw, ph, 1, FALSE);
+
+  overlay = bd_mask_view_overlay (g_bytes_get_data (job->preview_pixels, NULL),
+                                  (gsize) pw * job->preview_channels, job->preview_channels,
+                                  g_bytes_get_data (small, NULL), pw, ph);
+  composed->overlay_preview = bd_texture_new (overlay, pw, ph, 3, FALSE);
+
+  unsure = bd_mask_view_unsure (g_bytes_get_data (small, NULL), pw, ph, band,
+                                &composed->unsure_fraction);
+  composed->unsure_preview = bd_texture_new (unsure, pw, ph, 4, TRUE);
 }
 
 static void
@@ -169,9 +229,21 @@ compose_thread (GTask        *task,
   int width = gdk_pixbuf_get_width (job->photo);
   int height = gdk_pixbuf_get_height (job->photo);
   GError *error = NULL;
-  Composed *composed = g_new0 (Composed, 1);
+  Composed *composed;
+  g_autofree guint8 *alpha = NULL;
+  bd_background background;
+  bd_image image_view;
 
-  composed->bytes = bd_compose_job_run (job, &error);
+  alpha = bd_compose_job_alpha (job, &error);
+  if (alpha == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  composed = g_new0 (Composed, 1);
+  bd_look_to_background (&job->look, job->photo, &background, &image_view);
+  composed->bytes = bd_pixels_composite (job->photo, alpha, &background, job->premultiplied, &error);
   if (composed->bytes == NULL)
     {
       composed_free (composed);
@@ -179,10 +251,13 @@ compose_thread (GTask        *task,
       return;
     }
 
+  if (job->mask_views)
+    compose_mask_views (job, alpha, composed);
+
   composed->texture = bd_texture_new (composed->bytes, width, height, 4, job->premultiplied);
   if (job->premultiplied)
     composed->preview = preview_new (g_bytes_get_data (composed->bytes, NULL), (gsize) width * 4, 4,
-                                     width, height, TRUE);
+                                     width, height, TRUE, NULL);
   g_task_return_pointer (task, composed, (GDestroyNotify) composed_free);
 }
 
@@ -208,6 +283,12 @@ bd_document_compose_cb (GObject      *object,
           g_clear_pointer (&self->result_bytes, g_bytes_unref);
           self->result_bytes = g_bytes_ref (composed->bytes);
           self->result_serial = job->serial;
+          g_clear_pointer (&self->alpha, g_bytes_unref);
+          self->alpha = composed->alpha ? g_bytes_ref (composed->alpha) : NULL;
+          g_set_object (&self->mask_preview, composed->mask_preview);
+          g_set_object (&self->overlay_preview, composed->overlay_preview);
+          g_set_object (&self->unsure_preview, composed->unsure_preview);
+          self->unsure_fraction = composed->unsure_fraction;
           bd_document_notify (self, PROP_RESULT);
         }
       else
@@ -250,6 +331,22 @@ bd_document_start_compose (BdDocument *self)
   g_task_run_in_thread (task, compose_thread);
 
   bd_document_notify (self, PROP_BUSY);
+}
+
+void
+bd_document_set_mask_views (BdDocument *self,
+                            gboolean    mask_views)
+{
+  g_return_if_fail (BD_IS_DOCUMENT (self));
+
+  mask_views = !!mask_views;
+  if (self->mask_views == mask_views)
+    return;
+
+  self->mask_views = mask_views;
+  /* The pictures of the result that is there now; no edit. */
+  if (mask_views && self->mask_preview == NULL)
+    bd_document_start_compose (self);
 }
 
 /* Counts an edit and starts making its result. */
@@ -389,6 +486,7 @@ typedef struct
   GdkPixbuf  *photo;
   GdkTexture *original;
   GdkTexture *preview;
+  GBytes     *preview_pixels;
 } LoadData;
 
 static void
@@ -399,6 +497,7 @@ load_data_free (LoadData *data)
   g_clear_object (&data->photo);
   g_clear_object (&data->original);
   g_clear_object (&data->preview);
+  g_clear_pointer (&data->preview_pixels, g_bytes_unref);
   g_free (data);
 }
 
@@ -424,7 +523,7 @@ load_thread (GTask        *task,
                                gdk_pixbuf_get_rowstride (data->photo),
                                gdk_pixbuf_get_n_channels (data->photo),
                                gdk_pixbuf_get_width (data->photo),
-                               gdk_pixbuf_get_height (data->photo), FALSE);
+                               gdk_pixbuf_get_height (data->photo), FALSE, &data->preview_pixels);
   g_task_return_boolean (task, TRUE);
 }
 
@@ -457,6 +556,9 @@ bd_document_load_cb (GObject      *object,
   g_set_object (&self->photo, data->photo);
   g_set_object (&self->original, data->original);
   g_set_object (&self->original_preview, (data->preview ? data->preview : data->original));
+  g_clear_pointer (&self->preview_pixels, g_bytes_unref);
+  self->preview_pixels = g_bytes_ref (data->preview_pixels);
+  self->preview_channels = gdk_pixbuf_get_n_channels (data->photo);
 
   g_object_freeze_notify (G_OBJECT (self));
   bd_document_notify (self, PROP_ORIGINAL);
@@ -502,6 +604,12 @@ bd_document_open (BdDocument     *self,
   g_clear_object (&self->result);
   g_clear_object (&self->result_preview);
   g_clear_pointer (&self->result_bytes, g_bytes_unref);
+  g_clear_pointer (&self->preview_pixels, g_bytes_unref);
+  g_clear_pointer (&self->alpha, g_bytes_unref);
+  g_clear_object (&self->mask_preview);
+  g_clear_object (&self->overlay_preview);
+  g_clear_object (&self->unsure_preview);
+  self->unsure_fraction = 0;
   g_clear_pointer (&self->mask, g_bytes_unref);
   g_clear_pointer (&self->marks, g_bytes_unref);
   g_clear_pointer (&self->error_message, g_free);

@@ -364,6 +364,11 @@ bd_document_finalize (GObject *object)
   g_clear_object (&self->result);
   g_clear_object (&self->result_preview);
   g_clear_pointer (&self->result_bytes, g_bytes_unref);
+  g_clear_pointer (&self->preview_pixels, g_bytes_unref);
+  g_clear_pointer (&self->alpha, g_bytes_unref);
+  g_clear_object (&self->mask_preview);
+  g_clear_object (&self->overlay_preview);
+  g_clear_object (&self->unsure_preview);
   g_clear_pointer (&self->mask, g_bytes_unref);
   g_clear_pointer (&self->marks, g_bytes_unref);
   g_free (self->title);

@@ -25,11 +25,19 @@ typedef enum {
   BD_MARK_REMOVE,
 } BdMark;
 
-/* What the canvas shows: the photo as it came, or the result. */
+/* What the canvas shows: the photo as it came, the result, or the mask as the user edited
+ * it: in black and white, as red over what is removed, and the places where it is undecided
+ * away from its edges (transparent elsewhere, drawn over the others). The last three exist
+ * while bd_document_set_mask_views() is on. */
 typedef enum {
   BD_LAYER_ORIGINAL,
   BD_LAYER_RESULT,
+  BD_LAYER_MASK,
+  BD_LAYER_OVERLAY,
+  BD_LAYER_UNSURE,
 } BdLayer;
+
+#define BD_LAYER_N (BD_LAYER_UNSURE + 1)
 
 /* The long side of the previews the canvas draws when the photo is shown smaller than
  * that; bigger photos are drawn through bd_document_render_view_async(). */
@@ -75,7 +83,7 @@ GdkTexture      *bd_document_get_result         (BdDocument          *self);
 /* At most BD_DOCUMENT_PREVIEW_SIZE on the long side (the full texture when smaller). */
 GdkTexture      *bd_document_get_preview        (BdDocument          *self,
                                                  BdLayer              layer);
-/* The part (@x, @y, @width, @height) of a layer, as it is now, resampled to @out_width x
+/* The part (@x, @y, @width, @height) of a layer (not BD_LAYER_UNSURE), as it is now, resampled to @out_width x
  * @out_height: what the canvas shows of a big photo when zoomed in. */
 void             bd_document_render_view_async  (BdDocument          *self,
                                                  BdLayer              layer,
@@ -91,6 +99,11 @@ void             bd_document_render_view_async  (BdDocument          *self,
 GdkTexture      *bd_document_render_view_finish (BdDocument          *self,
                                                  GAsyncResult        *result,
                                                  GError             **error);
+/* Whether results come with the mask's layers (off by default: they cost time per edit). */
+void             bd_document_set_mask_views     (BdDocument          *self,
+                                                 gboolean             mask_views);
+/* The share of the photo that BD_LAYER_UNSURE marks, 0..1. */
+double           bd_document_get_unsure_fraction (BdDocument         *self);
 /* The edit that the current result shows; compare with bd_document_paint_stroke()'s. */
 guint64          bd_document_get_result_serial  (BdDocument          *self);
 gboolean         bd_document_get_busy           (BdDocument          *self);

@@ -528,6 +528,21 @@ brush_size_action (GtkWidget  *widget,
                                                                              : value / 1.2);
 }
 
+/* V: the next of result, mask, red overlay. */
+static void
+next_view_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  static const char *const views[] = { "result", "mask", "overlay" };
+  BdCanvas *canvas = BD_EDITOR (widget)->canvas;
+  guint i = 0;
+
+  while (i < G_N_ELEMENTS (views) && g_strcmp0 (bd_canvas_get_view (canvas), views[i]) != 0)
+    i++;
+  bd_canvas_set_view (canvas, views[(i + 1) % G_N_ELEMENTS (views)]);
+}
+
 static void
 toggle_sidebar_action (GtkWidget  *widget,
                        const char *action_name,
@@ -817,6 +832,7 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_install_action (widget_class, "editor.choose-background", NULL,
                                    choose_background_action);
   gtk_widget_class_install_action (widget_class, "editor.toggle-sidebar", NULL, toggle_sidebar_action);
+  gtk_widget_class_install_action (widget_class, "editor.next-view", NULL, next_view_action);
   gtk_widget_class_install_property_action (widget_class, "editor.tool", "tool");
   gtk_widget_class_install_property_action (widget_class, "editor.compare", "compare");
 
@@ -841,6 +857,8 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, 0, "editor.compare", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "editor.cancel", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "editor.toggle-sidebar", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_v, 0, "editor.next-view", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_u, 0, "canvas.show-unsure", NULL);
 }
 
 /* The editor's "tool" and "compare" are the canvas's, for the property actions. */
@@ -882,6 +900,17 @@ bd_editor_init (BdEditor *self)
   g_object_bind_property (self->brush_adjustment, "value", self->canvas, "brush-size",
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
   g_settings_bind (self->settings, "brush-size", self->brush_adjustment, "value", G_SETTINGS_BIND_DEFAULT);
+
+  /* "canvas.view" and "canvas.show-unsure" for the view menu of the tool bar. */
+  {
+    g_autoptr(GSimpleActionGroup) group = g_simple_action_group_new ();
+    g_autoptr(GPropertyAction) view = g_property_action_new ("view", self->canvas, "view");
+    g_autoptr(GPropertyAction) unsure = g_property_action_new ("show-unsure", self->canvas, "show-unsure");
+
+    g_action_map_add_action (G_ACTION_MAP (group), G_ACTION (view));
+    g_action_map_add_action (G_ACTION_MAP (group), G_ACTION (unsure));
+    gtk_widget_insert_action_group (GTK_WIDGET (self), "canvas", G_ACTION_GROUP (group));
+  }
 
   g_signal_connect_object (self->canvas, "notify::tool", G_CALLBACK (on_canvas_notify), self, 0);
   g_signal_connect_object (self->canvas, "notify::compare", G_CALLBACK (on_canvas_notify), self, 0);

@@ -5,7 +5,8 @@
  *
  *   backdrop-screenshots OUTPUT-FOLDER PHOTO [PHOTO...]
  *
- * The first photo is the one in the editor; all of them go into the batch list. */
+ * The first photo is the one in the editor; all of them go into the batch list. With
+ * BACKDROP_SCREENSHOT_ONLY=a.png,b.png only those files are written (the steps all run). */
 #include "config.h"
 
 #include <adwaita.h>
@@ -26,6 +27,12 @@ document_settled (gpointer data)
   return state == BD_DOCUMENT_STATE_FAILED ||
          (state == BD_DOCUMENT_STATE_READY && bd_document_get_result (doc) != NULL &&
           !bd_document_get_busy (doc));
+}
+
+static gboolean
+mask_views_ready (gpointer data)
+{
+  return document_settled (data) && bd_document_get_preview (data, BD_LAYER_UNSURE) != NULL;
 }
 
 static gboolean
@@ -80,8 +87,16 @@ shoot (BdWindow   *window,
 {
   g_autofree char *path = g_build_filename (folder, name, NULL);
   g_autoptr(GError) error = NULL;
+  const char *only = g_getenv ("BACKDROP_SCREENSHOT_ONLY");
 
   bd_main_loop_spin (1000);
+  if (only != NULL)
+    {
+      g_auto(GStrv) names = g_strsplit (only, ",", -1);
+
+      if (!g_strv_contains ((const char * const *) names, name))
+        return;
+    }
   if (!bd_window_shot_save (GTK_WINDOW (window), path, TRUE, &error))
     g_error ("%s: %s", path, error->message);
   g_print ("%s\n", path);
@@ -148,6 +163,33 @@ main (int   argc,
   if (!bd_main_loop_wait_for (document_settled, doc) || bd_document_get_state (doc) != BD_DOCUMENT_STATE_READY)
     g_error ("The removal failed: %s", bd_document_get_error_message (doc));
   shoot (window, folder, "editor-light.png");
+
+  /* 2b. The mask in black and white; then red over what is removed, with the places where
+   * the model was unsure marked: of a photo that has some (BACKDROP_SCREENSHOT_MASK_PHOTO),
+   * after which the first photo comes back. */
+  if (g_getenv ("BACKDROP_SCREENSHOT_MASK_PHOTO") != NULL)
+    {
+      g_autoptr(GFile) other = g_file_new_for_commandline_arg (g_getenv ("BACKDROP_SCREENSHOT_MASK_PHOTO"));
+
+      bd_window_open_files (window, &other, 1);
+      bd_main_loop_spin (300);
+      bd_main_loop_wait_for (document_settled, doc);
+    }
+  bd_canvas_set_view (canvas, "mask");
+  bd_main_loop_wait_for (mask_views_ready, doc);
+  shoot (window, folder, "mask.png");
+  bd_canvas_set_view (canvas, "overlay");
+  bd_canvas_set_show_unsure (canvas, TRUE);
+  bd_main_loop_wait_for (mask_views_ready, doc);
+  shoot (window, folder, "unsure.png");
+  bd_canvas_set_show_unsure (canvas, FALSE);
+  bd_canvas_set_view (canvas, "result");
+  if (g_getenv ("BACKDROP_SCREENSHOT_MASK_PHOTO") != NULL)
+    {
+      bd_window_open_files (window, &photo, 1);
+      bd_main_loop_spin (300);
+      bd_main_loop_wait_for (document_settled, doc);
+    }
 
   /* 3. Dark: a blurred copy of the photo behind the person. */
   set_style (ADW_COLOR_SCHEME_FORCE_DARK);

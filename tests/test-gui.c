@@ -11,6 +11,8 @@
  * but every check here holds for any mask that is neither empty nor full. */
 #include "config.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <adwaita.h>
@@ -1439,6 +1441,216 @@ test_new_photo_fresh_look (void)
   gtk_window_destroy (GTK_WINDOW (other));
 }
 
+static gboolean
+result_settled_in (gpointer data)
+{
+  gpointer *args = data;
+  BdDocument *doc = args[0];
+
+  return bd_document_get_state (doc) == BD_DOCUMENT_STATE_READY && !bd_document_get_busy (doc) &&
+         bd_document_get_result_serial (doc) >= GPOINTER_TO_SIZE (args[1]);
+}
+
+/* Mask views */
+
+#define SYN_W 480
+#define SYN_H 320
+
+/* A flat green photo and a mask for it: a person (a hard rectangle), and a faint blob
+ * (alpha 100) in the background far from the person's edges, where the model was unsure. */
+static char *
+write_synthetic_photo (GBytes **mask)
+{
+  g_autoptr(GdkPixbuf) pixbuf = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, SYN_W, SYN_H);
+  char *path = g_build_filename (tmp_dir, "synthetic.png", NULL);
+  guint8 *alpha = g_malloc0 (SYN_W * SYN_H);
+
+  gdk_pixbuf_fill (pixbuf, 0x30a040ff);
+  g_assert_true (gdk_pixbuf_save (pixbuf, path, "png", NULL, NULL));
+
+  for (int y = 0; y < SYN_H; y++)
+    for (int x = 0; x < SYN_W; x++)
+      {
+        if (x >= 240 && x < 400 && y >= 40)
+          alpha[y * SYN_W + x] = 255;
+        else if (x >= 40 && x < 100 && y >= 40 && y < 100)
+          alpha[y * SYN_W + x] = 100;
+      }
+  *mask = g_bytes_new_take (alpha, SYN_W * SYN_H);
+  return path;
+}
+
+/* The canvas of @editor as it draws now, straight RGBA, with its photo's place. */
+static guint8 *
+render_canvas (BdEditor        *editor,
+               graphene_rect_t *photo,
+               int             *stride_px)
+{
+  GtkWidget *canvas = GTK_WIDGET (bd_editor_get_canvas (editor));
+  int width = gtk_widget_get_width (canvas), height = gtk_widget_get_height (canvas);
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (canvas);
+  g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GdkTextureDownloader) downloader = NULL;
+  GBytes *bytes;
+  gsize stride;
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (canvas)),
+                                         node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  downloader = gdk_texture_downloader_new (texture);
+  gdk_texture_downloader_set_format (downloader, GDK_MEMORY_R8G8B8A8);
+  bytes = gdk_texture_downloader_download_bytes (downloader, &stride);
+  bd_canvas_get_photo_area (bd_editor_get_canvas (editor), photo);
+  *stride_px = stride / 4;
+  return g_bytes_unref_to_data (bytes, &stride);
+}
+
+/* The canvas's pixel over photo pixel (@x, @y). */
+static const guint8 *
+canvas_pixel (const guint8          *pixels,
+              int                    stride_px,
+              const graphene_rect_t *photo,
+              int                    x,
+              int                    y)
+{
+  int cx = (int) (photo->origin.x + (x + 0.5) * photo->size.width / SYN_W);
+  int cy = (int) (photo->origin.y + (y + 0.5) * photo->size.height / SYN_H);
+
+  return pixels + ((gsize) cy * stride_px + cx) * 4;
+}
+
+static gboolean
+has_layer (gpointer data)
+{
+  gpointer *args = data;
+
+  return bd_document_get_preview (args[0], GPOINTER_TO_INT (args[1])) != NULL &&
+         !bd_document_get_busy (args[0]);
+}
+
+static void
+wait_for_layer (BdDocument *doc,
+                BdLayer     layer)
+{
+  gpointer args[2] = { doc, GINT_TO_POINTER (layer) };
+
+  g_assert_true (bd_main_loop_wait_for (has_layer, args));
+  bd_main_loop_spin (100);
+}
+
+/* The view switch and the unsure marks, driven by their actions and keys' actions: the
+ * canvas draws the mask in black and white, then red over what is removed, then marks the
+ * faint blob as unsure; brushing the blob away takes its marks away. */
+static void
+test_mask_views (void)
+{
+  g_autoptr(GBytes) mask = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  BdWindow *other;
+  BdEditor *editor;
+  BdCanvas *canvas;
+  BdDocument *doc;
+  graphene_rect_t area;
+  int stride;
+  const guint8 *p;
+  graphene_point_t blob[2] = { GRAPHENE_POINT_INIT (55, 70), GRAPHENE_POINT_INIT (85, 70) };
+  guint64 serial;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  path = write_synthetic_photo (&mask);
+  file = g_file_new_for_path (path);
+  other = bd_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (other), 900, 700);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  canvas = bd_editor_get_canvas (editor);
+  doc = open_and_settle (other, path);
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
+  /* The network's answer for a flat green photo is anything; this mask is known. */
+  bd_document_open_with_mask (doc, file, mask, "test", 0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpstr (bd_canvas_get_view (canvas), ==, "result");
+  g_assert_null (bd_document_get_preview (doc, BD_LAYER_MASK));   /* none made unasked */
+
+  /* V: the mask in black and white. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.next-view", NULL));
+  g_assert_cmpstr (bd_canvas_get_view (canvas), ==, "mask");
+  wait_for_layer (doc, BD_LAYER_MASK);
+  {
+    g_autofree guint8 *px = render_canvas (editor, &area, &stride);
+
+    p = canvas_pixel (px, stride, &area, 320, 200);   /* the person */
+    g_assert_cmpuint (p[0], ==, 255);
+    g_assert_cmpuint (p[1], ==, 255);
+    g_assert_cmpuint (p[2], ==, 255);
+    p = canvas_pixel (px, stride, &area, 150, 250);   /* the background */
+    g_assert_cmpuint (p[0], ==, 0);
+    g_assert_cmpuint (p[1], ==, 0);
+    g_assert_cmpuint (p[2], ==, 0);
+    p = canvas_pixel (px, stride, &area, 70, 70);     /* the blob: grey */
+    g_assert_cmpint (abs (p[0] - 100), <=, 4);
+    g_assert_cmpint (abs (p[2] - 100), <=, 4);
+  }
+
+  /* V again: red over what is removed, the photo as it is where it is kept. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.next-view", NULL));
+  g_assert_cmpstr (bd_canvas_get_view (canvas), ==, "overlay");
+  wait_for_layer (doc, BD_LAYER_OVERLAY);
+  {
+    g_autofree guint8 *px = render_canvas (editor, &area, &stride);
+
+    p = canvas_pixel (px, stride, &area, 320, 200);
+    g_assert_cmpint (abs (p[0] - 0x30), <=, 2);
+    g_assert_cmpint (abs (p[1] - 0xa0), <=, 2);
+    g_assert_cmpint (abs (p[2] - 0x40), <=, 2);
+    p = canvas_pixel (px, stride, &area, 150, 250);
+    g_assert_cmpint (p[0], >, 0x30 + 80);
+    g_assert_cmpint (p[1], <, 0xa0 - 50);
+  }
+
+  /* U (its action): the blob is marked, the person's hard edge is not. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "canvas.show-unsure", NULL));
+  g_assert_true (bd_canvas_get_show_unsure (canvas));
+  wait_for_layer (doc, BD_LAYER_UNSURE);
+  g_test_message ("unsure: %.2f %% of the photo", 100 * bd_document_get_unsure_fraction (doc));
+  g_assert_cmpfloat (fabs (bd_document_get_unsure_fraction (doc) - 60.0 * 60 / (SYN_W * SYN_H)), <, 0.002);
+  {
+    g_autofree guint8 *px = render_canvas (editor, &area, &stride);
+    int marked = 0;
+
+    /* Hatched cyan over the blob: blue above red at every pixel, strongly at some. */
+    for (int y = 45; y < 95; y += 3)
+      for (int x = 45; x < 95; x += 3)
+        {
+          p = canvas_pixel (px, stride, &area, x, y);
+          g_assert_cmpint (p[2], >, p[0]);
+          marked += p[2] > 150;
+        }
+    g_assert_cmpint (marked, >, 10);
+    p = canvas_pixel (px, stride, &area, 150, 250);   /* no mark elsewhere */
+    g_assert_cmpint (p[0], >, p[2]);
+    p = canvas_pixel (px, stride, &area, 241, 200);   /* nor on the person's edge */
+    g_assert_cmpint (abs (p[2] - 0x40), <=, 2);
+  }
+
+  /* Brushing the blob away decides it: its marks go. */
+  serial = bd_document_paint_stroke (doc, BD_MARK_REMOVE, 40, blob, G_N_ELEMENTS (blob));
+  g_assert_true (bd_main_loop_wait_for (result_settled_in, (gpointer[]) { doc, GSIZE_TO_POINTER (serial) }));
+  g_assert_cmpfloat (bd_document_get_unsure_fraction (doc), ==, 0.0);
+
+  /* Back to the result; the layers are no longer made. */
+  bd_canvas_set_show_unsure (canvas, FALSE);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.next-view", NULL));
+  g_assert_cmpstr (bd_canvas_get_view (canvas), ==, "result");
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
 /* Without a usable NVIDIA card, Preferences do not offer it, and a graphics card chosen
  * anyway (an older setting) fails with words a user can act on, not the runtime's. */
 static void
@@ -1693,6 +1905,7 @@ main (int   argc,
   g_test_add_func ("/gui/open-unreadable", test_open_unreadable);
   g_test_add_func ("/gui/no-gpu", test_no_gpu);
   g_test_add_func ("/gui/new-photo-fresh-look", test_new_photo_fresh_look);
+  g_test_add_func ("/gui/mask-views", test_mask_views);
 
   status = g_test_run ();
 
