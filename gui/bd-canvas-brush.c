@@ -135,6 +135,9 @@ on_drag_begin (GtkGestureDrag *gesture,
       self->stroke->radius = self->brush_size / 2.0 / self->zoom;
       g_array_append_val (self->stroke->points, p);
     }
+  else if (button == GDK_BUTTON_PRIMARY && bd_canvas_is_region (self) &&
+           bd_document_get_state (self->document) == BD_DOCUMENT_STATE_READY)
+    self->drag = DRAG_CLICK;
   else if (button == GDK_BUTTON_MIDDLE || (button == GDK_BUTTON_PRIMARY && !bd_canvas_photo_fits (self)))
     {
       self->drag = DRAG_PAN;
@@ -225,12 +228,31 @@ finish_drag (BdCanvas *self,
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+void
+bd_canvas_click_region (BdCanvas *self,
+                        double    x,
+                        double    y)
+{
+  graphene_point_t p;
+
+  g_return_if_fail (BD_IS_CANVAS (self));
+
+  if (self->document == NULL)
+    return;
+
+  p = bd_canvas_to_photo (self, x, y);
+  bd_document_toggle_region (self->document, p.x, p.y);
+}
+
 static void
 on_drag_end (GtkGestureDrag *gesture,
              double          dx,
              double          dy,
              BdCanvas       *self)
 {
+  /* A click, not a drag that strayed; the document says whether it was on the photo. */
+  if (self->drag == DRAG_CLICK && hypot (dx, dy) < 6)
+    bd_canvas_click_region (self, self->drag_x, self->drag_y);
   finish_drag (self, TRUE);
 }
 

@@ -24,6 +24,7 @@ typedef enum {
   DRAG_PAN,
   DRAG_PAINT,
   DRAG_SPLIT,
+  DRAG_CLICK,   /* the region tool: a click unless it moves */
 } DragMode;
 
 /* A crop of a layer at screen resolution, for photos bigger than their preview. */
@@ -94,7 +95,9 @@ gboolean         bd_canvas_photo_fits      (BdCanvas      *self);
 /* Keeps the photo in view: centred along an axis where it fits, edges outside otherwise. */
 void             bd_canvas_clamp_center    (BdCanvas      *self);
 double           bd_canvas_split_x         (BdCanvas      *self);
+/* TRUE for the tools that edit (not "move"). */
 gboolean         bd_canvas_is_brush        (BdCanvas      *self);
+gboolean         bd_canvas_is_region       (BdCanvas      *self);
 gboolean         bd_canvas_can_paint       (BdCanvas      *self);
 gboolean         bd_canvas_near_split      (BdCanvas      *self,
                                             double         x);

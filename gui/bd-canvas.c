@@ -153,9 +153,15 @@ bd_canvas_is_brush (BdCanvas *self)
 }
 
 gboolean
+bd_canvas_is_region (BdCanvas *self)
+{
+  return self->tool == g_intern_static_string ("region");
+}
+
+gboolean
 bd_canvas_can_paint (BdCanvas *self)
 {
-  return bd_canvas_is_brush (self) && self->document != NULL &&
+  return bd_canvas_is_brush (self) && !bd_canvas_is_region (self) && self->document != NULL &&
          bd_document_get_state (self->document) == BD_DOCUMENT_STATE_READY;
 }
 
@@ -179,6 +185,9 @@ bd_canvas_update_cursor (BdCanvas *self)
     name = "col-resize";
   else if (bd_canvas_can_paint (self))
     name = "none";
+  else if (bd_canvas_is_region (self) && self->document != NULL &&
+           bd_document_get_state (self->document) == BD_DOCUMENT_STATE_READY)
+    name = "pointer";
   else if (!bd_canvas_photo_fits (self))
     name = "grab";
 
@@ -614,7 +623,8 @@ bd_canvas_set_tool (BdCanvas   *self,
 {
   g_return_if_fail (BD_IS_CANVAS (self));
 
-  if (g_strcmp0 (tool, "keep") != 0 && g_strcmp0 (tool, "remove") != 0)
+  if (g_strcmp0 (tool, "keep") != 0 && g_strcmp0 (tool, "remove") != 0 &&
+      g_strcmp0 (tool, "region") != 0)
     tool = "move";
 
   if (self->tool == g_intern_string (tool))

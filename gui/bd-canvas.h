@@ -19,10 +19,14 @@ GtkWidget  *bd_canvas_new           (void);
 BdDocument *bd_canvas_get_document  (BdCanvas   *self);
 void        bd_canvas_set_document  (BdCanvas   *self,
                                      BdDocument *document);
-/* "move", "keep" or "remove". */
+/* "move", "keep", "remove" or "region" (a click keeps or removes a whole region). */
 const char *bd_canvas_get_tool      (BdCanvas   *self);
 void        bd_canvas_set_tool      (BdCanvas   *self,
                                      const char *tool);
+/* What a click of the region tool at (@x, @y), widget coordinates, does. */
+void        bd_canvas_click_region  (BdCanvas   *self,
+                                     double      x,
+                                     double      y);
 /* Brush diameter in screen pixels. */
 double      bd_canvas_get_brush_size (BdCanvas  *self);
 void        bd_canvas_set_brush_size (BdCanvas  *self,

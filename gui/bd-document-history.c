@@ -210,6 +210,31 @@ bd_document_apply_edit (BdDocument *self,
   bd_document_queue_compose (self);
 }
 
+guint64
+bd_document_commit_marks (BdDocument         *self,
+                          guint8             *marks,
+                          const GdkRectangle *area)
+{
+  int width = gdk_pixbuf_get_width (self->photo);
+  int height = gdk_pixbuf_get_height (self->photo);
+  Edit *edit = g_new0 (Edit, 1);
+
+  bd_look_copy (&edit->before, &self->look);
+  bd_look_copy (&edit->after, &self->look);
+  edit->area = *area;
+  edit->time = g_get_monotonic_time ();
+  edit->marks_before = marks_copy_area (self->marks, width, area);
+
+  g_clear_pointer (&self->marks, g_bytes_unref);
+  self->marks = g_bytes_new_take (marks, (gsize) width * height);
+  edit->marks_after = marks_copy_area (self->marks, width, area);
+
+  bd_document_push_edit (self, edit);
+  bd_document_queue_compose (self);
+
+  return self->serial;
+}
+
 /* Brush strokes */
 
 static double
@@ -240,7 +265,6 @@ bd_document_paint_stroke (BdDocument             *self,
   double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
   GdkRectangle area;
   guint8 *marks;
-  Edit *edit;
 
   g_return_val_if_fail (BD_IS_DOCUMENT (self), 0);
   g_return_val_if_fail (mark == BD_MARK_KEEP || mark == BD_MARK_REMOVE, 0);
@@ -266,13 +290,6 @@ bd_document_paint_stroke (BdDocument             *self,
   if (area.width <= 0 || area.height <= 0)
     return 0;
 
-  edit = g_new0 (Edit, 1);
-  bd_look_copy (&edit->before, &self->look);
-  bd_look_copy (&edit->after, &self->look);
-  edit->area = area;
-  edit->time = g_get_monotonic_time ();
-  edit->marks_before = marks_copy_area (self->marks, width, &area);
-
   marks = self->marks ? g_memdup2 (g_bytes_get_data (self->marks, NULL), (gsize) width * height)
                       : g_malloc0 ((gsize) width * height);
 
@@ -296,14 +313,7 @@ bd_document_paint_stroke (BdDocument             *self,
         }
     }
 
-  g_clear_pointer (&self->marks, g_bytes_unref);
-  self->marks = g_bytes_new_take (marks, (gsize) width * height);
-  edit->marks_after = marks_copy_area (self->marks, width, &area);
-
-  bd_document_push_edit (self, edit);
-  bd_document_queue_compose (self);
-
-  return self->serial;
+  return bd_document_commit_marks (self, marks, &area);
 }
 
 gboolean

@@ -179,6 +179,12 @@ void        bd_document_change_look (BdDocument   *self,
                                      const Look   *look,
                                      guint         merge_key);
 
+/* Makes @marks (a whole plane, taken) the marks, as one undoable edit of @area, which holds
+ * every change; returns the edit's serial. */
+guint64     bd_document_commit_marks (BdDocument         *self,
+                                      guint8             *marks,
+                                      const GdkRectangle *area);
+
 /* Work (bd-document-worker.c) */
 /* Counts an edit and starts making its result. */
 void        bd_document_queue_compose (BdDocument *self);

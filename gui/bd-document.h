@@ -117,6 +117,13 @@ guint64          bd_document_paint_stroke       (BdDocument             *self,
                                                  double                  radius,
                                                  const graphene_point_t *points,
                                                  guint                   n_points);
+/* Keeps or removes the whole region under photo point (@x, @y): the connected part of the
+ * mask on the clicked side (for a removed part, also within the photo's edges), grown
+ * through the undecided pixels around it whose alpha falls off away from it. A part that is kept is
+ * removed and the other way round; one undoable edit. Returns its serial (0: nothing). */
+guint64          bd_document_toggle_region      (BdDocument          *self,
+                                                 double               x,
+                                                 double               y);
 gboolean         bd_document_get_can_undo       (BdDocument          *self);
 gboolean         bd_document_get_can_redo       (BdDocument          *self);
 void             bd_document_undo               (BdDocument          *self);

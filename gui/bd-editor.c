@@ -854,6 +854,7 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_m, 0, "editor.tool", "s", "move");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_k, 0, "editor.tool", "s", "keep");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, 0, "editor.tool", "s", "remove");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, 0, "editor.tool", "s", "region");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, 0, "editor.compare", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "editor.cancel", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "editor.toggle-sidebar", NULL);

@@ -9,6 +9,8 @@
  * BACKDROP_SCREENSHOT_ONLY=a.png,b.png only those files are written (the steps all run). */
 #include "config.h"
 
+#include <stdio.h>
+
 #include <adwaita.h>
 
 #include "bd-application.h"
@@ -184,6 +186,37 @@ main (int   argc,
   shoot (window, folder, "unsure.png");
   bd_canvas_set_show_unsure (canvas, FALSE);
   bd_canvas_set_view (canvas, "result");
+
+  /* 2c. With Keep Passers-By on, a garden lamp stays in BACKDROP_SCREENSHOT_REGION_PHOTO;
+   * one click of the region tool on it (at BACKDROP_SCREENSHOT_REGION_POINT, photo pixels)
+   * takes it away. */
+  if (g_getenv ("BACKDROP_SCREENSHOT_REGION_PHOTO") != NULL)
+    {
+      g_autoptr(GFile) other = g_file_new_for_commandline_arg (g_getenv ("BACKDROP_SCREENSHOT_REGION_PHOTO"));
+      const char *point = g_getenv ("BACKDROP_SCREENSHOT_REGION_POINT");
+      double x = 0, y = 0;
+      graphene_rect_t area;
+
+      if (point == NULL || sscanf (point, "%lf,%lf", &x, &y) != 2)
+        g_error ("BACKDROP_SCREENSHOT_REGION_POINT is not X,Y");
+      g_settings_set_boolean (bd_application_get_settings (app), "keep-all-people", TRUE);
+      bd_window_open_files (window, &other, 1);
+      bd_main_loop_spin (300);
+      bd_main_loop_wait_for (document_settled, doc);
+      bd_canvas_set_tool (canvas, "region");
+      shoot (window, folder, "region-before.png");
+      bd_canvas_get_photo_area (canvas, &area);
+      bd_canvas_click_region (canvas, area.origin.x + x * area.size.width / bd_document_get_width (doc),
+                              area.origin.y + y * area.size.height / bd_document_get_height (doc));
+      bd_main_loop_spin (300);
+      bd_main_loop_wait_for (document_settled, doc);
+      shoot (window, folder, "region-after.png");
+      bd_document_undo (doc);
+      bd_main_loop_wait_for (document_settled, doc);
+      bd_canvas_set_tool (canvas, "move");
+      g_settings_set_boolean (bd_application_get_settings (app), "keep-all-people", FALSE);
+    }
+
   if (g_getenv ("BACKDROP_SCREENSHOT_MASK_PHOTO") != NULL)
     {
       bd_window_open_files (window, &photo, 1);

@@ -1651,6 +1651,147 @@ test_mask_views (void)
   gtk_window_destroy (GTK_WINDOW (other));
 }
 
+/* A photo for the region tool, with its mask: green background; a person (a kept rectangle
+ * of skin colour); a passer-by (a blue square kept at 70 %, with a ring kept at 35 % around
+ * it) and a yellow bag that the mask removed. */
+static char *
+write_region_photo (GBytes **mask)
+{
+  g_autoptr(GdkPixbuf) pixbuf = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, SYN_W, SYN_H);
+  char *path = g_build_filename (tmp_dir, "regions.png", NULL);
+  guint8 *alpha = g_malloc0 (SYN_W * SYN_H);
+  guint8 *px = gdk_pixbuf_get_pixels (pixbuf);
+  int stride = gdk_pixbuf_get_rowstride (pixbuf);
+
+  for (int y = 0; y < SYN_H; y++)
+    for (int x = 0; x < SYN_W; x++)
+      {
+        guint8 *p = px + y * stride + x * 3;
+        guint32 rgb = 0x30a040;
+        guint8 a = 0;
+
+        if (x >= 240 && x < 400 && y >= 40)
+          rgb = 0xc89678, a = 255;
+        else if (x >= 34 && x < 106 && y >= 34 && y < 106)
+          {
+            rgb = 0x3c3cc8;
+            a = (x >= 40 && x < 100 && y >= 40 && y < 100) ? 180 : 90;
+          }
+        else if (x >= 150 && x < 200 && y >= 200 && y < 260)
+          rgb = 0xdcc828;
+        p[0] = rgb >> 16;
+        p[1] = (rgb >> 8) & 0xff;
+        p[2] = rgb & 0xff;
+        alpha[y * SYN_W + x] = a;
+      }
+  g_assert_true (gdk_pixbuf_save (pixbuf, path, "png", NULL, NULL));
+  *mask = g_bytes_new_take (alpha, SYN_W * SYN_H);
+  return path;
+}
+
+/* The result's alpha at photo pixel (@x, @y) of @doc. */
+static guint8
+result_alpha (BdDocument *doc,
+              int         x,
+              int         y)
+{
+  g_autoptr(GdkTextureDownloader) downloader = gdk_texture_downloader_new (bd_document_get_result (doc));
+  g_autoptr(GBytes) bytes = NULL;
+  gsize stride;
+
+  gdk_texture_downloader_set_format (downloader, GDK_MEMORY_R8G8B8A8);
+  bytes = gdk_texture_downloader_download_bytes (downloader, &stride);
+  return ((const guint8 *) g_bytes_get_data (bytes, NULL))[y * stride + x * 4 + 3];
+}
+
+/* Clicks the canvas of @editor over photo pixel (@x, @y) with the region tool, and waits for
+ * the result. */
+static void
+click_region (BdEditor *editor,
+              int       x,
+              int       y)
+{
+  BdDocument *doc = bd_editor_get_document (editor);
+  graphene_rect_t area;
+  guint64 serial = bd_document_get_result_serial (doc);
+
+  bd_canvas_get_photo_area (bd_editor_get_canvas (editor), &area);
+  bd_canvas_click_region (bd_editor_get_canvas (editor),
+                          area.origin.x + (x + 0.5) * area.size.width / SYN_W,
+                          area.origin.y + (y + 0.5) * area.size.height / SYN_H);
+  g_assert_true (bd_main_loop_wait_for (result_settled_in, (gpointer[]) { doc, GSIZE_TO_POINTER (serial + 1) }));
+}
+
+/* The region tool (W): a click on the passer-by removes it with its soft ring and nothing
+ * else, in one undoable step; a click on the removed bag keeps the bag, not the background
+ * around it. */
+static void
+test_region_click (void)
+{
+  g_autoptr(GBytes) mask = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  BdWindow *other;
+  BdEditor *editor;
+  BdDocument *doc;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  path = write_region_photo (&mask);
+  file = g_file_new_for_path (path);
+  other = bd_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (other), 900, 700);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  doc = open_and_settle (other, path);
+  bd_document_open_with_mask (doc, file, mask, "test", 0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (result_alpha (doc, 70, 70), ==, 180);
+  g_assert_cmpuint (result_alpha (doc, 36, 70), ==, 90);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.tool", "s", "region"));
+  g_assert_cmpstr (bd_canvas_get_tool (bd_editor_get_canvas (editor)), ==, "region");
+
+  /* The passer-by goes, ring and all; the person and the background stay as they were. */
+  click_region (editor, 70, 70);
+  for (int i = 34; i < 106; i += 4)
+    {
+      g_assert_cmpuint (result_alpha (doc, i, 70), ==, 0);
+      g_assert_cmpuint (result_alpha (doc, 70, i), ==, 0);
+    }
+  g_assert_cmpuint (result_alpha (doc, 300, 200), ==, 255);
+  g_assert_cmpuint (result_alpha (doc, 175, 230), ==, 0);
+  g_assert_true (bd_document_get_can_undo (doc));
+
+  /* The bag comes back, exactly; the green around it stays removed. */
+  click_region (editor, 175, 230);
+  g_assert_cmpuint (result_alpha (doc, 150, 200), ==, 255);
+  g_assert_cmpuint (result_alpha (doc, 199, 259), ==, 255);
+  g_assert_cmpuint (result_alpha (doc, 148, 230), ==, 0);
+  g_assert_cmpuint (result_alpha (doc, 175, 262), ==, 0);
+  g_assert_cmpuint (result_alpha (doc, 20, 300), ==, 0);
+
+  /* Each click was one step: two undos bring the mask back as it came. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.undo", NULL));
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (result_alpha (doc, 175, 230), ==, 0);
+  g_assert_cmpuint (result_alpha (doc, 70, 70), ==, 0);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.undo", NULL));
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (result_alpha (doc, 70, 70), ==, 180);
+  g_assert_cmpuint (result_alpha (doc, 36, 70), ==, 90);
+  g_assert_false (bd_document_get_can_undo (doc));
+
+  /* A click off the photo changes nothing. */
+  bd_canvas_click_region (bd_editor_get_canvas (editor), 2, 2);
+  g_assert_false (bd_document_get_can_undo (doc));
+
+  /* The photo was never saved: let it go without asking. */
+  bd_document_open_with_mask (doc, file, mask, "test", 0);
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
 /* Without a usable NVIDIA card, Preferences do not offer it, and a graphics card chosen
  * anyway (an older setting) fails with words a user can act on, not the runtime's. */
 static void
@@ -1906,6 +2047,7 @@ main (int   argc,
   g_test_add_func ("/gui/no-gpu", test_no_gpu);
   g_test_add_func ("/gui/new-photo-fresh-look", test_new_photo_fresh_look);
   g_test_add_func ("/gui/mask-views", test_mask_views);
+  g_test_add_func ("/gui/region-click", test_region_click);
 
   status = g_test_run ();
 
