@@ -171,6 +171,11 @@ bd_document_set_background_kind (BdDocument *self,
   g_return_if_fail (BD_IS_DOCUMENT (self));
   g_return_if_fail (kind <= BD_BACKGROUND_IMAGE);
 
+  /* An image fill without an image would show transparency that says nothing: it starts
+   * with bd_document_set_background_file_async(), as one edit. */
+  if (kind == BD_BACKGROUND_IMAGE && self->look.background_image == NULL)
+    return;
+
   CHANGE_LOOK (self, background_kind, kind, 0);
 }
 

@@ -141,7 +141,8 @@ void             bd_document_set_threshold      (BdDocument          *self,
 double           bd_document_get_feather        (BdDocument          *self);
 void             bd_document_set_feather        (BdDocument          *self,
                                                  double               feather);
-/* A bd_background_kind. */
+/* A bd_background_kind. BD_BACKGROUND_IMAGE is refused until an image has been set (see
+ * bd_document_set_background_file_async()). */
 guint            bd_document_get_background_kind (BdDocument         *self);
 void             bd_document_set_background_kind (BdDocument         *self,
                                                   guint               kind);

@@ -563,7 +563,11 @@ on_background_loaded (GObject      *object,
   g_autoptr(GError) error = NULL;
 
   if (!bd_document_set_background_file_finish (BD_DOCUMENT (object), result, &error))
-    bd_show_error (GTK_WIDGET (self), _("The Background Image Could Not Be Opened"), error);
+    {
+      bd_show_error (GTK_WIDGET (self), _("The Background Image Could Not Be Opened"), error);
+      /* The fill list may show Image while the document has none. */
+      adw_combo_row_set_selected (self->background_row, bd_document_get_background_kind (self->document));
+    }
 }
 
 static void
@@ -578,6 +582,19 @@ on_background_chosen (GObject      *object,
   if (file != NULL)
     bd_document_set_background_file_async (self->document, file, NULL,
                                            on_background_loaded, g_object_ref (self));
+  else
+    adw_combo_row_set_selected (self->background_row, bd_document_get_background_kind (self->document));
+}
+
+/* Image chosen as the fill before any image: the document refuses it until one is picked, so
+ * the chooser opens; cancelling it brings the list back to the fill there is. */
+static void
+on_fill_selected (BdEditor *self)
+{
+  if (adw_combo_row_get_selected (self->background_row) == BD_BACKGROUND_IMAGE &&
+      bd_document_get_background_kind (self->document) != BD_BACKGROUND_IMAGE &&
+      bd_document_get_state (self->document) == BD_DOCUMENT_STATE_READY)
+    gtk_widget_activate_action (GTK_WIDGET (self), "editor.choose-background", NULL);
 }
 
 static void
@@ -916,6 +933,8 @@ bd_editor_init (BdEditor *self)
   g_signal_connect_object (self->canvas, "notify::tool", G_CALLBACK (on_canvas_notify), self, 0);
   g_signal_connect_object (self->canvas, "notify::compare", G_CALLBACK (on_canvas_notify), self, 0);
   g_signal_connect_object (self->canvas, "notify::zoom", G_CALLBACK (update_zoom), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->background_row, "notify::selected", G_CALLBACK (on_fill_selected), self,
+                           G_CONNECT_SWAPPED | G_CONNECT_AFTER);
 
   /* An image dropped on the background settings becomes the background. */
   target = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);

@@ -1792,6 +1792,65 @@ test_region_click (void)
   gtk_window_destroy (GTK_WINDOW (other));
 }
 
+/* An open file chooser window, or NULL (without a portal, GtkFileDialog shows one). */
+static GtkWindow *
+file_chooser_shown (void)
+{
+  GType type = g_type_from_name ("GtkFileChooserDialog");
+  g_autoptr(GList) windows = gtk_window_list_toplevels ();
+
+  for (GList *l = windows; l != NULL; l = l->next)
+    if (type != 0 && G_TYPE_CHECK_INSTANCE_TYPE (l->data, type) && gtk_widget_get_visible (l->data))
+      return l->data;
+  return NULL;
+}
+
+static gboolean
+file_chooser_open (gpointer data)
+{
+  return file_chooser_shown () != NULL;
+}
+
+static gboolean
+fill_is (gpointer data)
+{
+  gpointer *args = data;
+
+  return adw_combo_row_get_selected (args[0]) == GPOINTER_TO_UINT (args[1]) && file_chooser_shown () == NULL;
+}
+
+/* Fill = Image with no image yet opens the file chooser instead of showing transparency;
+ * cancelling it leaves the fill as it was, with no edit to undo. */
+static void
+test_fill_image_asks (void)
+{
+  BdWindow *other;
+  BdDocument *doc;
+  AdwComboRow *fill;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  other = bd_window_new (app);
+  gtk_window_present (GTK_WINDOW (other));
+  doc = open_and_settle (other, g_ptr_array_index (photos, 0));
+  fill = find_combo_row_titled (GTK_WIDGET (bd_window_get_editor (other)), "Fill");
+  g_assert_nonnull (fill);
+  g_assert_cmpuint (adw_combo_row_get_selected (fill), ==, BD_BACKGROUND_TRANSPARENT);
+
+  adw_combo_row_set_selected (fill, BD_BACKGROUND_IMAGE);
+  g_assert_true (bd_main_loop_wait_for (file_chooser_open, NULL));
+  g_assert_cmpuint (bd_document_get_background_kind (doc), ==, BD_BACKGROUND_TRANSPARENT);
+  g_assert_false (bd_document_get_can_undo (doc));
+
+  gtk_window_close (file_chooser_shown ());
+  g_assert_true (bd_main_loop_wait_for (fill_is, (gpointer[]) { fill, GUINT_TO_POINTER (BD_BACKGROUND_TRANSPARENT) }));
+  g_assert_cmpuint (bd_document_get_background_kind (doc), ==, BD_BACKGROUND_TRANSPARENT);
+  g_assert_false (bd_document_get_can_undo (doc));
+  g_assert_false (bd_document_get_modified (doc));
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
 /* Without a usable NVIDIA card, Preferences do not offer it, and a graphics card chosen
  * anyway (an older setting) fails with words a user can act on, not the runtime's. */
 static void
@@ -2048,6 +2107,7 @@ main (int   argc,
   g_test_add_func ("/gui/new-photo-fresh-look", test_new_photo_fresh_look);
   g_test_add_func ("/gui/mask-views", test_mask_views);
   g_test_add_func ("/gui/region-click", test_region_click);
+  g_test_add_func ("/gui/fill-image-asks", test_fill_image_asks);
 
   status = g_test_run ();
 
