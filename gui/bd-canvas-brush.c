@@ -241,7 +241,7 @@ bd_canvas_click_region (BdCanvas *self,
     return;
 
   p = bd_canvas_to_photo (self, x, y);
-  bd_document_toggle_region (self->document, p.x, p.y);
+  bd_document_toggle_region_async (self->document, p.x, p.y, NULL, NULL, NULL);
 }
 
 static void

@@ -46,6 +46,9 @@ displayed_serial (BdCanvas *self)
   if (bd_canvas_needs_detail (self, layer) && detail->texture != NULL)
     return detail->serial;
 
+  /* The result's preview may be patched ahead of the whole result. */
+  if (layer == BD_LAYER_RESULT)
+    return bd_document_get_preview_serial (self->document);
   return bd_document_get_result_serial (self->document);
 }
 

@@ -930,6 +930,8 @@ bd_canvas_init (BdCanvas *self)
   self->document_signals = g_signal_group_new (BD_TYPE_DOCUMENT);
   g_signal_group_connect_swapped (self->document_signals, "notify::result",
                                   G_CALLBACK (on_document_result), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::preview",
+                                  G_CALLBACK (on_document_result), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::original",
                                   G_CALLBACK (on_document_original), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::state",

@@ -187,6 +187,7 @@ bd_document_change_look (BdDocument *self,
 
   bd_document_apply_look (self, look);
   bd_document_queue_compose (self);
+  self->look_serial = self->serial;
 }
 
 /* Applies one side of @edit: its look, and its marks in its area. */
@@ -208,6 +209,10 @@ bd_document_apply_edit (BdDocument *self,
 
   bd_document_apply_look (self, forward ? &edit->after : &edit->before);
   bd_document_queue_compose (self);
+  if (bd_look_equal (&edit->before, &edit->after))
+    bd_document_patch_preview (self, &edit->area);
+  else
+    self->look_serial = self->serial;
 }
 
 guint64
@@ -231,6 +236,7 @@ bd_document_commit_marks (BdDocument         *self,
 
   bd_document_push_edit (self, edit);
   bd_document_queue_compose (self);
+  bd_document_patch_preview (self, area);
 
   return self->serial;
 }

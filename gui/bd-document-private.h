@@ -37,6 +37,7 @@ typedef enum {
   PROP_BACKGROUND_BLUR,
   PROP_BACKGROUND_NAME,
   PROP_MODIFIED,
+  PROP_PREVIEW,
   N_PROPS
 } BdDocumentProp;
 
@@ -104,6 +105,12 @@ struct _BdDocument
   guint64          result_serial;
   GdkTexture      *result;
   GdkTexture      *result_preview;
+  GBytes          *result_preview_bytes;  /* its pixels, packed premultiplied RGBA */
+  guint64          preview_serial;        /* the edit result_preview shows */
+  gboolean         patching;              /* a bd-document-patch.c job runs */
+  GdkRectangle     patch_area;            /* edited since that job began; empty: none */
+  guint64          look_serial;           /* the last edit of the look: no patch before
+                                           * the preview has it */
   GBytes          *result_bytes;  /* premultiplied RGBA, full size: what views are cut from */
   gboolean         composing;
   gboolean         compose_again;
@@ -184,6 +191,13 @@ void        bd_document_change_look (BdDocument   *self,
 guint64     bd_document_commit_marks (BdDocument         *self,
                                       guint8             *marks,
                                       const GdkRectangle *area);
+
+/* Starts redrawing the part of the result preview that @area (photo pixels) covers, ahead
+ * of the whole result (bd-document-patch.c); does nothing where it cannot be exact. Call it
+ * after bd_document_queue_compose() for an edit of marks; an edit of the look sets
+ * look_serial instead. */
+void        bd_document_patch_preview (BdDocument         *self,
+                                       const GdkRectangle *area);
 
 /* Work (bd-document-worker.c) */
 /* Counts an edit and starts making its result. */

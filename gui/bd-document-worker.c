@@ -122,6 +122,7 @@ typedef struct
   GBytes     *bytes;
   GdkTexture *texture;
   GdkTexture *preview;
+  GBytes     *preview_bytes;
   GBytes     *alpha;            /* with the job's mask_views: */
   GdkTexture *mask_preview;
   GdkTexture *overlay_preview;
@@ -135,6 +136,7 @@ composed_free (Composed *composed)
   g_clear_pointer (&composed->bytes, g_bytes_unref);
   g_clear_object (&composed->texture);
   g_clear_object (&composed->preview);
+  g_clear_pointer (&composed->preview_bytes, g_bytes_unref);
   g_clear_pointer (&composed->alpha, g_bytes_unref);
   g_clear_object (&composed->mask_preview);
   g_clear_object (&composed->overlay_preview);
@@ -257,7 +259,7 @@ compose_thread (GTask        *task,
   composed->texture = bd_texture_new (composed->bytes, width, height, 4, job->premultiplied);
   if (job->premultiplied)
     composed->preview = preview_new (g_bytes_get_data (composed->bytes, NULL), (gsize) width * 4, 4,
-                                     width, height, TRUE, NULL);
+                                     width, height, TRUE, &composed->preview_bytes);
   g_task_return_pointer (task, composed, (GDestroyNotify) composed_free);
 }
 
@@ -279,7 +281,15 @@ bd_document_compose_cb (GObject      *object,
       if (composed != NULL)
         {
           g_set_object (&self->result, composed->texture);
-          g_set_object (&self->result_preview, (composed->preview ? composed->preview : composed->texture));
+          /* Unless a patch of a later edit is on screen already. */
+          if (job->serial >= self->preview_serial)
+            {
+              g_set_object (&self->result_preview, (composed->preview ? composed->preview : composed->texture));
+              g_clear_pointer (&self->result_preview_bytes, g_bytes_unref);
+              if (composed->preview_bytes != NULL)
+                self->result_preview_bytes = g_bytes_ref (composed->preview_bytes);
+              self->preview_serial = job->serial;
+            }
           g_clear_pointer (&self->result_bytes, g_bytes_unref);
           self->result_bytes = g_bytes_ref (composed->bytes);
           self->result_serial = job->serial;
@@ -425,6 +435,7 @@ bd_document_take_mask (BdDocument *self,
   bd_document_set_progress (self, 1.0);
   bd_document_set_state (self, BD_DOCUMENT_STATE_READY);
   bd_document_queue_compose (self);
+  self->look_serial = self->serial;   /* a new mask: no patch of the old preview */
   g_object_thaw_notify (G_OBJECT (self));
 }
 
@@ -603,6 +614,8 @@ bd_document_open (BdDocument     *self,
   g_clear_object (&self->original_preview);
   g_clear_object (&self->result);
   g_clear_object (&self->result_preview);
+  g_clear_pointer (&self->result_preview_bytes, g_bytes_unref);
+  self->preview_serial = 0;
   g_clear_pointer (&self->result_bytes, g_bytes_unref);
   g_clear_pointer (&self->preview_pixels, g_bytes_unref);
   g_clear_pointer (&self->alpha, g_bytes_unref);

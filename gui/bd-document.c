@@ -302,6 +302,13 @@ bd_document_get_result_serial (BdDocument *self)
   return self->result_serial;
 }
 
+guint64
+bd_document_get_preview_serial (BdDocument *self)
+{
+  g_return_val_if_fail (BD_IS_DOCUMENT (self), 0);
+  return MAX (self->result_serial, self->preview_serial);
+}
+
 gboolean
 bd_document_get_busy (BdDocument *self)
 {
@@ -368,6 +375,7 @@ bd_document_finalize (GObject *object)
   g_clear_object (&self->original_preview);
   g_clear_object (&self->result);
   g_clear_object (&self->result_preview);
+  g_clear_pointer (&self->result_preview_bytes, g_bytes_unref);
   g_clear_pointer (&self->result_bytes, g_bytes_unref);
   g_clear_pointer (&self->preview_pixels, g_bytes_unref);
   g_clear_pointer (&self->alpha, g_bytes_unref);
@@ -477,6 +485,10 @@ bd_document_get_property (GObject    *object,
       g_value_set_string (value, self->look.background_name);
       break;
 
+    case PROP_PREVIEW:
+      g_value_set_object (value, self->result_preview);
+      break;
+
     case PROP_MODIFIED:
       g_value_set_boolean (value, self->modified);
       break;
@@ -566,6 +578,8 @@ bd_document_class_init (BdDocumentClass *klass)
     g_param_spec_double ("background-blur", NULL, NULL, 0, 100, 30, rw);
   properties[PROP_BACKGROUND_NAME] = g_param_spec_string ("background-name", NULL, NULL, NULL, ro);
   properties[PROP_MODIFIED] = g_param_spec_boolean ("modified", NULL, NULL, FALSE, ro);
+  /* The result's preview, patched ahead of the whole result after an edit of a part. */
+  properties[PROP_PREVIEW] = g_param_spec_object ("preview", NULL, NULL, GDK_TYPE_TEXTURE, ro);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

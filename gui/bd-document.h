@@ -106,6 +106,8 @@ void             bd_document_set_mask_views     (BdDocument          *self,
 double           bd_document_get_unsure_fraction (BdDocument         *self);
 /* The edit that the current result shows; compare with bd_document_paint_stroke()'s. */
 guint64          bd_document_get_result_serial  (BdDocument          *self);
+/* The edit that the previews show (at least the result's). */
+guint64          bd_document_get_preview_serial (BdDocument          *self);
 gboolean         bd_document_get_busy           (BdDocument          *self);
 /* The network's mask, width x height bytes; NULL until it is known. */
 GBytes          *bd_document_get_mask           (BdDocument          *self);
@@ -120,10 +122,17 @@ guint64          bd_document_paint_stroke       (BdDocument             *self,
 /* Keeps or removes the whole region under photo point (@x, @y): the connected part of the
  * mask on the clicked side (for a removed part, also within the photo's edges), grown
  * through the undecided pixels around it whose alpha falls off away from it. A part that is kept is
- * removed and the other way round; one undoable edit. Returns its serial (0: nothing). */
-guint64          bd_document_toggle_region      (BdDocument          *self,
-                                                 double               x,
-                                                 double               y);
+ * removed and the other way round; one undoable edit, made once the region is found (in a
+ * worker). The result is the edit's serial (0: nothing changed). */
+void             bd_document_toggle_region_async  (BdDocument          *self,
+                                                   double               x,
+                                                   double               y,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+guint64          bd_document_toggle_region_finish (BdDocument          *self,
+                                                   GAsyncResult        *result,
+                                                   GError             **error);
 gboolean         bd_document_get_can_undo       (BdDocument          *self);
 gboolean         bd_document_get_can_redo       (BdDocument          *self);
 void             bd_document_undo               (BdDocument          *self);
