@@ -24,6 +24,11 @@ struct _BdEditor
   GtkWidget           *progress_card;
   GtkLabel            *progress_title;
   GtkProgressBar      *progress_bar;
+  GtkWidget           *cancel_button;
+  guint                pulse_id;       /* pulses the bar for work without a fraction */
+  guint                saving;         /* saves running */
+  guint                saving_delay_id;
+  gboolean             saving_shown;   /* one has run long enough to say so */
   GtkWidget           *message_card;
   GtkImage            *message_icon;
   GtkLabel            *message_title;
@@ -45,6 +50,10 @@ struct _BdEditor
   AdwActionRow        *time_row;
   AdwActionRow        *size_row;
 };
+
+/* Around each save: a save that takes long (a 48 MP PNG: seconds) is shown (bd-editor.c). */
+void bd_editor_begin_saving   (BdEditor   *self);
+void bd_editor_end_saving     (BdEditor   *self);
 
 /* Saving (bd-editor-save.c) */
 void bd_editor_save_as_action (GtkWidget  *widget,

@@ -27,6 +27,7 @@ on_saved (GObject      *object,
   g_autofree char *basename = NULL;
   g_autofree char *title = NULL;
 
+  bd_editor_end_saving (self);
   if (!bd_document_save_finish (BD_DOCUMENT (object), result, &error))
     {
       bd_show_error (GTK_WIDGET (self), _("The Result Could Not Be Saved"), error);
@@ -78,6 +79,7 @@ save_to_file (GTask *task,
     }
 
   g_object_set_data_full (G_OBJECT (task), "bd-file", g_object_ref (file), g_object_unref);
+  bd_editor_begin_saving (self);
   bd_document_save_async (document, file, g_settings_get_int (self->settings, "jpeg-quality"),
                           g_task_get_cancellable (task), on_saved, task);
 }

@@ -49,6 +49,17 @@ update_title (BdEditor *self)
       break;
 
     case BD_DOCUMENT_STATE_READY:
+      if (self->saving_shown)
+        {
+          subtitle = g_strdup (_("Saving…"));
+          break;
+        }
+      /* Not "done" before the canvas shows the result (a 48 MP one takes seconds). */
+      if (bd_document_get_result (doc) == NULL)
+        {
+          subtitle = g_strdup (_("Preparing the result…"));
+          break;
+        }
       {
         g_autofree char *time = bd_format_seconds (bd_document_get_seconds (doc));
 
@@ -94,20 +105,40 @@ update_details (BdEditor *self)
   adw_action_row_set_subtitle (self->size_row, bd_document_get_width (doc) > 0 ? size : "—");
 }
 
+static gboolean
+pulse (gpointer user_data)
+{
+  BdEditor *self = user_data;
+
+  gtk_progress_bar_pulse (self->progress_bar);
+  return G_SOURCE_CONTINUE;
+}
+
 static void
 update_state (BdEditor *self)
 {
   BdDocument *doc = self->document;
   BdDocumentState state = bd_document_get_state (doc);
-  gboolean ready = state == BD_DOCUMENT_STATE_READY;
   gboolean working = state == BD_DOCUMENT_STATE_LOADING || state == BD_DOCUMENT_STATE_SEGMENTING;
   gboolean failed = state == BD_DOCUMENT_STATE_FAILED;
   gboolean stopped = state == BD_DOCUMENT_STATE_STOPPED;
+  /* Ready once the result is there to show: the mask alone is not what the user sees. */
+  gboolean preparing = state == BD_DOCUMENT_STATE_READY && bd_document_get_result (doc) == NULL;
+  gboolean ready = state == BD_DOCUMENT_STATE_READY && !preparing;
+  /* Preparing and saving report no fraction: the bar pulses. */
+  gboolean pulsing = preparing || self->saving_shown;
 
-  gtk_widget_set_visible (self->progress_card, working);
+  gtk_widget_set_visible (self->progress_card, working || pulsing);
+  gtk_widget_set_visible (self->cancel_button, working);
   gtk_label_set_label (self->progress_title,
                        state == BD_DOCUMENT_STATE_LOADING ? _("Opening the Photo…")
-                                                          : _("Removing the Background…"));
+                       : preparing ? _("Preparing the Result…")
+                       : self->saving_shown ? _("Saving the Result…")
+                       : _("Removing the Background…"));
+  if (pulsing && self->pulse_id == 0)
+    self->pulse_id = g_timeout_add (100, pulse, self);
+  else if (!pulsing)
+    g_clear_handle_id (&self->pulse_id, g_source_remove);
 
   gtk_widget_set_visible (self->message_card, failed || stopped);
   if (failed)
@@ -140,7 +171,7 @@ update_state (BdEditor *self)
 
   gtk_widget_set_visible (self->tool_bar, bd_document_get_original (doc) != NULL && !failed);
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.save-as", ready);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.save-as", ready && self->saving == 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.copy", ready);
   /* Reset only once there is something to reset (update_history follows every edit). */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.reset", ready && bd_document_get_can_reset (doc));
@@ -149,6 +180,39 @@ update_state (BdEditor *self)
 
   update_title (self);
   update_details (self);
+}
+
+static gboolean
+show_saving (gpointer user_data)
+{
+  BdEditor *self = user_data;
+
+  self->saving_delay_id = 0;
+  self->saving_shown = TRUE;
+  update_state (self);
+  return G_SOURCE_REMOVE;
+}
+
+void
+bd_editor_begin_saving (BdEditor *self)
+{
+  /* Shown only when it takes long enough to notice: most saves take a blink. */
+  if (self->saving++ == 0)
+    self->saving_delay_id = g_timeout_add (300, show_saving, self);
+  update_state (self);
+}
+
+void
+bd_editor_end_saving (BdEditor *self)
+{
+  g_return_if_fail (self->saving > 0);
+
+  if (--self->saving == 0)
+    {
+      g_clear_handle_id (&self->saving_delay_id, g_source_remove);
+      self->saving_shown = FALSE;
+    }
+  update_state (self);
 }
 
 static void
@@ -475,6 +539,7 @@ bd_editor_set_document (BdEditor   *self,
 
   g_signal_connect_object (self->document, "notify::state", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::original", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::result", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::title", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::progress", G_CALLBACK (update_progress), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::can-undo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
@@ -496,6 +561,8 @@ bd_editor_dispose (GObject *object)
 {
   BdEditor *self = BD_EDITOR (object);
 
+  g_clear_handle_id (&self->pulse_id, g_source_remove);
+  g_clear_handle_id (&self->saving_delay_id, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), BD_TYPE_EDITOR);
   if (self->document != NULL)
     g_signal_handlers_disconnect_by_data (self->document, self);
@@ -582,6 +649,7 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BdEditor, progress_card);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, progress_title);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, cancel_button);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, message_card);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, message_icon);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, message_title);
