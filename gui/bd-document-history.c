@@ -81,7 +81,8 @@ bd_document_top_edit (BdDocument *self)
 void
 bd_document_notify_history (BdDocument *self)
 {
-  gboolean modified = self->state == BD_DOCUMENT_STATE_READY &&
+  /* Edits stay edits while the removal runs again (the mask is there meanwhile). */
+  gboolean modified = (self->state == BD_DOCUMENT_STATE_READY || self->mask != NULL) &&
                       bd_document_top_edit (self) != self->saved_edit;
 
   bd_document_notify (self, PROP_CAN_UNDO);

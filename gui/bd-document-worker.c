@@ -387,8 +387,10 @@ bd_document_fail (BdDocument *self,
 {
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      bd_document_set_state (self, self->photo ? BD_DOCUMENT_STATE_STOPPED
-                                               : BD_DOCUMENT_STATE_EMPTY);
+      /* A second removal stopped: the first one's mask is still there. */
+      bd_document_set_state (self, self->mask ? BD_DOCUMENT_STATE_READY
+                                   : self->photo ? BD_DOCUMENT_STATE_STOPPED
+                                   : BD_DOCUMENT_STATE_EMPTY);
       return;
     }
 

@@ -65,7 +65,9 @@ void             bd_document_open_with_mask     (BdDocument          *self,
                                                  const char          *device,
                                                  double               seconds);
 void             bd_document_cancel             (BdDocument          *self);
-/* Runs the removal again on the current photo (after a cancel or a failure). */
+/* Runs the removal again on the current photo: after a cancel or a failure, or with a
+ * changed setting (Keep Passers-By, the device). Brush marks, settings and the undo history
+ * stay; cancelled, a document that had a mask keeps it. */
 void             bd_document_retry              (BdDocument          *self);
 
 BdDocumentState  bd_document_get_state          (BdDocument          *self);

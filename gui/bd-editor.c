@@ -177,6 +177,8 @@ update_state (BdEditor *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.reset", ready && bd_document_get_can_reset (doc));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.cancel", working);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.retry", failed || stopped);
+  /* After Keep Passers-By or the device changed: the marks and settings stay. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.rerun", ready);
 
   update_title (self);
   update_details (self);
@@ -325,7 +327,7 @@ document_action (GtkWidget  *widget,
     bd_document_reset (self->document);
   else if (g_str_equal (action_name, "editor.cancel"))
     bd_document_cancel (self->document);
-  else if (g_str_equal (action_name, "editor.retry"))
+  else if (g_str_equal (action_name, "editor.retry") || g_str_equal (action_name, "editor.rerun"))
     bd_document_retry (self->document);
 }
 
@@ -678,6 +680,7 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_install_action (widget_class, "editor.reset", NULL, document_action);
   gtk_widget_class_install_action (widget_class, "editor.cancel", NULL, document_action);
   gtk_widget_class_install_action (widget_class, "editor.retry", NULL, document_action);
+  gtk_widget_class_install_action (widget_class, "editor.rerun", NULL, document_action);
   gtk_widget_class_install_action (widget_class, "editor.zoom-in", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "editor.zoom-out", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "editor.zoom-fit", NULL, zoom_action);

@@ -2122,6 +2122,76 @@ test_big_photo_honest (void)
   gtk_window_destroy (GTK_WINDOW (other));
 }
 
+static gboolean
+is_segmenting (gpointer data)
+{
+  return bd_document_get_state (data) == BD_DOCUMENT_STATE_SEGMENTING;
+}
+
+/* Remove the Background Again (after Keep Passers-By or the device changed) keeps the brush
+ * strokes, the history and the unsaved state; stopped, it leaves the photo as it was. */
+static void
+test_rerun_keeps_marks (void)
+{
+  BdWindow *other;
+  BdEditor *editor;
+  BdDocument *doc;
+  GBytes *first_mask;
+  guint64 serial;
+  g_autofree guint8 *painted = NULL;
+  g_autofree guint8 *again = NULL;
+  int width, height;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  other = bd_window_new (app);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  doc = open_and_settle (other, g_ptr_array_index (photos, 0));
+  serial = paint_through_person (doc);
+  g_assert_true (bd_main_loop_wait_for (result_settled_in, (gpointer[]) { doc, GSIZE_TO_POINTER (serial) }));
+  {
+    g_autoptr(GdkTextureDownloader) d = gdk_texture_downloader_new (bd_document_get_result (doc));
+    gsize stride;
+
+    painted = g_bytes_unref_to_data (gdk_texture_downloader_download_bytes (d, &stride), &stride);
+    width = bd_document_get_width (doc);
+    height = bd_document_get_height (doc);
+  }
+  first_mask = bd_document_get_mask (doc);
+  g_assert_true (bd_document_get_modified (doc));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.rerun", NULL));
+  g_assert_true (bd_main_loop_wait_for (is_segmenting, doc));
+  g_assert_true (bd_document_get_modified (doc));   /* quitting now still asks */
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
+  g_assert_true (bd_document_get_mask (doc) != first_mask);   /* the network ran again */
+  g_assert_true (bd_document_get_can_undo (doc));
+  g_assert_true (bd_document_get_modified (doc));
+  {
+    g_autoptr(GdkTextureDownloader) d = gdk_texture_downloader_new (bd_document_get_result (doc));
+    gsize stride;
+
+    again = g_bytes_unref_to_data (gdk_texture_downloader_download_bytes (d, &stride), &stride);
+  }
+  /* Same model, same photo, same strokes: the same result. */
+  g_assert_cmpmem (again, (gsize) width * height * 4, painted, (gsize) width * height * 4);
+
+  /* Stopped halfway: back to the photo as it was, strokes and all. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.rerun", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.cancel", NULL));
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
+  g_assert_true (bd_document_get_can_undo (doc));
+
+  bd_document_undo (doc);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_false (bd_document_get_modified (doc));
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
 /* Without a usable NVIDIA card, Preferences do not offer it, and a graphics card chosen
  * anyway (an older setting) fails with words a user can act on, not the runtime's. */
 static void
@@ -2381,6 +2451,7 @@ main (int   argc,
   g_test_add_func ("/gui/fill-image-asks", test_fill_image_asks);
   g_test_add_func ("/gui/stroke-preview-first", test_stroke_preview_first);
   g_test_add_func ("/gui/big-photo-honest", test_big_photo_honest);
+  g_test_add_func ("/gui/rerun-keeps-marks", test_rerun_keeps_marks);
 
   status = g_test_run ();
 
