@@ -1275,6 +1275,17 @@ test_narrow_and_screenshot (void)
       g_assert_nonnull (edit_menu);
       g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (edit_menu)));
     }
+  /* The floating tool bar, every tool on it, fits the phone's width (the zoom buttons go:
+   * pinching zooms). */
+  {
+    GtkWidget *bar = find_css_class (GTK_WIDGET (editor), "floating-bar");
+    int minimum;
+
+    g_assert_nonnull (bar);
+    gtk_widget_measure (bar, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+    g_test_message ("tool bar: %d px in %d", minimum, gtk_widget_get_width (GTK_WIDGET (editor)));
+    g_assert_cmpint (minimum, <=, gtk_widget_get_width (GTK_WIDGET (editor)) - 24);
+  }
   g_autofree char *narrow = g_test_build_filename (G_TEST_BUILT, "test-gui-narrow.png", NULL);
   g_assert_true (bd_window_shot_save (GTK_WINDOW (window), narrow, FALSE, &error));
   g_test_message ("screenshot: %s", narrow);
