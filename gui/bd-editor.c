@@ -734,6 +734,32 @@ on_canvas_notify (BdCanvas   *canvas,
 }
 
 static void
+on_apply_to_photo (AdwToast *toast,
+                   BdEditor *self)
+{
+  if (bd_document_get_state (self->document) == BD_DOCUMENT_STATE_READY)
+    bd_document_retry (self->document);
+}
+
+/* Keep Passers-By or the device changed: it applies to the next removal; offer it for the
+ * photo shown, whose strokes stay. */
+static void
+on_removal_setting_changed (GSettings  *settings,
+                            const char *key,
+                            BdEditor   *self)
+{
+  AdwToast *toast;
+
+  if (bd_document_get_state (self->document) != BD_DOCUMENT_STATE_READY ||
+      !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    return;
+
+  toast = bd_show_toast (GTK_WIDGET (self), _("The new setting applies to the next photo"));
+  adw_toast_set_button_label (toast, _("_Apply to This Photo"));
+  g_signal_connect_object (toast, "button-clicked", G_CALLBACK (on_apply_to_photo), self, 0);
+}
+
+static void
 bd_editor_init (BdEditor *self)
 {
   GtkDropTarget *target;
@@ -771,6 +797,14 @@ bd_editor_init (BdEditor *self)
     g_action_map_add_action (G_ACTION_MAP (group), G_ACTION (unsure));
     gtk_widget_insert_action_group (GTK_WIDGET (self), "canvas", G_ACTION_GROUP (group));
   }
+
+  g_signal_connect_object (self->settings, "changed::keep-all-people",
+                           G_CALLBACK (on_removal_setting_changed), self, 0);
+  g_signal_connect_object (self->settings, "changed::device",
+                           G_CALLBACK (on_removal_setting_changed), self, 0);
+  /* GSettings tells of changes only to keys read since the handler was connected. */
+  g_settings_get_boolean (self->settings, "keep-all-people");
+  g_free (g_settings_get_string (self->settings, "device"));
 
   g_signal_connect_object (self->canvas, "notify::tool", G_CALLBACK (on_canvas_notify), self, 0);
   g_signal_connect_object (self->canvas, "notify::compare", G_CALLBACK (on_canvas_notify), self, 0);

@@ -203,6 +203,7 @@ main (int   argc,
       bd_window_open_files (window, &other, 1);
       bd_main_loop_spin (300);
       bd_main_loop_wait_for (document_settled, doc);
+      bd_main_loop_spin (5000);   /* the toast offering the changed setting for the last photo goes */
       bd_canvas_set_tool (canvas, "region");
       shoot (window, folder, "region-before.png");
       bd_canvas_get_photo_area (canvas, &area);

@@ -2197,6 +2197,27 @@ test_rerun_keeps_marks (void)
   g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
   g_assert_true (bd_document_get_can_undo (doc));
 
+  /* Keep Passers-By changed in Preferences: a toast offers it for this photo; its button
+   * removes the background again, the strokes staying. */
+  {
+    GSettings *settings = bd_application_get_settings (app);
+    gboolean all = g_settings_get_boolean (settings, "keep-all-people");
+    GtkWidget *button;
+
+    g_settings_set_boolean (settings, "keep-all-people", !all);
+    bd_main_loop_spin (300);
+    button = find_button_labelled (GTK_WIDGET (other), "_Apply to This Photo");
+    g_assert_nonnull (button);
+    g_assert_true (gtk_widget_get_mapped (button));
+    g_signal_emit_by_name (button, "clicked");
+    g_assert_true (bd_main_loop_wait_for (is_segmenting, doc));
+    g_assert_true (bd_main_loop_wait_for (other_settled, other));
+    g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
+    g_assert_true (bd_document_get_can_undo (doc));
+    g_settings_set_boolean (settings, "keep-all-people", all);
+    bd_main_loop_spin (300);
+  }
+
   bd_document_undo (doc);
   g_assert_true (bd_main_loop_wait_for (other_settled, other));
   g_assert_false (bd_document_get_modified (doc));
