@@ -216,6 +216,7 @@ main (int   argc,
       bd_main_loop_wait_for (document_settled, doc);
       bd_canvas_set_tool (canvas, "move");
       g_settings_set_boolean (bd_application_get_settings (app), "keep-all-people", FALSE);
+      bd_main_loop_spin (5000);   /* and the toast this change offers goes too */
     }
 
   if (g_getenv ("BACKDROP_SCREENSHOT_MASK_PHOTO") != NULL)
