@@ -1884,6 +1884,34 @@ preview_has (gpointer data)
   return bd_document_get_preview_serial (args[0]) >= GPOINTER_TO_SIZE (args[1]);
 }
 
+static void
+on_view_rendered (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  *(GdkTexture **) user_data = bd_document_render_view_finish (BD_DOCUMENT (object), result, NULL);
+}
+
+static gboolean
+texture_arrived (gpointer data)
+{
+  return *(GdkTexture **) data != NULL;
+}
+
+/* @layer of @doc over photo pixels (@x, @y, 200, 200) at full resolution, straight RGBA. */
+static guint8 *
+render_view (BdDocument *doc,
+             BdLayer     layer,
+             int         x,
+             int         y)
+{
+  g_autoptr(GdkTexture) texture = NULL;
+
+  bd_document_render_view_async (doc, layer, x, y, 200, 200, 200, 200, NULL, on_view_rendered, &texture);
+  g_assert_true (bd_main_loop_wait_for (texture_arrived, &texture));
+  return download_texture (texture);
+}
+
 static gboolean
 preview_changed (gpointer data)
 {
@@ -1954,6 +1982,22 @@ test_stroke_preview_first (void)
   g_test_message ("%d preview values differ by more than 8 between the early and the whole", differ);
   /* The only differences are on the stroke's soft rim, a shade apart. */
   g_assert_cmpint (differ, <, pw * ph / 100);
+
+  /* Zoomed in on the mask views of a big photo: crops at full resolution, cut in a worker.
+   * The stroke (y 1400..1600 from x 1400 to 2600) is black in the mask, red over the photo. */
+  bd_document_set_mask_views (doc, TRUE);
+  g_assert_true (bd_main_loop_wait_for (has_layer, (gpointer[]) { doc, GINT_TO_POINTER (BD_LAYER_MASK) }));
+  {
+    g_autofree guint8 *m = render_view (doc, BD_LAYER_MASK, 1900, 1300);
+    g_autofree guint8 *o = render_view (doc, BD_LAYER_OVERLAY, 1900, 1300);
+
+    g_assert_cmpuint (m[(10 * 200 + 100) * 4], ==, 255);    /* (2000, 1310): kept */
+    g_assert_cmpuint (m[(190 * 200 + 100) * 4], ==, 0);     /* (2000, 1490): brushed away */
+    g_assert_cmpint (abs (o[(10 * 200 + 100) * 4] - 0x80), <=, 2);   /* the photo itself */
+    g_assert_cmpint (o[(190 * 200 + 100) * 4], >, 0x80 + 40);        /* redder */
+    g_assert_cmpint (o[(190 * 200 + 100) * 4 + 1], <, 0x60 - 20);
+  }
+  bd_document_set_mask_views (doc, FALSE);
 
   /* A region click: a first look at the preview's size comes before the edit is made. */
   {
