@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Shows a document's photo or result on a checkerboard; zooms (pinch, Ctrl+scroll, fit,
- * 100%) and pans; compares before and after with a split handle; paints keep and remove
+ * 100%) and pans; compares before and after with a split handle; shows the mask in black
+ * and white or as red over the photo, and where it is unsure; paints keep and remove
  * strokes with a round brush whose outline follows the pointer; drags the result out. */
 #pragma once
 
@@ -18,10 +19,14 @@ GtkWidget  *bd_canvas_new           (void);
 BdDocument *bd_canvas_get_document  (BdCanvas   *self);
 void        bd_canvas_set_document  (BdCanvas   *self,
                                      BdDocument *document);
-/* "move", "keep" or "remove". */
+/* "move", "keep", "remove" or "region" (a click keeps or removes a whole region). */
 const char *bd_canvas_get_tool      (BdCanvas   *self);
 void        bd_canvas_set_tool      (BdCanvas   *self,
                                      const char *tool);
+/* What a click of the region tool at (@x, @y), widget coordinates, does. */
+void        bd_canvas_click_region  (BdCanvas   *self,
+                                     double      x,
+                                     double      y);
 /* Brush diameter in screen pixels. */
 double      bd_canvas_get_brush_size (BdCanvas  *self);
 void        bd_canvas_set_brush_size (BdCanvas  *self,
@@ -35,6 +40,18 @@ void        bd_canvas_zoom_actual   (BdCanvas   *self);
 gboolean    bd_canvas_get_compare   (BdCanvas   *self);
 void        bd_canvas_set_compare   (BdCanvas   *self,
                                      gboolean    compare);
+/* What shows the result: "result" (on a checkerboard), "mask" (black and white) or
+ * "overlay" (red over the photo where it is removed). */
+const char *bd_canvas_get_view      (BdCanvas   *self);
+void        bd_canvas_set_view      (BdCanvas   *self,
+                                     const char *view);
+/* Marks where the mask is undecided away from its edges, over any view. */
+gboolean    bd_canvas_get_show_unsure (BdCanvas *self);
+void        bd_canvas_set_show_unsure (BdCanvas *self,
+                                       gboolean  show_unsure);
+/* Where the photo lies on the canvas, in widget coordinates. */
+void        bd_canvas_get_photo_area (BdCanvas        *self,
+                                      graphene_rect_t *area);
 /* Where the split handle is, as a fraction of the photo's width. */
 void        bd_canvas_set_split     (BdCanvas   *self,
                                      double      split);

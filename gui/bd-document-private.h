@@ -1,12 +1,46 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What bd-document.c (the object: loading, removal, edits, history) shares with
- * bd-document-save.c (rendering for the clipboard and files, saving, exporting). */
+/* What the files of BdDocument share, as gnome-text-editor's editor-page-private.h does:
+ *   bd-document.c          the object, its properties, the look's settings, getters
+ *   bd-document-history.c  brush marks, edits and the undo history
+ *   bd-document-worker.c   loading, the removal, compositing, background images
+ *   bd-document-view.c     previews and crops for the canvas
+ *   bd-document-save.c     rendering for the clipboard and files, saving, exporting */
 #pragma once
 
 #include "backdrop.h"
 #include "bd-document.h"
 
 G_BEGIN_DECLS
+
+/* The properties, for bd_document_notify() from any of the files. */
+typedef enum {
+  PROP_0,
+  PROP_ENGINE,
+  PROP_STATE,
+  PROP_PROGRESS,
+  PROP_TITLE,
+  PROP_FILE,
+  PROP_WIDTH,
+  PROP_HEIGHT,
+  PROP_DEVICE_DESCRIPTION,
+  PROP_SECONDS,
+  PROP_ERROR_MESSAGE,
+  PROP_ORIGINAL,
+  PROP_RESULT,
+  PROP_BUSY,
+  PROP_CAN_UNDO,
+  PROP_CAN_REDO,
+  PROP_THRESHOLD,
+  PROP_FEATHER,
+  PROP_BACKGROUND_KIND,
+  PROP_BACKGROUND_COLOR,
+  PROP_BACKGROUND_BLUR,
+  PROP_BACKGROUND_NAME,
+  PROP_MODIFIED,
+  PROP_PREVIEW,
+  N_PROPS
+} BdDocumentProp;
+
 
 /* Everything about the result that the user sets, besides the brush marks. */
 typedef struct
@@ -53,6 +87,8 @@ struct _BdDocument
   GdkPixbuf       *photo;
   GdkTexture      *original;
   GdkTexture      *original_preview;
+  GBytes          *preview_pixels;  /* original_preview's pixels, packed rows */
+  int              preview_channels;
   GBytes          *mask;
   GBytes          *marks;        /* width x height BdMark values; NULL when none */
   Look             look;
@@ -69,9 +105,24 @@ struct _BdDocument
   guint64          result_serial;
   GdkTexture      *result;
   GdkTexture      *result_preview;
+  GBytes          *result_preview_bytes;  /* its pixels, packed premultiplied RGBA */
+  guint64          preview_serial;        /* the edit result_preview shows */
+  gboolean         patching;              /* a bd-document-patch.c job runs */
+  GdkRectangle     patch_area;            /* edited since that job began; empty: none */
+  guint64          look_serial;           /* the last edit of the look: no patch before
+                                           * the preview has it */
   GBytes          *result_bytes;  /* premultiplied RGBA, full size: what views are cut from */
   gboolean         composing;
   gboolean         compose_again;
+
+  /* The mask as edited, and the pictures that show it (made with each result while
+   * mask_views is on): see BdLayer. */
+  gboolean         mask_views;
+  GBytes          *alpha;           /* full size; NULL while mask_views is off */
+  GdkTexture      *mask_preview;
+  GdkTexture      *overlay_preview;
+  GdkTexture      *unsure_preview;
+  double           unsure_fraction;
 };
 
 /* A snapshot of what the result is made from, for a worker. */
@@ -85,6 +136,9 @@ typedef struct
   GBytes    *marks;
   Look       look;
   gboolean   premultiplied;
+  gboolean   mask_views;  /* make the mask's pictures too (from these:) */
+  GBytes    *preview_pixels;
+  int        preview_width, preview_height, preview_channels;
 } ComposeJob;
 
 
@@ -92,6 +146,8 @@ void        bd_look_init_default   (Look          *look);
 void        bd_look_copy           (Look          *dest,
                                     const Look    *src);
 void        bd_look_clear          (Look          *look);
+gboolean    bd_look_equal          (const Look    *a,
+                                    const Look    *b);
 /* The library's background for @look; @image_view receives the image's view. */
 void        bd_look_to_background  (const Look    *look,
                                     GdkPixbuf     *photo,
@@ -101,6 +157,9 @@ void        bd_look_to_background  (const Look    *look,
 ComposeJob *bd_document_snapshot   (BdDocument    *self,
                                     gboolean       premultiplied);
 void        bd_compose_job_free    (ComposeJob    *job);
+/* The mask as the user edited it: marks, then threshold and feather. Any thread. */
+guint8     *bd_compose_job_alpha   (ComposeJob    *job,
+                                    GError       **error);
 /* The result of @job, RGBA at full size. Any thread. */
 GBytes     *bd_compose_job_run     (ComposeJob    *job,
                                     GError       **error);
@@ -109,6 +168,41 @@ GdkTexture *bd_texture_new         (GBytes        *bytes,
                                     int            height,
                                     int            channels,
                                     gboolean       premultiplied);
+void        bd_document_notify     (BdDocument    *self,
+                                    BdDocumentProp prop);
+
+/* History (bd-document-history.c) */
+void        bd_edit_free           (Edit          *edit);
+/* The id of the edit on top of the undo stack; 0 when none. */
+guint64     bd_document_top_edit   (BdDocument    *self);
+/* Notifies can-undo, can-redo and modified. */
+void        bd_document_notify_history (BdDocument *self);
+void        bd_document_clear_history  (BdDocument *self);
+/* Makes @look the current look, with notifications for what changed. */
+void        bd_document_apply_look (BdDocument    *self,
+                                    const Look    *look);
+/* Records and applies a change of look; @merge_key as in Edit. */
+void        bd_document_change_look (BdDocument   *self,
+                                     const Look   *look,
+                                     guint         merge_key);
+
+/* Makes @marks (a whole plane, taken) the marks, as one undoable edit of @area, which holds
+ * every change; returns the edit's serial. */
+guint64     bd_document_commit_marks (BdDocument         *self,
+                                      guint8             *marks,
+                                      const GdkRectangle *area);
+
+/* Starts redrawing the part of the result preview that @area (photo pixels) covers, ahead
+ * of the whole result (bd-document-patch.c); does nothing where it cannot be exact. Call it
+ * after bd_document_queue_compose() for an edit of marks; an edit of the look sets
+ * look_serial instead. */
+void        bd_document_patch_preview (BdDocument         *self,
+                                       const GdkRectangle *area);
+
+/* Work (bd-document-worker.c) */
+/* Counts an edit and starts making its result. */
+void        bd_document_queue_compose (BdDocument *self);
+
 /* After a save of @job's state to @file succeeded: that state is the saved one. */
 void        bd_document_mark_saved (BdDocument    *self,
                                     ComposeJob    *job,

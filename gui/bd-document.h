@@ -25,11 +25,19 @@ typedef enum {
   BD_MARK_REMOVE,
 } BdMark;
 
-/* What the canvas shows: the photo as it came, or the result. */
+/* What the canvas shows: the photo as it came, the result, or the mask as the user edited
+ * it: in black and white, as red over what is removed, and the places where it is undecided
+ * away from its edges (transparent elsewhere, drawn over the others). The last three exist
+ * while bd_document_set_mask_views() is on. */
 typedef enum {
   BD_LAYER_ORIGINAL,
   BD_LAYER_RESULT,
+  BD_LAYER_MASK,
+  BD_LAYER_OVERLAY,
+  BD_LAYER_UNSURE,
 } BdLayer;
+
+#define BD_LAYER_N (BD_LAYER_UNSURE + 1)
 
 /* The long side of the previews the canvas draws when the photo is shown smaller than
  * that; bigger photos are drawn through bd_document_render_view_async(). */
@@ -57,7 +65,9 @@ void             bd_document_open_with_mask     (BdDocument          *self,
                                                  const char          *device,
                                                  double               seconds);
 void             bd_document_cancel             (BdDocument          *self);
-/* Runs the removal again on the current photo (after a cancel or a failure). */
+/* Runs the removal again on the current photo: after a cancel or a failure, or with a
+ * changed setting (Keep Passers-By, the device). Brush marks, settings and the undo history
+ * stay; cancelled, a document that had a mask keeps it. */
 void             bd_document_retry              (BdDocument          *self);
 
 BdDocumentState  bd_document_get_state          (BdDocument          *self);
@@ -75,7 +85,7 @@ GdkTexture      *bd_document_get_result         (BdDocument          *self);
 /* At most BD_DOCUMENT_PREVIEW_SIZE on the long side (the full texture when smaller). */
 GdkTexture      *bd_document_get_preview        (BdDocument          *self,
                                                  BdLayer              layer);
-/* The part (@x, @y, @width, @height) of a layer, as it is now, resampled to @out_width x
+/* The part (@x, @y, @width, @height) of a layer (not BD_LAYER_UNSURE), as it is now, resampled to @out_width x
  * @out_height: what the canvas shows of a big photo when zoomed in. */
 void             bd_document_render_view_async  (BdDocument          *self,
                                                  BdLayer              layer,
@@ -91,8 +101,15 @@ void             bd_document_render_view_async  (BdDocument          *self,
 GdkTexture      *bd_document_render_view_finish (BdDocument          *self,
                                                  GAsyncResult        *result,
                                                  GError             **error);
+/* Whether results come with the mask's layers (off by default: they cost time per edit). */
+void             bd_document_set_mask_views     (BdDocument          *self,
+                                                 gboolean             mask_views);
+/* The share of the photo that BD_LAYER_UNSURE marks, 0..1. */
+double           bd_document_get_unsure_fraction (BdDocument         *self);
 /* The edit that the current result shows; compare with bd_document_paint_stroke()'s. */
 guint64          bd_document_get_result_serial  (BdDocument          *self);
+/* The edit that the previews show (at least the result's). */
+guint64          bd_document_get_preview_serial (BdDocument          *self);
 gboolean         bd_document_get_busy           (BdDocument          *self);
 /* The network's mask, width x height bytes; NULL until it is known. */
 GBytes          *bd_document_get_mask           (BdDocument          *self);
@@ -104,6 +121,20 @@ guint64          bd_document_paint_stroke       (BdDocument             *self,
                                                  double                  radius,
                                                  const graphene_point_t *points,
                                                  guint                   n_points);
+/* Keeps or removes the whole region under photo point (@x, @y): the connected part of the
+ * mask on the clicked side (for a removed part, also within the photo's edges), grown
+ * through the undecided pixels around it whose alpha falls off away from it. A part that is kept is
+ * removed and the other way round; one undoable edit, made once the region is found (in a
+ * worker). The result is the edit's serial (0: nothing changed). */
+void             bd_document_toggle_region_async  (BdDocument          *self,
+                                                   double               x,
+                                                   double               y,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+guint64          bd_document_toggle_region_finish (BdDocument          *self,
+                                                   GAsyncResult        *result,
+                                                   GError             **error);
 gboolean         bd_document_get_can_undo       (BdDocument          *self);
 gboolean         bd_document_get_can_redo       (BdDocument          *self);
 void             bd_document_undo               (BdDocument          *self);
@@ -121,7 +152,8 @@ void             bd_document_set_threshold      (BdDocument          *self,
 double           bd_document_get_feather        (BdDocument          *self);
 void             bd_document_set_feather        (BdDocument          *self,
                                                  double               feather);
-/* A bd_background_kind. */
+/* A bd_background_kind. BD_BACKGROUND_IMAGE is refused until an image has been set (see
+ * bd_document_set_background_file_async()). */
 guint            bd_document_get_background_kind (BdDocument         *self);
 void             bd_document_set_background_kind (BdDocument         *self,
                                                   guint               kind);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* The editing page; saving is in bd-editor-save.c. */
 #include "config.h"
 
 #include <math.h>
@@ -8,50 +9,12 @@
 
 #include "backdrop.h"
 #include "bd-application.h"
-#include "bd-editor.h"
+#include "bd-editor-private.h"
 #include "bd-image-io.h"
 #include "bd-pixels.h"
 #include "bd-scale-row.h"
 #include "bd-utils.h"
 
-struct _BdEditor
-{
-  AdwBreakpointBin     parent_instance;
-
-  BdDocument          *document;
-  GPtrArray           *document_bindings;
-  GSettings           *settings;
-
-  /* Template widgets */
-  GtkButton           *back_button;
-  GtkMenuButton       *menu_button;
-  AdwWindowTitle      *window_title;
-  AdwOverlaySplitView *split_view;
-  BdCanvas            *canvas;
-  GtkWidget           *progress_card;
-  GtkLabel            *progress_title;
-  GtkProgressBar      *progress_bar;
-  GtkWidget           *message_card;
-  GtkImage            *message_icon;
-  GtkLabel            *message_title;
-  GtkLabel            *message_body;
-  GtkButton           *retry_button;
-  GtkWidget           *tool_bar;
-  GtkLabel            *zoom_label;
-  GtkAdjustment       *brush_adjustment;
-  GtkAdjustment       *feather_adjustment;
-  GtkAdjustment       *threshold_adjustment;
-  GtkAdjustment       *blur_adjustment;
-  AdwPreferencesGroup *background_group;
-  AdwComboRow         *background_row;
-  AdwActionRow        *color_row;
-  GtkColorDialogButton *color_button;
-  GtkWidget           *blur_row;
-  AdwActionRow        *image_row;
-  AdwActionRow        *device_row;
-  AdwActionRow        *time_row;
-  AdwActionRow        *size_row;
-};
 
 G_DEFINE_FINAL_TYPE (BdEditor, bd_editor, ADW_TYPE_BREAKPOINT_BIN)
 
@@ -86,6 +49,17 @@ update_title (BdEditor *self)
       break;
 
     case BD_DOCUMENT_STATE_READY:
+      if (self->saving_shown)
+        {
+          subtitle = g_strdup (_("Saving…"));
+          break;
+        }
+      /* Not "done" before the canvas shows the result (a 48 MP one takes seconds). */
+      if (bd_document_get_result (doc) == NULL)
+        {
+          subtitle = g_strdup (_("Preparing the result…"));
+          break;
+        }
       {
         g_autofree char *time = bd_format_seconds (bd_document_get_seconds (doc));
 
@@ -131,20 +105,40 @@ update_details (BdEditor *self)
   adw_action_row_set_subtitle (self->size_row, bd_document_get_width (doc) > 0 ? size : "—");
 }
 
+static gboolean
+pulse (gpointer user_data)
+{
+  BdEditor *self = user_data;
+
+  gtk_progress_bar_pulse (self->progress_bar);
+  return G_SOURCE_CONTINUE;
+}
+
 static void
 update_state (BdEditor *self)
 {
   BdDocument *doc = self->document;
   BdDocumentState state = bd_document_get_state (doc);
-  gboolean ready = state == BD_DOCUMENT_STATE_READY;
   gboolean working = state == BD_DOCUMENT_STATE_LOADING || state == BD_DOCUMENT_STATE_SEGMENTING;
   gboolean failed = state == BD_DOCUMENT_STATE_FAILED;
   gboolean stopped = state == BD_DOCUMENT_STATE_STOPPED;
+  /* Ready once the result is there to show: the mask alone is not what the user sees. */
+  gboolean preparing = state == BD_DOCUMENT_STATE_READY && bd_document_get_result (doc) == NULL;
+  gboolean ready = state == BD_DOCUMENT_STATE_READY && !preparing;
+  /* Preparing and saving report no fraction: the bar pulses. */
+  gboolean pulsing = preparing || self->saving_shown;
 
-  gtk_widget_set_visible (self->progress_card, working);
+  gtk_widget_set_visible (self->progress_card, working || pulsing);
+  gtk_widget_set_visible (self->cancel_button, working);
   gtk_label_set_label (self->progress_title,
                        state == BD_DOCUMENT_STATE_LOADING ? _("Opening the Photo…")
-                                                          : _("Removing the Background…"));
+                       : preparing ? _("Preparing the Result…")
+                       : self->saving_shown ? _("Saving the Result…")
+                       : _("Removing the Background…"));
+  if (pulsing && self->pulse_id == 0)
+    self->pulse_id = g_timeout_add (100, pulse, self);
+  else if (!pulsing)
+    g_clear_handle_id (&self->pulse_id, g_source_remove);
 
   gtk_widget_set_visible (self->message_card, failed || stopped);
   if (failed)
@@ -177,15 +171,50 @@ update_state (BdEditor *self)
 
   gtk_widget_set_visible (self->tool_bar, bd_document_get_original (doc) != NULL && !failed);
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.save-as", ready);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.save-as", ready && self->saving == 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.copy", ready);
   /* Reset only once there is something to reset (update_history follows every edit). */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.reset", ready && bd_document_get_can_reset (doc));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.cancel", working);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.retry", failed || stopped);
+  /* After Keep Passers-By or the device changed: the marks and settings stay. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.rerun", ready);
 
   update_title (self);
   update_details (self);
+}
+
+static gboolean
+show_saving (gpointer user_data)
+{
+  BdEditor *self = user_data;
+
+  self->saving_delay_id = 0;
+  self->saving_shown = TRUE;
+  update_state (self);
+  return G_SOURCE_REMOVE;
+}
+
+void
+bd_editor_begin_saving (BdEditor *self)
+{
+  /* Shown only when it takes long enough to notice: most saves take a blink. */
+  if (self->saving++ == 0)
+    self->saving_delay_id = g_timeout_add (300, show_saving, self);
+  update_state (self);
+}
+
+void
+bd_editor_end_saving (BdEditor *self)
+{
+  g_return_if_fail (self->saving > 0);
+
+  if (--self->saving == 0)
+    {
+      g_clear_handle_id (&self->saving_delay_id, g_source_remove);
+      self->saving_shown = FALSE;
+    }
+  update_state (self);
 }
 
 static void
@@ -253,198 +282,6 @@ percent_to_threshold (GBinding     *binding,
 
 /* Actions */
 
-/* Saving: a GTask whose source is the editor and whose data is the document saved (the one
- * shown, or another the window asks for); it returns FALSE when the user cancelled. */
-
-static void
-on_saved (GObject      *object,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  BdEditor *self = g_task_get_source_object (task);
-  GFile *file = g_object_get_data (G_OBJECT (task), "bd-file");
-  g_autoptr(GError) error = NULL;
-  g_autofree char *basename = NULL;
-  g_autofree char *title = NULL;
-
-  if (!bd_document_save_finish (BD_DOCUMENT (object), result, &error))
-    {
-      bd_show_error (GTK_WIDGET (self), _("The Result Could Not Be Saved"), error);
-      g_task_return_boolean (task, FALSE);
-      return;
-    }
-
-  basename = g_file_get_basename (file);
-  /* Translators: a toast after saving; %s is a file name */
-  title = g_strdup_printf (_("Saved “%s”"), basename);
-  bd_show_toast (GTK_WIDGET (self), title);
-  g_task_return_boolean (task, TRUE);
-}
-
-static void
-save_to_file (GTask *task,
-              GFile *file)
-{
-  BdEditor *self = g_task_get_source_object (task);
-  BdDocument *document = g_task_get_task_data (task);
-  g_autofree char *path = NULL;
-  g_autofree char *basename = NULL;
-  g_autoptr(GFile) with_extension = NULL;
-
-  path = g_file_get_path (file);
-  basename = g_file_get_basename (file);
-
-  /* A name without an extension gets the default format's. */
-  if (path != NULL && strchr (basename, '.') == NULL)
-    {
-      g_autofree char *named = g_strdup_printf ("%s.%s", path,
-                                                bd_settings_export_extension (self->settings));
-
-      file = with_extension = g_file_new_for_path (named);
-      g_free (path);
-      path = g_steal_pointer (&named);
-    }
-
-  if (path != NULL && !bd_image_format_supported (path))
-    {
-      g_autoptr(GError) error =
-        g_error_new_literal (BD_IO_ERROR, BD_IO_ERROR_UNSUPPORTED,
-                             _("Backdrop saves PNG, WebP and JPEG files. Choose a name that ends in .png, .webp or .jpg."));
-
-      bd_show_error (GTK_WIDGET (self), _("The Result Could Not Be Saved"), error);
-      g_task_return_boolean (task, FALSE);
-      g_object_unref (task);
-      return;
-    }
-
-  g_object_set_data_full (G_OBJECT (task), "bd-file", g_object_ref (file), g_object_unref);
-  bd_document_save_async (document, file, g_settings_get_int (self->settings, "jpeg-quality"),
-                          g_task_get_cancellable (task), on_saved, task);
-}
-
-void
-bd_editor_save_to_file (BdEditor *self,
-                        GFile    *file)
-{
-  GTask *task;
-
-  g_return_if_fail (BD_IS_EDITOR (self));
-  g_return_if_fail (G_IS_FILE (file));
-
-  task = g_task_new (self, NULL, NULL, NULL);
-  g_task_set_task_data (task, g_object_ref (self->document), g_object_unref);
-  save_to_file (task, file);
-}
-
-static void
-on_save_dialog_done (GObject      *object,
-                     GAsyncResult *result,
-                     gpointer      user_data)
-{
-  GTask *task = user_data;
-  g_autoptr(GFile) file = NULL;
-
-  file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (object), result, NULL);
-  if (file == NULL)
-    {
-      g_task_return_boolean (task, FALSE);
-      g_object_unref (task);
-      return;
-    }
-
-  save_to_file (task, file);
-}
-
-static GtkFileFilter *
-format_filter (const char *name,
-               const char *mime_type,
-               const char *suffix)
-{
-  GtkFileFilter *filter = gtk_file_filter_new ();
-
-  gtk_file_filter_set_name (filter, name);
-  gtk_file_filter_add_mime_type (filter, mime_type);
-  gtk_file_filter_add_suffix (filter, suffix);
-  return filter;
-}
-
-/* Asks where, then saves. */
-static void
-save_as (GTask *task)
-{
-  BdEditor *self = g_task_get_source_object (task);
-  BdDocument *document = g_task_get_task_data (task);
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
-  g_autoptr(GListStore) filters = g_list_store_new (GTK_TYPE_FILE_FILTER);
-  g_autoptr(GtkFileFilter) png = format_filter (_("PNG (transparent)"), "image/png", "png");
-  g_autoptr(GtkFileFilter) webp = format_filter (_("WebP (transparent)"), "image/webp", "webp");
-  g_autoptr(GtkFileFilter) jpeg = format_filter (_("JPEG (no transparency)"), "image/jpeg", "jpg");
-  const char *extension = bd_settings_export_extension (self->settings);
-  g_autofree char *name = bd_pixels_output_name (bd_document_get_title (document), extension);
-  GFile *source = bd_document_get_file (document);
-
-  g_list_store_append (filters, png);
-  g_list_store_append (filters, webp);
-  g_list_store_append (filters, jpeg);
-
-  gtk_file_dialog_set_title (dialog, _("Save the Result"));
-  gtk_file_dialog_set_initial_name (dialog, name);
-  gtk_file_dialog_set_filters (dialog, G_LIST_MODEL (filters));
-  gtk_file_dialog_set_default_filter (dialog, g_str_equal (extension, "webp") ? webp
-                                              : g_str_equal (extension, "jpg") ? jpeg : png);
-  if (source != NULL && g_file_is_native (source))
-    {
-      g_autoptr(GFile) folder = g_file_get_parent (source);
-
-      gtk_file_dialog_set_initial_folder (dialog, folder);
-    }
-
-  gtk_file_dialog_save (dialog, GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))),
-                        g_task_get_cancellable (task), on_save_dialog_done, task);
-}
-
-void
-bd_editor_save_async (BdEditor            *self,
-                      BdDocument          *document,
-                      gboolean             ask,
-                      GCancellable        *cancellable,
-                      GAsyncReadyCallback  callback,
-                      gpointer             user_data)
-{
-  GTask *task;
-
-  g_return_if_fail (BD_IS_EDITOR (self));
-  g_return_if_fail (document == NULL || BD_IS_DOCUMENT (document));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, bd_editor_save_async);
-  g_task_set_task_data (task, g_object_ref (document ? document : self->document), g_object_unref);
-
-  if (!ask && bd_document_get_saved_file (g_task_get_task_data (task)) != NULL)
-    save_to_file (task, bd_document_get_saved_file (g_task_get_task_data (task)));
-  else
-    save_as (task);
-}
-
-gboolean
-bd_editor_save_finish (BdEditor      *self,
-                       GAsyncResult  *result,
-                       GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-static void
-save_as_action (GtkWidget  *widget,
-                const char *action_name,
-                GVariant   *parameter)
-{
-  bd_editor_save_async (BD_EDITOR (widget), NULL, TRUE, NULL, NULL, NULL);
-}
-
 static void
 on_rendered_for_copy (GObject      *object,
                       GAsyncResult *result,
@@ -490,7 +327,7 @@ document_action (GtkWidget  *widget,
     bd_document_reset (self->document);
   else if (g_str_equal (action_name, "editor.cancel"))
     bd_document_cancel (self->document);
-  else if (g_str_equal (action_name, "editor.retry"))
+  else if (g_str_equal (action_name, "editor.retry") || g_str_equal (action_name, "editor.rerun"))
     bd_document_retry (self->document);
 }
 
@@ -528,6 +365,21 @@ brush_size_action (GtkWidget  *widget,
                                                                              : value / 1.2);
 }
 
+/* V: the next of result, mask, red overlay. */
+static void
+next_view_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  static const char *const views[] = { "result", "mask", "overlay" };
+  BdCanvas *canvas = BD_EDITOR (widget)->canvas;
+  guint i = 0;
+
+  while (i < G_N_ELEMENTS (views) && g_strcmp0 (bd_canvas_get_view (canvas), views[i]) != 0)
+    i++;
+  bd_canvas_set_view (canvas, views[(i + 1) % G_N_ELEMENTS (views)]);
+}
+
 static void
 toggle_sidebar_action (GtkWidget  *widget,
                        const char *action_name,
@@ -548,7 +400,11 @@ on_background_loaded (GObject      *object,
   g_autoptr(GError) error = NULL;
 
   if (!bd_document_set_background_file_finish (BD_DOCUMENT (object), result, &error))
-    bd_show_error (GTK_WIDGET (self), _("The Background Image Could Not Be Opened"), error);
+    {
+      bd_show_error (GTK_WIDGET (self), _("The Background Image Could Not Be Opened"), error);
+      /* The fill list may show Image while the document has none. */
+      adw_combo_row_set_selected (self->background_row, bd_document_get_background_kind (self->document));
+    }
 }
 
 static void
@@ -563,6 +419,19 @@ on_background_chosen (GObject      *object,
   if (file != NULL)
     bd_document_set_background_file_async (self->document, file, NULL,
                                            on_background_loaded, g_object_ref (self));
+  else
+    adw_combo_row_set_selected (self->background_row, bd_document_get_background_kind (self->document));
+}
+
+/* Image chosen as the fill before any image: the document refuses it until one is picked, so
+ * the chooser opens; cancelling it brings the list back to the fill there is. */
+static void
+on_fill_selected (BdEditor *self)
+{
+  if (adw_combo_row_get_selected (self->background_row) == BD_BACKGROUND_IMAGE &&
+      bd_document_get_background_kind (self->document) != BD_BACKGROUND_IMAGE &&
+      bd_document_get_state (self->document) == BD_DOCUMENT_STATE_READY)
+    gtk_widget_activate_action (GTK_WIDGET (self), "editor.choose-background", NULL);
 }
 
 static void
@@ -672,6 +541,7 @@ bd_editor_set_document (BdEditor   *self,
 
   g_signal_connect_object (self->document, "notify::state", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::original", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::result", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::title", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::progress", G_CALLBACK (update_progress), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::can-undo", G_CALLBACK (update_history), self, G_CONNECT_SWAPPED);
@@ -693,6 +563,8 @@ bd_editor_dispose (GObject *object)
 {
   BdEditor *self = BD_EDITOR (object);
 
+  g_clear_handle_id (&self->pulse_id, g_source_remove);
+  g_clear_handle_id (&self->saving_delay_id, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), BD_TYPE_EDITOR);
   if (self->document != NULL)
     g_signal_handlers_disconnect_by_data (self->document, self);
@@ -779,6 +651,7 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BdEditor, progress_card);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, progress_title);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, cancel_button);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, message_card);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, message_icon);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, message_title);
@@ -800,13 +673,14 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BdEditor, time_row);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, size_row);
 
-  gtk_widget_class_install_action (widget_class, "editor.save-as", NULL, save_as_action);
+  gtk_widget_class_install_action (widget_class, "editor.save-as", NULL, bd_editor_save_as_action);
   gtk_widget_class_install_action (widget_class, "editor.copy", NULL, copy_action);
   gtk_widget_class_install_action (widget_class, "editor.undo", NULL, document_action);
   gtk_widget_class_install_action (widget_class, "editor.redo", NULL, document_action);
   gtk_widget_class_install_action (widget_class, "editor.reset", NULL, document_action);
   gtk_widget_class_install_action (widget_class, "editor.cancel", NULL, document_action);
   gtk_widget_class_install_action (widget_class, "editor.retry", NULL, document_action);
+  gtk_widget_class_install_action (widget_class, "editor.rerun", NULL, document_action);
   gtk_widget_class_install_action (widget_class, "editor.zoom-in", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "editor.zoom-out", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "editor.zoom-fit", NULL, zoom_action);
@@ -817,6 +691,7 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_install_action (widget_class, "editor.choose-background", NULL,
                                    choose_background_action);
   gtk_widget_class_install_action (widget_class, "editor.toggle-sidebar", NULL, toggle_sidebar_action);
+  gtk_widget_class_install_action (widget_class, "editor.next-view", NULL, next_view_action);
   gtk_widget_class_install_property_action (widget_class, "editor.tool", "tool");
   gtk_widget_class_install_property_action (widget_class, "editor.compare", "compare");
 
@@ -838,9 +713,12 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_m, 0, "editor.tool", "s", "move");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_k, 0, "editor.tool", "s", "keep");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, 0, "editor.tool", "s", "remove");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, 0, "editor.tool", "s", "region");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, 0, "editor.compare", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "editor.cancel", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "editor.toggle-sidebar", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_v, 0, "editor.next-view", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_u, 0, "canvas.show-unsure", NULL);
 }
 
 /* The editor's "tool" and "compare" are the canvas's, for the property actions. */
@@ -853,6 +731,32 @@ on_canvas_notify (BdCanvas   *canvas,
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOOL]);
   else
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPARE]);
+}
+
+static void
+on_apply_to_photo (AdwToast *toast,
+                   BdEditor *self)
+{
+  if (bd_document_get_state (self->document) == BD_DOCUMENT_STATE_READY)
+    bd_document_retry (self->document);
+}
+
+/* Keep Passers-By or the device changed: it applies to the next removal; offer it for the
+ * photo shown, whose strokes stay. */
+static void
+on_removal_setting_changed (GSettings  *settings,
+                            const char *key,
+                            BdEditor   *self)
+{
+  AdwToast *toast;
+
+  if (bd_document_get_state (self->document) != BD_DOCUMENT_STATE_READY ||
+      !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    return;
+
+  toast = bd_show_toast (GTK_WIDGET (self), _("The new setting applies to the next photo"));
+  adw_toast_set_button_label (toast, _("_Apply to This Photo"));
+  g_signal_connect_object (toast, "button-clicked", G_CALLBACK (on_apply_to_photo), self, 0);
 }
 
 static void
@@ -883,9 +787,30 @@ bd_editor_init (BdEditor *self)
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
   g_settings_bind (self->settings, "brush-size", self->brush_adjustment, "value", G_SETTINGS_BIND_DEFAULT);
 
+  /* "canvas.view" and "canvas.show-unsure" for the view menu of the tool bar. */
+  {
+    g_autoptr(GSimpleActionGroup) group = g_simple_action_group_new ();
+    g_autoptr(GPropertyAction) view = g_property_action_new ("view", self->canvas, "view");
+    g_autoptr(GPropertyAction) unsure = g_property_action_new ("show-unsure", self->canvas, "show-unsure");
+
+    g_action_map_add_action (G_ACTION_MAP (group), G_ACTION (view));
+    g_action_map_add_action (G_ACTION_MAP (group), G_ACTION (unsure));
+    gtk_widget_insert_action_group (GTK_WIDGET (self), "canvas", G_ACTION_GROUP (group));
+  }
+
+  g_signal_connect_object (self->settings, "changed::keep-all-people",
+                           G_CALLBACK (on_removal_setting_changed), self, 0);
+  g_signal_connect_object (self->settings, "changed::device",
+                           G_CALLBACK (on_removal_setting_changed), self, 0);
+  /* GSettings tells of changes only to keys read since the handler was connected. */
+  g_settings_get_boolean (self->settings, "keep-all-people");
+  g_free (g_settings_get_string (self->settings, "device"));
+
   g_signal_connect_object (self->canvas, "notify::tool", G_CALLBACK (on_canvas_notify), self, 0);
   g_signal_connect_object (self->canvas, "notify::compare", G_CALLBACK (on_canvas_notify), self, 0);
   g_signal_connect_object (self->canvas, "notify::zoom", G_CALLBACK (update_zoom), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->background_row, "notify::selected", G_CALLBACK (on_fill_selected), self,
+                           G_CONNECT_SWAPPED | G_CONNECT_AFTER);
 
   /* An image dropped on the background settings becomes the background. */
   target = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);

@@ -5,8 +5,11 @@
  *
  *   backdrop-screenshots OUTPUT-FOLDER PHOTO [PHOTO...]
  *
- * The first photo is the one in the editor; all of them go into the batch list. */
+ * The first photo is the one in the editor; all of them go into the batch list. With
+ * BACKDROP_SCREENSHOT_ONLY=a.png,b.png only those files are written (the steps all run). */
 #include "config.h"
+
+#include <stdio.h>
 
 #include <adwaita.h>
 
@@ -26,6 +29,12 @@ document_settled (gpointer data)
   return state == BD_DOCUMENT_STATE_FAILED ||
          (state == BD_DOCUMENT_STATE_READY && bd_document_get_result (doc) != NULL &&
           !bd_document_get_busy (doc));
+}
+
+static gboolean
+mask_views_ready (gpointer data)
+{
+  return document_settled (data) && bd_document_get_preview (data, BD_LAYER_UNSURE) != NULL;
 }
 
 static gboolean
@@ -80,8 +89,16 @@ shoot (BdWindow   *window,
 {
   g_autofree char *path = g_build_filename (folder, name, NULL);
   g_autoptr(GError) error = NULL;
+  const char *only = g_getenv ("BACKDROP_SCREENSHOT_ONLY");
 
   bd_main_loop_spin (1000);
+  if (only != NULL)
+    {
+      g_auto(GStrv) names = g_strsplit (only, ",", -1);
+
+      if (!g_strv_contains ((const char * const *) names, name))
+        return;
+    }
   if (!bd_window_shot_save (GTK_WINDOW (window), path, TRUE, &error))
     g_error ("%s: %s", path, error->message);
   g_print ("%s\n", path);
@@ -148,6 +165,66 @@ main (int   argc,
   if (!bd_main_loop_wait_for (document_settled, doc) || bd_document_get_state (doc) != BD_DOCUMENT_STATE_READY)
     g_error ("The removal failed: %s", bd_document_get_error_message (doc));
   shoot (window, folder, "editor-light.png");
+
+  /* 2b. The mask in black and white; then red over what is removed, with the places where
+   * the model was unsure marked: of a photo that has some (BACKDROP_SCREENSHOT_MASK_PHOTO),
+   * after which the first photo comes back. */
+  if (g_getenv ("BACKDROP_SCREENSHOT_MASK_PHOTO") != NULL)
+    {
+      g_autoptr(GFile) other = g_file_new_for_commandline_arg (g_getenv ("BACKDROP_SCREENSHOT_MASK_PHOTO"));
+
+      bd_window_open_files (window, &other, 1);
+      bd_main_loop_spin (300);
+      bd_main_loop_wait_for (document_settled, doc);
+    }
+  bd_canvas_set_view (canvas, "mask");
+  bd_main_loop_wait_for (mask_views_ready, doc);
+  shoot (window, folder, "mask.png");
+  bd_canvas_set_view (canvas, "overlay");
+  bd_canvas_set_show_unsure (canvas, TRUE);
+  bd_main_loop_wait_for (mask_views_ready, doc);
+  shoot (window, folder, "unsure.png");
+  bd_canvas_set_show_unsure (canvas, FALSE);
+  bd_canvas_set_view (canvas, "result");
+
+  /* 2c. With Keep Passers-By on, a garden lamp stays in BACKDROP_SCREENSHOT_REGION_PHOTO;
+   * one click of the region tool on it (at BACKDROP_SCREENSHOT_REGION_POINT, photo pixels)
+   * takes it away. */
+  if (g_getenv ("BACKDROP_SCREENSHOT_REGION_PHOTO") != NULL)
+    {
+      g_autoptr(GFile) other = g_file_new_for_commandline_arg (g_getenv ("BACKDROP_SCREENSHOT_REGION_PHOTO"));
+      const char *point = g_getenv ("BACKDROP_SCREENSHOT_REGION_POINT");
+      double x = 0, y = 0;
+      graphene_rect_t area;
+
+      if (point == NULL || sscanf (point, "%lf,%lf", &x, &y) != 2)
+        g_error ("BACKDROP_SCREENSHOT_REGION_POINT is not X,Y");
+      g_settings_set_boolean (bd_application_get_settings (app), "keep-all-people", TRUE);
+      bd_window_open_files (window, &other, 1);
+      bd_main_loop_spin (300);
+      bd_main_loop_wait_for (document_settled, doc);
+      bd_main_loop_spin (5000);   /* the toast offering the changed setting for the last photo goes */
+      bd_canvas_set_tool (canvas, "region");
+      shoot (window, folder, "region-before.png");
+      bd_canvas_get_photo_area (canvas, &area);
+      bd_canvas_click_region (canvas, area.origin.x + x * area.size.width / bd_document_get_width (doc),
+                              area.origin.y + y * area.size.height / bd_document_get_height (doc));
+      bd_main_loop_spin (300);
+      bd_main_loop_wait_for (document_settled, doc);
+      shoot (window, folder, "region-after.png");
+      bd_document_undo (doc);
+      bd_main_loop_wait_for (document_settled, doc);
+      bd_canvas_set_tool (canvas, "move");
+      g_settings_set_boolean (bd_application_get_settings (app), "keep-all-people", FALSE);
+      bd_main_loop_spin (5000);   /* and the toast this change offers goes too */
+    }
+
+  if (g_getenv ("BACKDROP_SCREENSHOT_MASK_PHOTO") != NULL)
+    {
+      bd_window_open_files (window, &photo, 1);
+      bd_main_loop_spin (300);
+      bd_main_loop_wait_for (document_settled, doc);
+    }
 
   /* 3. Dark: a blurred copy of the photo behind the person. */
   set_style (ADW_COLOR_SCHEME_FORCE_DARK);

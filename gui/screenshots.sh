@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Makes docs/screenshots/*.png (welcome, editor light and dark, narrow, batch) with the real
-# app, photos and model, under Xvfb with private HOME and XDG folders.
+# Makes docs/screenshots/*.png (welcome, editor light and dark, mask, unsure, region before
+# and after, narrow, batch)
+# with the real app, photos and model, under Xvfb with private HOME and XDG folders.
 #
 #   gui/screenshots.sh [BUILD-DIR]          (default: build; run from anywhere)
 #
 # Environment: BACKDROP_MODEL (default: data/backdrop-portrait.bdm), BACKDROP_SCREENSHOT_PHOTOS
 # (a folder; default: ../shared/datasets/ccp-person/images), BACKDROP_SCREENSHOT_OUT (default:
-# docs/screenshots).
+# docs/screenshots), BACKDROP_SCREENSHOT_ONLY (a comma-separated list of the files to write).
 set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +32,10 @@ export GTK_A11Y=none NO_AT_BRIDGE=1 GDK_BACKEND=x11 GSETTINGS_BACKEND=memory \
 
 # The editor's photo first, then the rest of the batch: portraits that show hair and hands.
 set -- ccp0024.webp ccp0003.webp ccp0005.webp ccp0008.webp ccp0016.webp ccp0037.webp
+# The mask views show a photo where the model left some places undecided (0.9 % of it).
+export BACKDROP_SCREENSHOT_MASK_PHOTO="$photos/ccp0065.webp"
+# The region tool removes a garden lamp that Keep Passers-By keeps.
+export BACKDROP_SCREENSHOT_REGION_PHOTO="$photos/ccp0018.webp" BACKDROP_SCREENSHOT_REGION_POINT=72,165
 files=""
 for f in "$@"; do files="$files $photos/$f"; done
 

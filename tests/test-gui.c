@@ -11,6 +11,8 @@
  * but every check here holds for any mask that is neither empty nor full. */
 #include "config.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <adwaita.h>
@@ -1273,6 +1275,17 @@ test_narrow_and_screenshot (void)
       g_assert_nonnull (edit_menu);
       g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (edit_menu)));
     }
+  /* The floating tool bar, every tool on it, fits the phone's width (the zoom buttons go:
+   * pinching zooms). */
+  {
+    GtkWidget *bar = find_css_class (GTK_WIDGET (editor), "floating-bar");
+    int minimum;
+
+    g_assert_nonnull (bar);
+    gtk_widget_measure (bar, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+    g_test_message ("tool bar: %d px in %d", minimum, gtk_widget_get_width (GTK_WIDGET (editor)));
+    g_assert_cmpint (minimum, <=, gtk_widget_get_width (GTK_WIDGET (editor)) - 24);
+  }
   g_autofree char *narrow = g_test_build_filename (G_TEST_BUILT, "test-gui-narrow.png", NULL);
   g_assert_true (bd_window_shot_save (GTK_WINDOW (window), narrow, FALSE, &error));
   g_test_message ("screenshot: %s", narrow);
@@ -1436,6 +1449,822 @@ test_new_photo_fresh_look (void)
   }
   g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
   g_assert_cmpuint (bd_document_get_background_kind (doc), ==, BD_BACKGROUND_TRANSPARENT);
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
+static gboolean
+result_settled_in (gpointer data)
+{
+  gpointer *args = data;
+  BdDocument *doc = args[0];
+
+  return bd_document_get_state (doc) == BD_DOCUMENT_STATE_READY && !bd_document_get_busy (doc) &&
+         bd_document_get_result_serial (doc) >= GPOINTER_TO_SIZE (args[1]);
+}
+
+/* Mask views */
+
+#define SYN_W 480
+#define SYN_H 320
+
+/* A flat green photo and a mask for it: a person (a hard rectangle), and a faint blob
+ * (alpha 100) in the background far from the person's edges, where the model was unsure. */
+static char *
+write_synthetic_photo (GBytes **mask)
+{
+  g_autoptr(GdkPixbuf) pixbuf = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, SYN_W, SYN_H);
+  char *path = g_build_filename (tmp_dir, "synthetic.png", NULL);
+  guint8 *alpha = g_malloc0 (SYN_W * SYN_H);
+
+  gdk_pixbuf_fill (pixbuf, 0x30a040ff);
+  g_assert_true (gdk_pixbuf_save (pixbuf, path, "png", NULL, NULL));
+
+  for (int y = 0; y < SYN_H; y++)
+    for (int x = 0; x < SYN_W; x++)
+      {
+        if (x >= 240 && x < 400 && y >= 40)
+          alpha[y * SYN_W + x] = 255;
+        else if (x >= 40 && x < 100 && y >= 40 && y < 100)
+          alpha[y * SYN_W + x] = 100;
+      }
+  *mask = g_bytes_new_take (alpha, SYN_W * SYN_H);
+  return path;
+}
+
+/* The canvas of @editor as it draws now, straight RGBA, with its photo's place. */
+static guint8 *
+render_canvas (BdEditor        *editor,
+               graphene_rect_t *photo,
+               int             *stride_px)
+{
+  GtkWidget *canvas = GTK_WIDGET (bd_editor_get_canvas (editor));
+  int width = gtk_widget_get_width (canvas), height = gtk_widget_get_height (canvas);
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (canvas);
+  g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GdkTextureDownloader) downloader = NULL;
+  GBytes *bytes;
+  gsize stride;
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (canvas)),
+                                         node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  downloader = gdk_texture_downloader_new (texture);
+  gdk_texture_downloader_set_format (downloader, GDK_MEMORY_R8G8B8A8);
+  bytes = gdk_texture_downloader_download_bytes (downloader, &stride);
+  bd_canvas_get_photo_area (bd_editor_get_canvas (editor), photo);
+  *stride_px = stride / 4;
+  return g_bytes_unref_to_data (bytes, &stride);
+}
+
+/* The canvas's pixel over photo pixel (@x, @y). */
+static const guint8 *
+canvas_pixel (const guint8          *pixels,
+              int                    stride_px,
+              const graphene_rect_t *photo,
+              int                    x,
+              int                    y)
+{
+  int cx = (int) (photo->origin.x + (x + 0.5) * photo->size.width / SYN_W);
+  int cy = (int) (photo->origin.y + (y + 0.5) * photo->size.height / SYN_H);
+
+  return pixels + ((gsize) cy * stride_px + cx) * 4;
+}
+
+static gboolean
+has_layer (gpointer data)
+{
+  gpointer *args = data;
+
+  return bd_document_get_preview (args[0], GPOINTER_TO_INT (args[1])) != NULL &&
+         !bd_document_get_busy (args[0]);
+}
+
+static void
+wait_for_layer (BdDocument *doc,
+                BdLayer     layer)
+{
+  gpointer args[2] = { doc, GINT_TO_POINTER (layer) };
+
+  g_assert_true (bd_main_loop_wait_for (has_layer, args));
+  bd_main_loop_spin (100);
+}
+
+/* The view switch and the unsure marks, driven by their actions and keys' actions: the
+ * canvas draws the mask in black and white, then red over what is removed, then marks the
+ * faint blob as unsure; brushing the blob away takes its marks away. */
+static void
+test_mask_views (void)
+{
+  g_autoptr(GBytes) mask = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  BdWindow *other;
+  BdEditor *editor;
+  BdCanvas *canvas;
+  BdDocument *doc;
+  graphene_rect_t area;
+  int stride;
+  const guint8 *p;
+  graphene_point_t blob[2] = { GRAPHENE_POINT_INIT (55, 70), GRAPHENE_POINT_INIT (85, 70) };
+  guint64 serial;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  path = write_synthetic_photo (&mask);
+  file = g_file_new_for_path (path);
+  other = bd_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (other), 900, 700);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  canvas = bd_editor_get_canvas (editor);
+  doc = open_and_settle (other, path);
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
+  /* The network's answer for a flat green photo is anything; this mask is known. */
+  bd_document_open_with_mask (doc, file, mask, "test", 0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpstr (bd_canvas_get_view (canvas), ==, "result");
+  g_assert_null (bd_document_get_preview (doc, BD_LAYER_MASK));   /* none made unasked */
+
+  /* V: the mask in black and white. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.next-view", NULL));
+  g_assert_cmpstr (bd_canvas_get_view (canvas), ==, "mask");
+  wait_for_layer (doc, BD_LAYER_MASK);
+  {
+    g_autofree guint8 *px = render_canvas (editor, &area, &stride);
+
+    p = canvas_pixel (px, stride, &area, 320, 200);   /* the person */
+    g_assert_cmpuint (p[0], ==, 255);
+    g_assert_cmpuint (p[1], ==, 255);
+    g_assert_cmpuint (p[2], ==, 255);
+    p = canvas_pixel (px, stride, &area, 150, 250);   /* the background */
+    g_assert_cmpuint (p[0], ==, 0);
+    g_assert_cmpuint (p[1], ==, 0);
+    g_assert_cmpuint (p[2], ==, 0);
+    p = canvas_pixel (px, stride, &area, 70, 70);     /* the blob: grey */
+    g_assert_cmpint (abs (p[0] - 100), <=, 4);
+    g_assert_cmpint (abs (p[2] - 100), <=, 4);
+  }
+
+  /* V again: red over what is removed, the photo as it is where it is kept. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.next-view", NULL));
+  g_assert_cmpstr (bd_canvas_get_view (canvas), ==, "overlay");
+  wait_for_layer (doc, BD_LAYER_OVERLAY);
+  {
+    g_autofree guint8 *px = render_canvas (editor, &area, &stride);
+
+    p = canvas_pixel (px, stride, &area, 320, 200);
+    g_assert_cmpint (abs (p[0] - 0x30), <=, 2);
+    g_assert_cmpint (abs (p[1] - 0xa0), <=, 2);
+    g_assert_cmpint (abs (p[2] - 0x40), <=, 2);
+    p = canvas_pixel (px, stride, &area, 150, 250);
+    g_assert_cmpint (p[0], >, 0x30 + 80);
+    g_assert_cmpint (p[1], <, 0xa0 - 50);
+  }
+
+  /* U (its action): the blob is marked, the person's hard edge is not. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "canvas.show-unsure", NULL));
+  g_assert_true (bd_canvas_get_show_unsure (canvas));
+  wait_for_layer (doc, BD_LAYER_UNSURE);
+  g_test_message ("unsure: %.2f %% of the photo", 100 * bd_document_get_unsure_fraction (doc));
+  g_assert_cmpfloat (fabs (bd_document_get_unsure_fraction (doc) - 60.0 * 60 / (SYN_W * SYN_H)), <, 0.002);
+  {
+    g_autofree guint8 *px = render_canvas (editor, &area, &stride);
+    int marked = 0;
+
+    /* Hatched cyan over the blob: blue above red at every pixel, strongly at some. */
+    for (int y = 45; y < 95; y += 3)
+      for (int x = 45; x < 95; x += 3)
+        {
+          p = canvas_pixel (px, stride, &area, x, y);
+          g_assert_cmpint (p[2], >, p[0]);
+          marked += p[2] > 150;
+        }
+    g_assert_cmpint (marked, >, 10);
+    p = canvas_pixel (px, stride, &area, 150, 250);   /* no mark elsewhere */
+    g_assert_cmpint (p[0], >, p[2]);
+    p = canvas_pixel (px, stride, &area, 241, 200);   /* nor on the person's edge */
+    g_assert_cmpint (abs (p[2] - 0x40), <=, 2);
+  }
+
+  /* Brushing the blob away decides it: its marks go. */
+  serial = bd_document_paint_stroke (doc, BD_MARK_REMOVE, 40, blob, G_N_ELEMENTS (blob));
+  g_assert_true (bd_main_loop_wait_for (result_settled_in, (gpointer[]) { doc, GSIZE_TO_POINTER (serial) }));
+  g_assert_cmpfloat (bd_document_get_unsure_fraction (doc), ==, 0.0);
+
+  /* Back to the result; the layers are no longer made. */
+  bd_canvas_set_show_unsure (canvas, FALSE);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.next-view", NULL));
+  g_assert_cmpstr (bd_canvas_get_view (canvas), ==, "result");
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
+/* A photo for the region tool, with its mask: green background; a person (a kept rectangle
+ * of skin colour); a passer-by (a blue square kept at 70 %, with a ring kept at 35 % around
+ * it) and a yellow bag that the mask removed. */
+static char *
+write_region_photo (GBytes **mask)
+{
+  g_autoptr(GdkPixbuf) pixbuf = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, SYN_W, SYN_H);
+  char *path = g_build_filename (tmp_dir, "regions.png", NULL);
+  guint8 *alpha = g_malloc0 (SYN_W * SYN_H);
+  guint8 *px = gdk_pixbuf_get_pixels (pixbuf);
+  int stride = gdk_pixbuf_get_rowstride (pixbuf);
+
+  for (int y = 0; y < SYN_H; y++)
+    for (int x = 0; x < SYN_W; x++)
+      {
+        guint8 *p = px + y * stride + x * 3;
+        guint32 rgb = 0x30a040;
+        guint8 a = 0;
+
+        if (x >= 240 && x < 400 && y >= 40)
+          rgb = 0xc89678, a = 255;
+        else if (x >= 34 && x < 106 && y >= 34 && y < 106)
+          {
+            rgb = 0x3c3cc8;
+            a = (x >= 40 && x < 100 && y >= 40 && y < 100) ? 180 : 90;
+          }
+        else if (x >= 150 && x < 200 && y >= 200 && y < 260)
+          rgb = 0xdcc828;
+        p[0] = rgb >> 16;
+        p[1] = (rgb >> 8) & 0xff;
+        p[2] = rgb & 0xff;
+        alpha[y * SYN_W + x] = a;
+      }
+  g_assert_true (gdk_pixbuf_save (pixbuf, path, "png", NULL, NULL));
+  *mask = g_bytes_new_take (alpha, SYN_W * SYN_H);
+  return path;
+}
+
+/* The result's alpha at photo pixel (@x, @y) of @doc. */
+static guint8
+result_alpha (BdDocument *doc,
+              int         x,
+              int         y)
+{
+  g_autoptr(GdkTextureDownloader) downloader = gdk_texture_downloader_new (bd_document_get_result (doc));
+  g_autoptr(GBytes) bytes = NULL;
+  gsize stride;
+
+  gdk_texture_downloader_set_format (downloader, GDK_MEMORY_R8G8B8A8);
+  bytes = gdk_texture_downloader_download_bytes (downloader, &stride);
+  return ((const guint8 *) g_bytes_get_data (bytes, NULL))[y * stride + x * 4 + 3];
+}
+
+/* Clicks the canvas of @editor over photo pixel (@x, @y) with the region tool, and waits for
+ * the result. */
+static void
+click_region (BdEditor *editor,
+              int       x,
+              int       y)
+{
+  BdDocument *doc = bd_editor_get_document (editor);
+  graphene_rect_t area;
+  guint64 serial = bd_document_get_result_serial (doc);
+
+  bd_canvas_get_photo_area (bd_editor_get_canvas (editor), &area);
+  bd_canvas_click_region (bd_editor_get_canvas (editor),
+                          area.origin.x + (x + 0.5) * area.size.width / SYN_W,
+                          area.origin.y + (y + 0.5) * area.size.height / SYN_H);
+  g_assert_true (bd_main_loop_wait_for (result_settled_in, (gpointer[]) { doc, GSIZE_TO_POINTER (serial + 1) }));
+}
+
+/* The region tool (W): a click on the passer-by removes it with its soft ring and nothing
+ * else, in one undoable step; a click on the removed bag keeps the bag, not the background
+ * around it. */
+static void
+test_region_click (void)
+{
+  g_autoptr(GBytes) mask = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  BdWindow *other;
+  BdEditor *editor;
+  BdDocument *doc;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  path = write_region_photo (&mask);
+  file = g_file_new_for_path (path);
+  other = bd_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (other), 900, 700);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  doc = open_and_settle (other, path);
+  bd_document_open_with_mask (doc, file, mask, "test", 0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (result_alpha (doc, 70, 70), ==, 180);
+  g_assert_cmpuint (result_alpha (doc, 36, 70), ==, 90);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.tool", "s", "region"));
+  g_assert_cmpstr (bd_canvas_get_tool (bd_editor_get_canvas (editor)), ==, "region");
+
+  /* The passer-by goes, ring and all; the person and the background stay as they were. */
+  click_region (editor, 70, 70);
+  for (int i = 34; i < 106; i += 4)
+    {
+      g_assert_cmpuint (result_alpha (doc, i, 70), ==, 0);
+      g_assert_cmpuint (result_alpha (doc, 70, i), ==, 0);
+    }
+  g_assert_cmpuint (result_alpha (doc, 300, 200), ==, 255);
+  g_assert_cmpuint (result_alpha (doc, 175, 230), ==, 0);
+  g_assert_true (bd_document_get_can_undo (doc));
+
+  /* The bag comes back, exactly; the green around it stays removed. */
+  click_region (editor, 175, 230);
+  g_assert_cmpuint (result_alpha (doc, 150, 200), ==, 255);
+  g_assert_cmpuint (result_alpha (doc, 199, 259), ==, 255);
+  g_assert_cmpuint (result_alpha (doc, 148, 230), ==, 0);
+  g_assert_cmpuint (result_alpha (doc, 175, 262), ==, 0);
+  g_assert_cmpuint (result_alpha (doc, 20, 300), ==, 0);
+
+  /* Each click was one step: two undos bring the mask back as it came. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.undo", NULL));
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (result_alpha (doc, 175, 230), ==, 0);
+  g_assert_cmpuint (result_alpha (doc, 70, 70), ==, 0);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.undo", NULL));
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (result_alpha (doc, 70, 70), ==, 180);
+  g_assert_cmpuint (result_alpha (doc, 36, 70), ==, 90);
+  g_assert_false (bd_document_get_can_undo (doc));
+
+  /* A click off the photo changes nothing. */
+  bd_canvas_click_region (bd_editor_get_canvas (editor), 2, 2);
+  g_assert_false (bd_document_get_can_undo (doc));
+
+  /* The photo was never saved: let it go without asking. */
+  bd_document_open_with_mask (doc, file, mask, "test", 0);
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
+/* An open file chooser window, or NULL (without a portal, GtkFileDialog shows one). */
+static GtkWindow *
+file_chooser_shown (void)
+{
+  GType type = g_type_from_name ("GtkFileChooserDialog");
+  g_autoptr(GList) windows = gtk_window_list_toplevels ();
+
+  for (GList *l = windows; l != NULL; l = l->next)
+    if (type != 0 && G_TYPE_CHECK_INSTANCE_TYPE (l->data, type) && gtk_widget_get_visible (l->data))
+      return l->data;
+  return NULL;
+}
+
+static gboolean
+file_chooser_open (gpointer data)
+{
+  return file_chooser_shown () != NULL;
+}
+
+static gboolean
+fill_is (gpointer data)
+{
+  gpointer *args = data;
+
+  return adw_combo_row_get_selected (args[0]) == GPOINTER_TO_UINT (args[1]) && file_chooser_shown () == NULL;
+}
+
+/* Fill = Image with no image yet opens the file chooser instead of showing transparency;
+ * cancelling it leaves the fill as it was, with no edit to undo. */
+static void
+test_fill_image_asks (void)
+{
+  BdWindow *other;
+  BdDocument *doc;
+  AdwComboRow *fill;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  other = bd_window_new (app);
+  gtk_window_present (GTK_WINDOW (other));
+  doc = open_and_settle (other, g_ptr_array_index (photos, 0));
+  fill = find_combo_row_titled (GTK_WIDGET (bd_window_get_editor (other)), "Fill");
+  g_assert_nonnull (fill);
+  g_assert_cmpuint (adw_combo_row_get_selected (fill), ==, BD_BACKGROUND_TRANSPARENT);
+
+  adw_combo_row_set_selected (fill, BD_BACKGROUND_IMAGE);
+  g_assert_true (bd_main_loop_wait_for (file_chooser_open, NULL));
+  g_assert_cmpuint (bd_document_get_background_kind (doc), ==, BD_BACKGROUND_TRANSPARENT);
+  g_assert_false (bd_document_get_can_undo (doc));
+
+  gtk_window_close (file_chooser_shown ());
+  g_assert_true (bd_main_loop_wait_for (fill_is, (gpointer[]) { fill, GUINT_TO_POINTER (BD_BACKGROUND_TRANSPARENT) }));
+  g_assert_cmpuint (bd_document_get_background_kind (doc), ==, BD_BACKGROUND_TRANSPARENT);
+  g_assert_false (bd_document_get_can_undo (doc));
+  g_assert_false (bd_document_get_modified (doc));
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
+/* The preview's pixels as straight RGBA. */
+static guint8 *
+download_texture (GdkTexture *texture)
+{
+  g_autoptr(GdkTextureDownloader) downloader = gdk_texture_downloader_new (texture);
+  GBytes *bytes;
+  gsize stride;
+
+  gdk_texture_downloader_set_format (downloader, GDK_MEMORY_R8G8B8A8);
+  bytes = gdk_texture_downloader_download_bytes (downloader, &stride);
+  g_assert_cmpuint (stride, ==, (gsize) gdk_texture_get_width (texture) * 4);
+  return g_bytes_unref_to_data (bytes, &stride);
+}
+
+static gboolean
+preview_has (gpointer data)
+{
+  gpointer *args = data;
+
+  return bd_document_get_preview_serial (args[0]) >= GPOINTER_TO_SIZE (args[1]);
+}
+
+static void
+on_view_rendered (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  *(GdkTexture **) user_data = bd_document_render_view_finish (BD_DOCUMENT (object), result, NULL);
+}
+
+static gboolean
+texture_arrived (gpointer data)
+{
+  return *(GdkTexture **) data != NULL;
+}
+
+/* @layer of @doc over photo pixels (@x, @y, 200, 200) at full resolution, straight RGBA. */
+static guint8 *
+render_view (BdDocument *doc,
+             BdLayer     layer,
+             int         x,
+             int         y)
+{
+  g_autoptr(GdkTexture) texture = NULL;
+
+  bd_document_render_view_async (doc, layer, x, y, 200, 200, 200, 200, NULL, on_view_rendered, &texture);
+  g_assert_true (bd_main_loop_wait_for (texture_arrived, &texture));
+  return download_texture (texture);
+}
+
+static gboolean
+preview_changed (gpointer data)
+{
+  gpointer *args = data;
+
+  return bd_document_get_preview (args[0], BD_LAYER_RESULT) != args[1];
+}
+
+/* The visible part first: on a 12 MP photo, a stroke's part of the preview (what the canvas
+ * draws when the photo fits) comes ahead of the whole result, and a region click's first
+ * look ahead of its edit; each says what the whole result then says. */
+static void
+test_stroke_preview_first (void)
+{
+  const int width = 4000, height = 3000;
+  g_autofree char *path = g_build_filename (tmp_dir, "12mp.png", NULL);
+  g_autoptr(GdkPixbuf) pixbuf = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, width, height);
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GBytes) mask = NULL;
+  g_autofree guint8 *early = NULL;
+  g_autofree guint8 *late = NULL;
+  guint8 *alpha = g_malloc0 ((gsize) width * height);
+  graphene_point_t points[2] = { GRAPHENE_POINT_INIT (1500, 1500), GRAPHENE_POINT_INIT (2500, 1500) };
+  BdWindow *other;
+  BdDocument *doc;
+  guint64 serial;
+  gint64 start;
+  int pw, ph, differ = 0;
+  gboolean ahead;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  gdk_pixbuf_fill (pixbuf, 0x8060c0ff);
+  g_assert_true (gdk_pixbuf_save (pixbuf, path, "png", NULL, "compression", "1", NULL));
+  for (int y = 500; y < 2500; y++)
+    memset (alpha + (gsize) y * width + 1000, 255, 2000);
+  mask = g_bytes_new_take (alpha, (gsize) width * height);
+  file = g_file_new_for_path (path);
+
+  other = bd_window_new (app);
+  gtk_window_present (GTK_WINDOW (other));
+  doc = bd_editor_get_document (bd_window_get_editor (other));
+  bd_document_open_with_mask (doc, file, mask, "test", 0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+
+  start = g_get_monotonic_time ();
+  serial = bd_document_paint_stroke (doc, BD_MARK_REMOVE, 100, points, 2);
+  g_assert_true (bd_main_loop_wait_for (preview_has, (gpointer[]) { doc, GSIZE_TO_POINTER (serial) }));
+  ahead = bd_document_get_result_serial (doc) < serial;
+  g_test_message ("12 MP stroke: preview after %.0f ms%s", (g_get_monotonic_time () - start) / 1e3,
+                  ahead ? ", ahead of the whole result" : "");
+  /* The part is an eighth of the work of the whole (25 against 200 ms here). */
+  g_assert_true (ahead);
+  early = download_texture (bd_document_get_preview (doc, BD_LAYER_RESULT));
+  pw = gdk_texture_get_width (bd_document_get_preview (doc, BD_LAYER_RESULT));
+  ph = gdk_texture_get_height (bd_document_get_preview (doc, BD_LAYER_RESULT));
+  g_assert_cmpint (pw, ==, 2048);
+
+  /* Under the stroke's middle, nothing is kept any more; beside it the person still is. */
+  g_assert_cmpuint (early[((gsize) (1500 * ph / height) * pw + 2000 * pw / width) * 4 + 3], ==, 0);
+  g_assert_cmpuint (early[((gsize) (1000 * ph / height) * pw + 2000 * pw / width) * 4 + 3], ==, 255);
+
+  g_assert_true (bd_main_loop_wait_for (result_settled_in, (gpointer[]) { doc, GSIZE_TO_POINTER (serial) }));
+  late = download_texture (bd_document_get_preview (doc, BD_LAYER_RESULT));
+  for (gsize i = 0; i < (gsize) pw * ph * 4; i++)
+    differ += abs (early[i] - late[i]) > 8;
+  g_test_message ("%d preview values differ by more than 8 between the early and the whole", differ);
+  /* The only differences are on the stroke's soft rim, a shade apart. */
+  g_assert_cmpint (differ, <, pw * ph / 100);
+
+  /* Zoomed in on the mask views of a big photo: crops at full resolution, cut in a worker.
+   * The stroke (y 1400..1600 from x 1400 to 2600) is black in the mask, red over the photo. */
+  bd_document_set_mask_views (doc, TRUE);
+  g_assert_true (bd_main_loop_wait_for (has_layer, (gpointer[]) { doc, GINT_TO_POINTER (BD_LAYER_MASK) }));
+  {
+    g_autofree guint8 *m = render_view (doc, BD_LAYER_MASK, 1900, 1300);
+    g_autofree guint8 *o = render_view (doc, BD_LAYER_OVERLAY, 1900, 1300);
+
+    g_assert_cmpuint (m[(10 * 200 + 100) * 4], ==, 255);    /* (2000, 1310): kept */
+    g_assert_cmpuint (m[(190 * 200 + 100) * 4], ==, 0);     /* (2000, 1490): brushed away */
+    g_assert_cmpint (abs (o[(10 * 200 + 100) * 4] - 0x80), <=, 2);   /* the photo itself */
+    g_assert_cmpint (o[(190 * 200 + 100) * 4], >, 0x80 + 40);        /* redder */
+    g_assert_cmpint (o[(190 * 200 + 100) * 4 + 1], <, 0x60 - 20);
+  }
+  bd_document_set_mask_views (doc, FALSE);
+
+  /* A region click: a first look at the preview's size comes before the edit is made. */
+  {
+    g_autoptr(GdkTexture) before = g_object_ref (bd_document_get_preview (doc, BD_LAYER_RESULT));
+    g_autofree guint8 *draft = NULL;
+    guint64 done = bd_document_get_result_serial (doc);
+
+    start = g_get_monotonic_time ();
+    bd_document_toggle_region_async (doc, 1200, 1000, NULL, NULL, NULL);
+    g_assert_true (bd_main_loop_wait_for (preview_changed, (gpointer[]) { doc, before }));
+    ahead = bd_document_get_result_serial (doc) == done;
+    g_test_message ("12 MP click: preview after %.0f ms%s", (g_get_monotonic_time () - start) / 1e3,
+                    ahead ? ", ahead of the edit" : "");
+    g_assert_true (ahead);
+    draft = download_texture (bd_document_get_preview (doc, BD_LAYER_RESULT));
+    g_assert_cmpuint (draft[((gsize) (1000 * ph / height) * pw + 1200 * pw / width) * 4 + 3], ==, 0);
+    g_assert_cmpuint (draft[((gsize) (2400 * ph / height) * pw + 2900 * pw / width) * 4 + 3], ==, 0);
+    g_assert_true (bd_main_loop_wait_for (result_settled_in, (gpointer[]) { doc, GSIZE_TO_POINTER (done + 1) }));
+    g_clear_pointer (&late, g_free);
+    late = download_texture (bd_document_get_preview (doc, BD_LAYER_RESULT));
+    differ = 0;
+    for (gsize i = 0; i < (gsize) pw * ph * 4; i++)
+      differ += abs (draft[i] - late[i]) > 8;
+    g_test_message ("%d values differ between the first look and the whole", differ);
+    g_assert_cmpint (differ, <, pw * ph / 100);
+  }
+
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
+static gboolean
+is_label_text (GtkWidget *widget, gconstpointer text)
+{
+  return GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0;
+}
+
+typedef struct
+{
+  BdEditor *editor;
+  int       seen;        /* times the document was ready before its result */
+  gboolean  save_as;     /* Save As enabled then */
+  char     *subtitle;    /* the header then */
+  gboolean  card;        /* the progress card shown then */
+} Premature;
+
+static void
+on_ready_state (BdDocument *doc,
+                GParamSpec *pspec,
+                Premature  *p)
+{
+  GtkWidget *editor = GTK_WIDGET (p->editor);
+
+  /* The editor's own handler ran first: this is what the user sees now. */
+  if (bd_document_get_state (doc) != BD_DOCUMENT_STATE_READY || bd_document_get_result (doc) != NULL)
+    return;
+  p->seen++;
+  p->save_as = gtk_widget_is_sensitive (find_button_labelled (editor, "_Save As…"));
+  g_free (p->subtitle);
+  p->subtitle = g_strdup (adw_window_title_get_subtitle (ADW_WINDOW_TITLE (find_widget (editor, ADW_TYPE_WINDOW_TITLE))));
+  p->card = gtk_widget_get_visible (gtk_widget_get_parent (find_matching (editor, is_label_text,
+                                                                         "Preparing the Result…")));
+}
+
+
+static gboolean
+saving_shown (gpointer data)
+{
+  GtkWidget *label = find_matching (data, is_label_text, "Saving the Result…");
+
+  /* The card around it, shown or not (the window need not show the editor page). */
+  return label != NULL && gtk_widget_get_visible (gtk_widget_get_parent (label));
+}
+
+typedef struct
+{
+  BdEditor   *editor;
+  BdDocument *doc;
+  gint64      shown_at;   /* when "Saving the Result…" was first seen; 0: never */
+  gboolean    save_as;    /* Save As enabled then */
+} SaveWatch;
+
+/* Until saved and the card gone; notes when the card showed. */
+static gboolean
+watch_save (gpointer data)
+{
+  SaveWatch *w = data;
+  gboolean shown = saving_shown (w->editor);
+
+  if (shown && w->shown_at == 0)
+    {
+      w->shown_at = g_get_monotonic_time ();
+      w->save_as = gtk_widget_is_sensitive (find_button_labelled (GTK_WIDGET (w->editor), "_Save As…"));
+    }
+  return !bd_document_get_modified (w->doc) && bd_document_get_saved_file (w->doc) != NULL && !shown;
+}
+
+/* A big photo (24 MP): while the mask is known but the result not yet made, the header does
+ * not say done and Save As is off, a card says the result is being prepared; a save that
+ * takes a while says so until it is done. */
+static void
+test_big_photo_honest (void)
+{
+  const int width = 6000, height = 4000;
+  g_autofree char *path = g_build_filename (tmp_dir, "24mp.jpg", NULL);
+  g_autofree char *out = g_build_filename (work_dir, "24mp-cutout.png", NULL);
+  g_autoptr(GdkPixbuf) pixbuf = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, width, height);
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFile) target = NULL;
+  g_autoptr(GBytes) mask = NULL;
+  guint8 *alpha = g_malloc ((gsize) width * height);
+  guint8 *px = gdk_pixbuf_get_pixels (pixbuf);
+  Premature p = { 0 };
+  BdWindow *other;
+  BdDocument *doc;
+  gulong id;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  /* Noise, so that the PNG takes its time as a real photo's does. */
+  for (gsize i = 0; i < (gsize) gdk_pixbuf_get_rowstride (pixbuf) * height; i++)
+    px[i] = g_test_rand_int_range (0, 256);
+  g_assert_true (gdk_pixbuf_save (pixbuf, path, "jpeg", NULL, "quality", "90", NULL));
+  for (gsize i = 0; i < (gsize) width * height; i++)
+    alpha[i] = (i % width) > width / 3 ? 255 : 0;
+  mask = g_bytes_new_take (alpha, (gsize) width * height);
+  file = g_file_new_for_path (path);
+
+  other = bd_window_new (app);
+  gtk_window_present (GTK_WINDOW (other));
+  p.editor = bd_window_get_editor (other);
+  doc = bd_editor_get_document (p.editor);
+  id = g_signal_connect (doc, "notify::state", G_CALLBACK (on_ready_state), &p);
+  bd_document_open_with_mask (doc, file, mask, "test", 1.0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_signal_handler_disconnect (doc, id);
+
+  g_assert_cmpint (p.seen, ==, 1);
+  g_test_message ("before the result: Save As %s, header “%s”", p.save_as ? "on" : "off", p.subtitle);
+  g_assert_false (p.save_as);
+  g_assert_cmpstr (p.subtitle, ==, "Preparing the result…");
+  g_assert_true (p.card);
+  g_free (p.subtitle);
+
+  /* With the result: done, and Save As on. */
+  g_assert_true (gtk_widget_is_sensitive (find_button_labelled (GTK_WIDGET (p.editor), "_Save As…")));
+  {
+    GtkWidget *label = find_matching (GTK_WIDGET (p.editor), is_label_text, "Preparing the Result…");
+
+    g_assert_true (label == NULL || !gtk_widget_get_visible (gtk_widget_get_parent (label)));
+  }
+
+  /* An edit, then a save that takes seconds: the card says so, then goes. */
+  bd_document_set_feather (doc, 2);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  target = g_file_new_for_path (out);
+  {
+    SaveWatch w = { p.editor, doc, 0, TRUE };
+    gint64 start = g_get_monotonic_time ();
+    double seconds;
+
+    bd_editor_save_to_file (p.editor, target);
+    g_assert_true (bd_main_loop_wait_for (watch_save, &w));
+    seconds = (g_get_monotonic_time () - start) / 1e6;
+    g_test_message ("24 MP PNG saved in %.2f s; the card showed %s", seconds,
+                    w.shown_at ? "while saving" : "not at all");
+    /* Past 0.3 s it must say so (and offer no second Save As); sooner, nothing flashes. */
+    if (seconds > 0.5)
+      {
+        g_assert_cmpint (w.shown_at, !=, 0);
+        g_assert_false (w.save_as);
+      }
+    else if (seconds < 0.25)
+      g_assert_cmpint (w.shown_at, ==, 0);
+  }
+  g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
+static gboolean
+is_segmenting (gpointer data)
+{
+  return bd_document_get_state (data) == BD_DOCUMENT_STATE_SEGMENTING;
+}
+
+/* Remove the Background Again (after Keep Passers-By or the device changed) keeps the brush
+ * strokes, the history and the unsaved state; stopped, it leaves the photo as it was. */
+static void
+test_rerun_keeps_marks (void)
+{
+  BdWindow *other;
+  BdEditor *editor;
+  BdDocument *doc;
+  GBytes *first_mask;
+  guint64 serial;
+  g_autofree guint8 *painted = NULL;
+  g_autofree guint8 *again = NULL;
+  int width, height;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  other = bd_window_new (app);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  doc = open_and_settle (other, g_ptr_array_index (photos, 0));
+  serial = paint_through_person (doc);
+  g_assert_true (bd_main_loop_wait_for (result_settled_in, (gpointer[]) { doc, GSIZE_TO_POINTER (serial) }));
+  {
+    g_autoptr(GdkTextureDownloader) d = gdk_texture_downloader_new (bd_document_get_result (doc));
+    gsize stride;
+
+    painted = g_bytes_unref_to_data (gdk_texture_downloader_download_bytes (d, &stride), &stride);
+    width = bd_document_get_width (doc);
+    height = bd_document_get_height (doc);
+  }
+  first_mask = bd_document_get_mask (doc);
+  g_assert_true (bd_document_get_modified (doc));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.rerun", NULL));
+  g_assert_true (bd_main_loop_wait_for (is_segmenting, doc));
+  g_assert_true (bd_document_get_modified (doc));   /* quitting now still asks */
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
+  g_assert_true (bd_document_get_mask (doc) != first_mask);   /* the network ran again */
+  g_assert_true (bd_document_get_can_undo (doc));
+  g_assert_true (bd_document_get_modified (doc));
+  {
+    g_autoptr(GdkTextureDownloader) d = gdk_texture_downloader_new (bd_document_get_result (doc));
+    gsize stride;
+
+    again = g_bytes_unref_to_data (gdk_texture_downloader_download_bytes (d, &stride), &stride);
+  }
+  /* Same model, same photo, same strokes: the same result. */
+  g_assert_cmpmem (again, (gsize) width * height * 4, painted, (gsize) width * height * 4);
+
+  /* Stopped halfway: back to the photo as it was, strokes and all. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.rerun", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.cancel", NULL));
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
+  g_assert_true (bd_document_get_can_undo (doc));
+
+  /* Keep Passers-By changed in Preferences: a toast offers it for this photo; its button
+   * removes the background again, the strokes staying. */
+  {
+    GSettings *settings = bd_application_get_settings (app);
+    gboolean all = g_settings_get_boolean (settings, "keep-all-people");
+    GtkWidget *button;
+
+    g_settings_set_boolean (settings, "keep-all-people", !all);
+    bd_main_loop_spin (300);
+    button = find_button_labelled (GTK_WIDGET (other), "_Apply to This Photo");
+    g_assert_nonnull (button);
+    g_assert_true (gtk_widget_get_mapped (button));
+    g_signal_emit_by_name (button, "clicked");
+    g_assert_true (bd_main_loop_wait_for (is_segmenting, doc));
+    g_assert_true (bd_main_loop_wait_for (other_settled, other));
+    g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
+    g_assert_true (bd_document_get_can_undo (doc));
+    g_settings_set_boolean (settings, "keep-all-people", all);
+    bd_main_loop_spin (300);
+  }
+
+  bd_document_undo (doc);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_false (bd_document_get_modified (doc));
   gtk_window_destroy (GTK_WINDOW (other));
 }
 
@@ -1693,6 +2522,12 @@ main (int   argc,
   g_test_add_func ("/gui/open-unreadable", test_open_unreadable);
   g_test_add_func ("/gui/no-gpu", test_no_gpu);
   g_test_add_func ("/gui/new-photo-fresh-look", test_new_photo_fresh_look);
+  g_test_add_func ("/gui/mask-views", test_mask_views);
+  g_test_add_func ("/gui/region-click", test_region_click);
+  g_test_add_func ("/gui/fill-image-asks", test_fill_image_asks);
+  g_test_add_func ("/gui/stroke-preview-first", test_stroke_preview_first);
+  g_test_add_func ("/gui/big-photo-honest", test_big_photo_honest);
+  g_test_add_func ("/gui/rerun-keeps-marks", test_rerun_keeps_marks);
 
   status = g_test_run ();
 
