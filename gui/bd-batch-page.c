@@ -233,7 +233,7 @@ load_thread (GTask        *task,
   Work *work = task_data;
   GError *error = NULL;
 
-  work->photo = bd_pixels_load_file (bd_batch_item_get_file (work->item), cancellable, &error);
+  work->photo = bd_image_load_file (bd_batch_item_get_file (work->item), cancellable, &error);
   if (work->photo == NULL)
     g_task_return_error (task, error);
   else
@@ -306,23 +306,14 @@ process_next (BdBatchPage *self)
 
 /* Export */
 
-/* A name in @folder that is not taken: "a-cutout.png", "a-cutout-2.png", ... */
-static GFile *
-unused_file (GFile      *folder,
-             const char *name,
-             const char *extension)
+/* For bd_output_name(): whether @name is taken in the folder @data. */
+static gboolean
+name_taken_in (const char *name,
+               gpointer    data)
 {
-  g_autofree char *stem = g_strndup (name, strlen (name) - strlen (extension) - 1);
+  g_autoptr(GFile) file = g_file_get_child (G_FILE (data), name);
 
-  for (guint i = 1; ; i++)
-    {
-      g_autofree char *candidate = i == 1 ? g_strdup (name)
-                                          : g_strdup_printf ("%s-%u.%s", stem, i, extension);
-      g_autoptr(GFile) file = g_file_get_child (folder, candidate);
-
-      if (!g_file_query_exists (file, NULL))
-        return g_steal_pointer (&file);
-    }
+  return g_file_query_exists (file, NULL);
 }
 
 static void
@@ -413,12 +404,13 @@ export_next (BdBatchPage *self)
 
   item = g_ptr_array_steal_index (self->export_queue, 0);
   basename = g_file_get_basename (bd_batch_item_get_file (item));
-  name = bd_pixels_output_name (basename, extension);
+  /* The CLI's rule (common/bd-output-name.h): "a-cutout.png", "a-cutout-2.png", ... */
+  name = bd_output_name (basename, BD_OUTPUT_CUTOUT, extension, name_taken_in, self->export_folder);
 
   exporting = g_new0 (Exporting, 1);
   exporting->self = g_object_ref (self);
   exporting->item = g_object_ref (item);
-  exporting->target = unused_file (self->export_folder, name, extension);
+  exporting->target = g_file_get_child (self->export_folder, name);
 
   /* A row the user opened is written by its document, as the editor shows it; the others
    * as they came from the network, by the same code without a document. */

@@ -369,7 +369,7 @@ on_drag_prepare (GtkDragSource *source,
 
   /* The image for apps that take pixels, a file for those that take files (chats, file
    * managers); the file is written only if one asks. */
-  name = bd_pixels_output_name (bd_document_get_title (self->document), "png");
+  name = bd_output_name (bd_document_get_title (self->document), BD_OUTPUT_CUTOUT, "png", NULL, NULL);
   path = g_build_filename (g_get_user_cache_dir (), "backdrop", "drag", name, NULL);
   providers[0] = gdk_content_provider_new_typed (GDK_TYPE_TEXTURE, result);
   providers[1] = bd_drag_provider_new (result, path);

@@ -77,7 +77,6 @@ typedef struct
 {
   ComposeJob *job;
   GFile      *file;
-  char       *path;
   int         jpeg_quality;
   GFile      *source;      /* for bd_document_save_unedited_async(): the photo to read */
 } SaveData;
@@ -88,7 +87,6 @@ save_data_free (SaveData *data)
   g_clear_pointer (&data->job, bd_compose_job_free);
   g_clear_object (&data->file);
   g_clear_object (&data->source);
-  g_free (data->path);
   g_free (data);
 }
 
@@ -113,7 +111,8 @@ save_thread (GTask        *task,
   pixbuf = bd_pixels_to_pixbuf (bytes,
                                 gdk_pixbuf_get_width (data->job->photo),
                                 gdk_pixbuf_get_height (data->job->photo));
-  if (!bd_image_save (pixbuf, data->path, data->jpeg_quality, &error))
+  /* The user confirmed the name in a file dialog: replace, through GIO (any GFile). */
+  if (!bd_image_save_file (pixbuf, data->file, data->jpeg_quality, BD_SAVE_REPLACE, cancellable, &error))
     {
       g_task_return_error (task, error);
       return;
@@ -122,8 +121,7 @@ save_thread (GTask        *task,
   g_task_return_boolean (task, TRUE);
 }
 
-/* Where @data goes, then @thread runs it; a file that is not local is refused (the
- * encoders write through a path). Takes @data. */
+/* Where @data goes, then @thread runs it. Takes @data. */
 static void
 save_data_run (GTask           *task,
                SaveData        *data,
@@ -132,16 +130,7 @@ save_data_run (GTask           *task,
                GTaskThreadFunc  thread)
 {
   data->file = g_object_ref (file);
-  data->path = g_file_get_path (file);
   data->jpeg_quality = jpeg_quality;
-
-  if (data->path == NULL)
-    {
-      save_data_free (data);
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                               _("Results can only be saved to local folders."));
-      return;
-    }
 
   g_task_set_task_data (task, data, (GDestroyNotify) save_data_free);
   g_task_run_in_thread (task, thread);
@@ -203,7 +192,7 @@ save_unedited_thread (GTask        *task,
   g_autoptr(GdkPixbuf) photo = NULL;
   GError *error = NULL;
 
-  photo = bd_pixels_load_file (data->source, cancellable, &error);
+  photo = bd_image_load_file (data->source, cancellable, &error);
   if (photo == NULL)
     {
       g_task_return_error (task, error);

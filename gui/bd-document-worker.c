@@ -524,7 +524,7 @@ load_thread (GTask        *task,
   GError *error = NULL;
 
   data->photo = data->bytes ? bd_image_load_bytes (data->bytes, &error)
-                            : bd_pixels_load_file (data->file, cancellable, &error);
+                            : bd_image_load_file (data->file, cancellable, &error);
   if (data->photo == NULL)
     {
       g_task_return_error (task, error);
@@ -779,7 +779,7 @@ background_thread (GTask        *task,
   BackgroundData *data = task_data;
   GError *error = NULL;
 
-  data->image = bd_pixels_load_file (data->file, cancellable, &error);
+  data->image = bd_image_load_file (data->file, cancellable, &error);
   if (data->image == NULL)
     {
       g_task_return_error (task, error);

@@ -102,11 +102,9 @@ bd_look_to_background (const Look    *look,
       break;
 
     case BD_BACKGROUND_IMAGE:
-      if (look->background_image != NULL)
-        {
-          bd_pixels_view (look->background_image, image_view);
-          background->image = image_view;
-        }
+      /* An image the fill chooser loaded (8-bit RGB or RGBA), so the view cannot fail. */
+      if (look->background_image != NULL && bd_pixbuf_view (look->background_image, image_view, NULL))
+        background->image = image_view;
       else
         background->kind = BD_BACKGROUND_TRANSPARENT;
       break;

@@ -142,7 +142,7 @@ save_as (GTask *task)
   g_autoptr(GtkFileFilter) webp = format_filter (_("WebP (transparent)"), "image/webp", "webp");
   g_autoptr(GtkFileFilter) jpeg = format_filter (_("JPEG (no transparency)"), "image/jpeg", "jpg");
   const char *extension = bd_settings_export_extension (self->settings);
-  g_autofree char *name = bd_pixels_output_name (bd_document_get_title (document), extension);
+  g_autofree char *name = bd_output_name (bd_document_get_title (document), BD_OUTPUT_CUTOUT, extension, NULL, NULL);
   GFile *source = bd_document_get_file (document);
 
   g_list_store_append (filters, png);

@@ -132,17 +132,14 @@ static gboolean
 bd_engine_prepare_locked (BdEngine  *self,
                           GError   **error)
 {
-  bd_error bd_err = { 0 };
   bd_session_options options;
   g_autofree char *device = NULL;
 
   if (self->model == NULL)
     {
-      if (!bd_pixels_check (bd_model_open (self->model_path, &self->model, &bd_err), &bd_err, error))
-        {
-          g_prefix_error (error, "%s ", _("The background removal model could not be loaded:"));
-          return FALSE;
-        }
+      /* The CLI's and the plug-in's words for the same bad model (common/bd-library.c). */
+      if (!bd_library_open_model (self->model_path, &self->model, error))
+        return FALSE;
     }
 
   g_mutex_lock (&self->lock);
@@ -156,8 +153,7 @@ bd_engine_prepare_locked (BdEngine  *self,
   bd_session_options_init (&options);
   options.device = device_from_setting (device);
 
-  if (!bd_pixels_check (bd_session_new (self->model, &options, &self->session, &bd_err),
-                        &bd_err, error))
+  if (!bd_library_new_session (self->model, &options, &self->session, error))
     {
       /* The runtime's own words ("CUDA driver version is insufficient...") help nobody
        * here; they go to the debug log. */
@@ -212,7 +208,11 @@ bd_engine_segment_thread (GTask        *task,
       return;
     }
 
-  bd_pixels_view (data->photo, &view);
+  if (!bd_pixbuf_view (data->photo, &view, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
   size = (gsize) view.width * view.height;
   alpha = g_try_malloc (size);
   if (alpha == NULL)

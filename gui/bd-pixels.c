@@ -8,24 +8,6 @@
 #include "bd-image-io.h"
 #include "bd-pixels.h"
 
-GdkPixbuf *
-bd_pixels_load_file (GFile         *file,
-                     GCancellable  *cancellable,
-                     GError       **error)
-{
-  g_autofree char *path = g_file_get_path (file);
-  g_autoptr(GBytes) contents = NULL;
-
-  if (path != NULL)
-    return bd_image_load (path, error);
-
-  contents = g_file_load_bytes (file, cancellable, NULL, error);
-  if (contents == NULL)
-    return NULL;
-
-  return bd_image_load_bytes (contents, error);
-}
-
 gboolean
 bd_pixels_check (bd_status       status,
                  const bd_error *error,
@@ -41,19 +23,6 @@ bd_pixels_check (bd_status       status,
                          error != NULL && error->message[0] != '\0'
                            ? error->message : bd_status_name (status));
   return FALSE;
-}
-
-void
-bd_pixels_view (GdkPixbuf *pixbuf,
-                bd_image  *out_view)
-{
-  g_assert (gdk_pixbuf_get_bits_per_sample (pixbuf) == 8);
-
-  out_view->pixels = gdk_pixbuf_read_pixels (pixbuf);
-  out_view->width = gdk_pixbuf_get_width (pixbuf);
-  out_view->height = gdk_pixbuf_get_height (pixbuf);
-  out_view->stride = gdk_pixbuf_get_rowstride (pixbuf);
-  out_view->format = gdk_pixbuf_get_has_alpha (pixbuf) ? BD_PIXEL_RGBA8 : BD_PIXEL_RGB8;
 }
 
 GBytes *
@@ -85,7 +54,11 @@ bd_pixels_composite (GdkPixbuf           *photo,
       return NULL;
     }
 
-  bd_pixels_view (photo, &view);
+  if (!bd_pixbuf_view (photo, &view, error))
+    {
+      g_free (out);
+      return NULL;
+    }
   if (!bd_pixels_check (bd_composite (&view, alpha, width, background, out, width * 4, &bd_err),
                         &bd_err, error))
     {
@@ -231,17 +204,4 @@ bd_pixels_thumbnail (GdkPixbuf    *photo,
     }
 
   return g_steal_pointer (&cutout);
-}
-
-char *
-bd_pixels_output_name (const char *source_name,
-                       const char *extension)
-{
-  g_autofree char *stem = g_strdup (source_name != NULL && *source_name ? source_name : "photo");
-  char *dot = strrchr (stem, '.');
-
-  if (dot != NULL && dot != stem)
-    *dot = '\0';
-
-  return g_strdup_printf ("%s-cutout.%s", stem, extension);
 }

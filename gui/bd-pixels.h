@@ -7,24 +7,17 @@
 #include <gdk-pixbuf/gdk-pixbuf.h>
 
 #include "backdrop.h"
+#include "bd-image-io.h"  /* bd_image_load_file, bd_image_save_file: the programs' one way */
 #include "bd-library.h"   /* BD_LIBRARY_ERROR: codes are the library's bd_status values */
+#include "bd-output-name.h"
+#include "bd-pixbuf.h"    /* bd_pixbuf_view */
 
 G_BEGIN_DECLS
-
-/* Decodes a photo with bd_image_load(); files that are not local are read whole first.
- * Blocks: for worker threads. */
-GdkPixbuf  *bd_pixels_load_file       (GFile          *file,
-                                       GCancellable   *cancellable,
-                                       GError        **error);
 
 /* Turns a failed library call into a GError; returns TRUE when @status is BD_OK. */
 gboolean    bd_pixels_check           (bd_status       status,
                                        const bd_error *error,
                                        GError        **out_error);
-
-/* A view of @pixbuf's pixels (8-bit RGB or RGBA); @pixbuf must outlive the view. */
-void        bd_pixels_view            (GdkPixbuf      *pixbuf,
-                                       bd_image       *out_view);
 
 /* @photo with @alpha (@photo's size, rows as wide as the photo) over @background.
  * With @premultiplied the bytes suit GDK_MEMORY_R8G8B8A8_PREMULTIPLIED (for display),
@@ -48,7 +41,7 @@ GBytes     *bd_pixels_resample        (const guint8   *pixels,
                                        int             out_width,
                                        int             out_height);
 
-/* Straight RGBA bytes from bd_pixels_composite() as a pixbuf, for bd_image_save(). */
+/* Straight RGBA bytes from bd_pixels_composite() as a pixbuf, for bd_image_save_file(). */
 GdkPixbuf  *bd_pixels_to_pixbuf       (GBytes         *rgba,
                                        int             width,
                                        int             height);
@@ -57,9 +50,5 @@ GdkPixbuf  *bd_pixels_to_pixbuf       (GBytes         *rgba,
 GdkPixbuf  *bd_pixels_thumbnail       (GdkPixbuf      *photo,
                                        const guint8   *alpha,
                                        int             size);
-
-/* "portrait.jpg" -> "portrait-cutout.png": the name an exported result gets. */
-char       *bd_pixels_output_name     (const char     *source_name,
-                                       const char     *extension);
 
 G_END_DECLS

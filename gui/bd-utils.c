@@ -3,6 +3,7 @@
 
 #include <glib/gi18n.h>
 
+#include "bd-image-types.h"
 #include "bd-utils.h"
 
 /* The first AdwToastOverlay at or below @widget. */
@@ -159,8 +160,14 @@ bd_image_file_filter (void)
 {
   GtkFileFilter *filter = gtk_file_filter_new ();
 
+  gsize n_types;
+  const BdImageType *types = bd_image_types (&n_types);
+
+  /* The types the programs read (common/bd-image-types.h), not every format gdk-pixbuf
+   * knows: a BMP or GIF offered here would only be refused after the user picked it. */
   gtk_file_filter_set_name (filter, _("Photos"));
-  gtk_file_filter_add_pixbuf_formats (filter);
+  for (gsize i = 0; i < n_types; i++)
+    gtk_file_filter_add_mime_type (filter, types[i].mime_type);
   return filter;
 }
 
