@@ -6,6 +6,7 @@
 #include "backdrop.h"
 #include "bd-application.h"
 #include "bd-preferences-dialog.h"
+#include "bd-settings-migrate.h"
 #include "bd-window.h"
 
 struct _BdApplication
@@ -24,7 +25,7 @@ bd_application_new (void)
   return g_object_new (BD_TYPE_APPLICATION,
                        "application-id", APP_ID,
                        "flags", G_APPLICATION_HANDLES_OPEN,
-                       "resource-base-path", "/io/github/backdrop/Backdrop",
+                       "resource-base-path", "/org/backdrop_app/backdrop",
                        NULL);
 }
 
@@ -81,8 +82,8 @@ about_action (GSimpleAction *action,
   adw_about_dialog_set_comments (ADW_ABOUT_DIALOG (dialog),
                                  _("Remove and replace the background of portrait photos, on your own computer."));
   adw_about_dialog_set_license_type (ADW_ABOUT_DIALOG (dialog), GTK_LICENSE_APACHE_2_0);
-  adw_about_dialog_set_website (ADW_ABOUT_DIALOG (dialog), "https://github.com/backdrop/Backdrop");
-  adw_about_dialog_set_issue_url (ADW_ABOUT_DIALOG (dialog), "https://github.com/backdrop/Backdrop/issues");
+  /* The project's own homepage (data/meson.build); no issue tracker is public yet. */
+  adw_about_dialog_set_website (ADW_ABOUT_DIALOG (dialog), APP_HOMEPAGE);
   adw_about_dialog_set_debug_info (ADW_ABOUT_DIALOG (dialog), debug_info);
   /* Translators: put your names here, one per line */
   adw_about_dialog_set_translator_credits (ADW_ABOUT_DIALOG (dialog), _("translator-credits"));
@@ -166,6 +167,8 @@ bd_application_startup (GApplication *application)
   gtk_window_set_default_icon_name (APP_ID);
 
   self->settings = g_settings_new (APP_ID);
+  if (bd_settings_migrate (self->settings, APP_OLD_SETTINGS_PATH))
+    g_debug ("settings of the earlier application ID copied from %s", APP_OLD_SETTINGS_PATH);
   self->engine = bd_engine_new (NULL);
   g_settings_bind (self->settings, "device", self->engine, "device", G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "keep-all-people", self->engine, "all-people", G_SETTINGS_BIND_GET);

@@ -908,7 +908,7 @@ bd_batch_page_class_init (BdBatchPageClass *klass)
     g_signal_new ("item-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, BD_TYPE_BATCH_ITEM);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/backdrop/Backdrop/bd-batch-page.ui");
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/backdrop_app/backdrop/bd-batch-page.ui");
   gtk_widget_class_bind_template_child (widget_class, BdBatchPage, window_title);
   gtk_widget_class_bind_template_child (widget_class, BdBatchPage, menu_button);
   gtk_widget_class_bind_template_child (widget_class, BdBatchPage, summary_label);

@@ -164,7 +164,7 @@ bd_batch_row_class_init (BdBatchRowClass *klass)
     g_signal_new ("remove", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/backdrop/Backdrop/bd-batch-row.ui");
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/backdrop_app/backdrop/bd-batch-row.ui");
   gtk_widget_class_bind_template_child (widget_class, BdBatchRow, thumbnail_stack);
   gtk_widget_class_bind_template_child (widget_class, BdBatchRow, thumbnail);
   gtk_widget_class_bind_template_child (widget_class, BdBatchRow, progress_bar);

@@ -642,7 +642,7 @@ bd_editor_class_init (BdEditorClass *klass)
   g_type_ensure (BD_TYPE_CANVAS);
   g_type_ensure (BD_TYPE_SCALE_ROW);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/backdrop/Backdrop/bd-editor.ui");
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/backdrop_app/backdrop/bd-editor.ui");
   gtk_widget_class_bind_template_child (widget_class, BdEditor, back_button);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, menu_button);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, window_title);

@@ -93,7 +93,7 @@ bd_preferences_dialog_class_init (BdPreferencesDialogClass *klass)
 
   object_class->dispose = bd_preferences_dialog_dispose;
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/backdrop/Backdrop/bd-preferences-dialog.ui");
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/backdrop_app/backdrop/bd-preferences-dialog.ui");
   gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, device_row);
   gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, all_people_row);
   gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, format_row);

@@ -168,7 +168,7 @@ bd_scale_row_class_init (BdScaleRowClass *klass)
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/backdrop/Backdrop/bd-scale-row.ui");
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/backdrop_app/backdrop/bd-scale-row.ui");
   gtk_widget_class_bind_template_child (widget_class, BdScaleRow, title_label);
   gtk_widget_class_bind_template_child (widget_class, BdScaleRow, value_label);
   gtk_widget_class_bind_template_child (widget_class, BdScaleRow, scale);

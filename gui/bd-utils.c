@@ -175,7 +175,7 @@ GMenuModel *
 bd_primary_menu_new (void)
 {
   g_autoptr(GtkBuilder) builder =
-    gtk_builder_new_from_resource ("/io/github/backdrop/Backdrop/bd-primary-menu.ui");
+    gtk_builder_new_from_resource ("/org/backdrop_app/backdrop/bd-primary-menu.ui");
 
   return g_object_ref (G_MENU_MODEL (gtk_builder_get_object (builder, "primary-menu")));
 }

@@ -546,7 +546,7 @@ bd_window_class_init (BdWindowClass *klass)
   g_type_ensure (BD_TYPE_EDITOR);
   g_type_ensure (BD_TYPE_BATCH_PAGE);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/backdrop/Backdrop/bd-window.ui");
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/backdrop_app/backdrop/bd-window.ui");
   gtk_widget_class_bind_template_child (widget_class, BdWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, BdWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, BdWindow, welcome_menu_button);

@@ -26,6 +26,7 @@
 #include "bd-drag-provider.h"
 #include "bd-editor.h"
 #include "bd-preferences-dialog.h"
+#include "bd-settings-migrate.h"
 #include "bd-window.h"
 #include "bd-window-shot.h"
 #include "synthetic-model.h"
@@ -2442,6 +2443,48 @@ find_model (void)
   return path;
 }
 
+/* The settings of the earlier application ID come over once; a value set here since stays. */
+static void
+test_settings_migrate (void)
+{
+  g_autoptr(GSettings) now = g_settings_new (APP_ID);
+  g_autoptr(GSettingsSchema) legacy =
+    g_settings_schema_source_lookup (g_settings_schema_source_get_default (), APP_ID ".keys", TRUE);
+  g_autoptr(GSettings) old = NULL;
+  static const char *const keys[] = { "settings-migrated", "jpeg-quality", "export-format", "window-width" };
+
+  g_assert_nonnull (legacy);
+  old = g_settings_new_full (legacy, NULL, APP_OLD_SETTINGS_PATH);
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    g_settings_reset (now, keys[i]);
+
+  g_settings_set_int (old, "jpeg-quality", 77);
+  g_settings_set_string (old, "export-format", "webp");
+  g_settings_set_int (old, "window-width", 800);
+  g_settings_set_int (now, "window-width", 1234);   /* set under the new ID since */
+  g_assert_true (bd_settings_migrate (now, APP_OLD_SETTINGS_PATH));
+  g_assert_cmpint (g_settings_get_int (now, "jpeg-quality"), ==, 77);
+  {
+    g_autofree char *format = g_settings_get_string (now, "export-format");
+
+    g_assert_cmpstr (format, ==, "webp");
+  }
+  g_assert_cmpint (g_settings_get_int (now, "window-width"), ==, 1234);
+  g_assert_true (g_settings_get_boolean (now, "settings-migrated"));
+
+  /* Once only: a later change under the old ID is not copied again. */
+  g_settings_set_int (old, "jpeg-quality", 50);
+  g_settings_reset (now, "jpeg-quality");
+  g_assert_false (bd_settings_migrate (now, APP_OLD_SETTINGS_PATH));
+  g_assert_cmpint (g_settings_get_int (now, "jpeg-quality"), ==, 92);
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      g_settings_reset (now, keys[i]);
+      g_settings_reset (old, keys[i]);
+    }
+}
+
 static void
 test_no_display (void)
 {
@@ -2482,6 +2525,7 @@ main (int   argc,
   else
     g_setenv ("BACKDROP_MODEL", model, TRUE);
 
+  g_test_add_func ("/gui/settings-migrate", test_settings_migrate);
   if (!gtk_init_check ())
     {
       g_test_add_func ("/gui/no-display", test_no_display);
