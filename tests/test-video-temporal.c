@@ -10,7 +10,8 @@
 #include <string.h>
 
 /* The definition: mean |luma difference| over a 5x5 window, edges repeated; full blend below
- * 3 levels, none above 10, linear between. */
+ * 3 levels, none above 10, linear between; the same for masks 64 and 160 levels apart;
+ * rounded towards the other frame's mask. */
 static void
 naive_blend (const bd_image *a, const bd_image *b, const uint8_t *other, uint8_t *alpha, float strength)
 {
@@ -30,8 +31,10 @@ naive_blend (const bd_image *a, const bd_image *b, const uint8_t *other, uint8_t
 					s += abs (la - lb);
 				}
 			double g = CLAMP ((10.0 - s / 25) / 7.0, 0, 1);
-			double v = alpha[y * w + x] + strength * g * (other[y * w + x] - alpha[y * w + x]);
-			out[y * w + x] = (uint8_t) CLAMP (floor (v + 0.5), 0, 255);
+			g *= CLAMP ((160.0 - abs (alpha[y * w + x] - other[y * w + x])) / 96.0, 0, 1);
+			/* From the other frame's value, rounded towards it. */
+			double step = (1 - strength * g) * (alpha[y * w + x] - other[y * w + x]);
+			out[y * w + x] = (uint8_t) (other[y * w + x] + (int) step);
 		}
 	memcpy (alpha, out, (gsize) w * h);
 	g_free (out);
@@ -65,7 +68,7 @@ test_random (void)
 		naive_blend (&a, &b, other, want, cases[i].strength);
 		g_assert_cmpint (bd_temporal_blend (&a, &b, other, (size_t) w, alpha, (size_t) w, cases[i].strength, NULL),
 		                 ==, BD_OK);
-		/* Float rounding may differ by one level where v lands on .5. */
+		/* float against double may differ by a level where the step is a whole number. */
 		for (int k = 0; k < w * h; k++)
 			g_assert_cmpint (abs ((int) alpha[k] - (int) want[k]), <=, 1);
 		g_free (pa); g_free (pb); g_free (other); g_free (alpha); g_free (want);
@@ -82,18 +85,25 @@ test_still_and_moving (void)
 	memcpy (b, a, sizeof b);
 	for (int y = 0; y < H; y++)
 		memset (b + (y * W + W / 2) * 3, 250, W / 2 * 3);
-	memset (prev, 200, sizeof prev);
+	memset (prev, 160, sizeof prev);
 	memset (alpha, 100, sizeof alpha);
 	bd_image fa = { b, W, H, W * 3, BD_PIXEL_RGB8 }, fb = { a, W, H, W * 3, BD_PIXEL_RGB8 };
 	g_assert_cmpint (bd_temporal_blend (&fa, &fb, prev, W, alpha, W, 0.75f, NULL), ==, BD_OK);
 	for (int y = 0; y < H; y++) {
-		/* Still, away from the moving half's window: 100 + 0.75 * (200 - 100). */
+		/* Still, away from the moving half's window: 160 + 0.25 * (100 - 160). */
 		for (int x = 0; x < W / 2 - 3; x++)
-			g_assert_cmpuint (alpha[y * W + x], ==, 175);
+			g_assert_cmpuint (alpha[y * W + x], ==, 145);
 		/* Moved: this frame's own mask, untouched. */
 		for (int x = W / 2 + 2; x < W; x++)
 			g_assert_cmpuint (alpha[y * W + x], ==, 100);
 	}
+	/* A still pixel whose mask jumps from background to person (160 levels or more) is
+	 * taken as a person moving over a look-alike background: left alone. */
+	memset (prev, 0, sizeof prev);
+	memset (alpha, 200, sizeof alpha);
+	g_assert_cmpint (bd_temporal_blend (&fa, &fa, prev, W, alpha, W, 1.0f, NULL), ==, BD_OK);
+	for (int k = 0; k < W * H; k++)
+		g_assert_cmpuint (alpha[k], ==, 200);
 	/* Strength 0 leaves the mask as it was. */
 	memset (alpha, 100, sizeof alpha);
 	g_assert_cmpint (bd_temporal_blend (&fa, &fa, prev, W, alpha, W, 0, NULL), ==, BD_OK);
