@@ -130,7 +130,24 @@ def davis_clip():
         assert min(ious) > 0.6, ious
 
 
+def live_pipeline():
+    """docs/VIDEO.md's camera pipeline with a live videotestsrc for the camera and fakesink for
+    v4l2loopback's v4l2sink (absent in CI): every frame comes out, or is reported dropped (QoS)."""
+    n = 20
+    out = launch("videotestsrc is-live=true num-buffers=%d pattern=ball ! video/x-raw,width=320,height=180,framerate=15/1 "
+                 "! videoconvert ! backdrop device=cpu input-size=256 output=composite background=blur model=%s "
+                 "! videoconvert ! video/x-raw,format=YUY2 ! fakesink sync=true silent=false" % (n, MODEL),
+                 messages=True, verbose=True)
+    shown = sum(1 for line in out.splitlines() if "last-message = chain" in line)
+    dropped = sum(1 for line in out.splitlines() if "(qos)" in line and "backdrop0" in line)
+    assert "Got EOS" in out, out[-1500:]
+    assert shown + dropped == n and shown > 0, "%d frames shown, %d reported dropped, of %d" % (shown, dropped, n)
+    p = subprocess.run(["gst-inspect-1.0", "v4l2sink"], env=ENV, capture_output=True, text=True)
+    assert p.returncode == 0, "no v4l2sink (gstreamer1.0-plugins-good) for the loopback camera"
+
+
 check("inspect", inspect)
+check("live-pipeline", live_pipeline)
 check("formats-and-outputs", formats)
 check("device-message", device_message)
 check("lookahead-keeps-every-frame", lookahead_keeps_frames)
