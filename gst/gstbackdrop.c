@@ -299,7 +299,7 @@ take_frame (GstBackdrop *self, GstBuffer *in)
 	gboolean ok = bd_video_stream_push (self->stream, rgba, stride, in, (GDestroyNotify) gst_buffer_unref, &error);
 	gst_video_frame_unmap (&frame);
 	if (!ok) {
-		GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Frame %" G_GUINT64_FORMAT " failed: %s"), self->frames_in,
+		GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Frame %llu failed: %s"), (unsigned long long) self->frames_in,
 		                   error->message), (NULL));
 		return GST_FLOW_ERROR;
 	}
@@ -329,7 +329,7 @@ render (GstBackdrop *self, BdVideoFrame *f, GstBuffer **outbuf)
 	}
 	bd_video_frame_free (f);
 	if (!ok) {
-		GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Frame %" G_GUINT64_FORMAT " failed: %s"), self->frames_out,
+		GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Frame %llu failed: %s"), (unsigned long long) self->frames_out,
 		                   error ? error->message : _("cannot write the output buffer")), (NULL));
 		gst_clear_buffer (outbuf);
 		return GST_FLOW_ERROR;

@@ -71,10 +71,12 @@ progress (double fraction, guint64 frames, gpointer user_data)
 		return;
 	p->last = now;
 	double fps = frames / MAX (1e-6, (now - p->start) / 1e6);
+	/* Back to the start of the line, outside the message: translations keep no control codes. */
+	fputc ('\r', stderr);
 	if (fraction >= 0)
-		fprintf (stderr, _("\r%3.0f%%  %" G_GUINT64_FORMAT " frames, %.1f frames/s "), 100 * fraction, frames, fps);
+		fprintf (stderr, _("%3.0f%%  %llu frames, %.1f frames/s "), 100 * fraction, (unsigned long long) frames, fps);
 	else
-		fprintf (stderr, _("\r%" G_GUINT64_FORMAT " frames, %.1f frames/s "), frames, fps);
+		fprintf (stderr, _("%llu frames, %.1f frames/s "), (unsigned long long) frames, fps);
 }
 
 /* TRUE when @a and @b name one file (through links too). */
@@ -245,7 +247,7 @@ main (int argc, char **argv)
 	}
 	if (!opt_quiet) {
 		double seconds = (g_get_monotonic_time () - ps.start) / 1e6;
-		fprintf (stderr, _("%s: %" G_GUINT64_FORMAT " frames in %.1f s (%.1f frames/s)\n"), output, frames, seconds,
+		fprintf (stderr, _("%s: %llu frames in %.1f s (%.1f frames/s)\n"), output, (unsigned long long) frames, seconds,
 		         frames / MAX (1e-6, seconds));
 	}
 	return EXIT_OK;
