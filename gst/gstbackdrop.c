@@ -41,9 +41,11 @@ struct _GstBackdrop {
 	GstVideoConverter *to_rgba;    /* NULL for RGBA input */
 	GstVideoInfo      rgba_info;
 	guint8           *rgba;        /* the converted frame */
+	gboolean          gray_out;    /* the negotiated output is GRAY8 */
 	bd_background     bg;
 	bd_image          bg_image;
 	GdkPixbuf        *bg_pixbuf;
+	char             *bg_spec;     /* what bg was parsed from */
 	guint64           frames_in, frames_out;
 };
 
@@ -139,18 +141,29 @@ apply_settings (GstBackdrop *self, GError **error)
 	self->settings_changed = FALSE;
 	GST_OBJECT_UNLOCK (self);
 
-	bd_background background;
-	bd_image image;
-	GdkPixbuf *pixbuf = NULL;
-	if (!bd_video_parse_background (bg, &background, &image, &pixbuf, error))
-		return FALSE;
-	g_clear_object (&self->bg_pixbuf);
-	self->bg_pixbuf = pixbuf;
-	self->bg = background;
-	self->bg_image = image;
-	if (self->bg.kind == BD_BACKGROUND_IMAGE)
-		self->bg.image = &self->bg_image;
+	/* An image is decoded once, not again when another property changes. */
+	if (!self->bg_spec || g_strcmp0 (bg, self->bg_spec + 1)) {
+		bd_background background;
+		bd_image image;
+		GdkPixbuf *pixbuf = NULL;
+		if (!bd_video_parse_background (bg, &background, &image, &pixbuf, error))
+			return FALSE;
+		g_clear_object (&self->bg_pixbuf);
+		self->bg_pixbuf = pixbuf;
+		self->bg = background;
+		self->bg_image = image;
+		if (self->bg.kind == BD_BACKGROUND_IMAGE)
+			self->bg.image = &self->bg_image;
+		g_free (self->bg_spec);
+		self->bg_spec = g_strconcat ("=", bg ? bg : "", NULL);
+	}
 	s.background = &self->bg;
+	/* What the caps say wins over the property until the new caps are agreed (the output
+	 * property renegotiates): a frame must fit the buffer it is written into. */
+	if (self->gray_out)
+		s.output = BD_VIDEO_OUTPUT_MASK;
+	else if (s.output == BD_VIDEO_OUTPUT_MASK)
+		s.output = BD_VIDEO_OUTPUT_CUTOUT;
 	if (self->stream)
 		bd_video_stream_set (self->stream, &s);
 	return TRUE;
@@ -209,6 +222,7 @@ gst_backdrop_stop (GstBaseTransform *bt)
 	g_clear_pointer (&self->session, bd_session_free);
 	g_clear_pointer (&self->bd_model, bd_model_free);
 	g_clear_object (&self->bg_pixbuf);
+	g_clear_pointer (&self->bg_spec, g_free);
 	return TRUE;
 }
 
@@ -218,7 +232,13 @@ gst_backdrop_set_info (GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in
 {
 	GstBackdrop *self = GST_BACKDROP (filter);
 	guint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
-	g_clear_pointer (&self->stream, bd_video_stream_free);
+	GstVideoInfo *old_in = &filter->in_info;
+	self->gray_out = GST_VIDEO_INFO_FORMAT (out_info) == GST_VIDEO_FORMAT_GRAY8;
+	/* New caps of the same size (the output property renegotiated, or only the input's
+	 * format changed) keep the stream: the frames held for look-ahead and the filter's memory
+	 * of the last frame stay. */
+	if (!(GST_VIDEO_INFO_WIDTH (old_in) == (gint) w && GST_VIDEO_INFO_HEIGHT (old_in) == (gint) h))
+		g_clear_pointer (&self->stream, bd_video_stream_free);
 	g_clear_pointer (&self->to_rgba, gst_video_converter_free);
 	g_clear_pointer (&self->rgba, g_free);
 	gst_video_info_set_format (&self->rgba_info, GST_VIDEO_FORMAT_RGBA, w, h);
@@ -238,7 +258,8 @@ gst_backdrop_set_info (GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in
 			return FALSE;
 		}
 	}
-	self->stream = bd_video_stream_new (self->session, w, h);
+	if (!self->stream)
+		self->stream = bd_video_stream_new (self->session, w, h);
 	g_autoptr (GError) error = NULL;
 	if (!apply_settings (self, &error)) {
 		GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", error->message), (NULL));

@@ -117,6 +117,16 @@ def composite_mp4():
     assert streams(info, "audio")[0]["codec_name"] == "aac"
 
 
+def rotation_kept():
+    """A phone's sideways video keeps its rotation, so it still plays upright."""
+    rot = os.path.join(tmp, "rot.mp4")
+    ff("-display_rotation", "90", "-i", CLIP, "-c", "copy", rot)
+    out = os.path.join(tmp, "rot-out.mp4")
+    tool("--device", "cpu", "--output", "composite", rot, out)
+    side = streams(probe(out), "video")[0].get("side_data_list", [])
+    assert any(abs(d.get("rotation", 0)) == 90 for d in side), side
+
+
 def mask_webm():
     out = os.path.join(tmp, "mask.webm")
     tool("--device", "cpu", "--output", "mask", "--latency", "0", CLIP, out)
@@ -161,6 +171,7 @@ if not shutil.which("ffmpeg") or not shutil.which("ffprobe"):
 check("cutout-webm-alpha-audio-timing", cutout_webm)
 check("composite-mp4-audio-copied", composite_mp4)
 check("mask-webm", mask_webm)
+check("rotation-kept", rotation_kept)
 check("never-overwrites", protects_files)
 check("ctrl-c-leaves-nothing", cancel)
 if not FRAMES:

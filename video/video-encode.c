@@ -9,6 +9,7 @@
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/audio_fifo.h>
+#include <libavutil/mem.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libswresample/swresample.h>
@@ -155,6 +156,14 @@ open_video (transcode *t, const char *format, GError **error)
 	t->vst->avg_frame_rate = t->venc->framerate;
 	if (t->venc->pix_fmt == AV_PIX_FMT_YUVA420P)
 		av_dict_set (&t->vst->metadata, "alpha_mode", "1", 0);
+	/* A phone's video is stored sideways with a rotation to show it upright: keep it. */
+	const AVPacketSideData *rot = av_packet_side_data_get (ist->codecpar->coded_side_data,
+	                                                       ist->codecpar->nb_coded_side_data,
+	                                                       AV_PKT_DATA_DISPLAYMATRIX);
+	void *matrix = rot ? av_memdup (rot->data, rot->size) : NULL;
+	if (matrix && !av_packet_side_data_add (&t->vst->codecpar->coded_side_data, &t->vst->codecpar->nb_coded_side_data,
+	                                        AV_PKT_DATA_DISPLAYMATRIX, matrix, rot->size, 0))
+		av_free (matrix);
 
 	gsize bpp = job->settings->output == BD_VIDEO_OUTPUT_MASK ? 1 : 4;
 	t->out_stride = (gsize) t->w * bpp;
