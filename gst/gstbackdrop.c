@@ -250,7 +250,8 @@ gst_backdrop_set_info (GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in
 	self->rgba_info.interlace_mode = in_info->interlace_mode;
 	if (GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_FORMAT_RGBA) {
 		self->to_rgba = gst_video_converter_new (in_info, &self->rgba_info,
-			gst_structure_new ("options", GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT, 1, NULL));
+			gst_structure_new ("options", GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT,
+			                   (guint) g_get_num_processors (), NULL));
 		self->rgba = g_try_malloc (GST_VIDEO_INFO_SIZE (&self->rgba_info));
 		if (!self->to_rgba || !self->rgba) {
 			GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Cannot convert %s video to RGBA"),
