@@ -173,6 +173,16 @@ BD_API bd_status   bd_session_composite (bd_session *session, const bd_image *ph
                                   size_t alpha_stride, const bd_background *background,
                                   uint8_t *out, size_t out_stride, bd_error *error);
 
+/* Video: steadies @alpha (this frame's mask, changed in place) with @other_alpha, the mask of
+ * a neighbouring frame @other_photo (the previous frame's steadied mask, or a later frame's
+ * for look-ahead): where the photo did not change between the two frames and the masks
+ * nearly agree, @alpha moves @strength (0..1) of the way to @other_alpha; where the photo
+ * changed (motion), it stays as it is, so that the mask does not lag behind a moving person. Rounded towards @other_alpha: a level
+ * or two of noise on a still pixel does not pass. */
+BD_API bd_status   bd_temporal_blend (const bd_image *photo, const bd_image *other_photo,
+                               const uint8_t *other_alpha, size_t other_stride,
+                               uint8_t *alpha, size_t alpha_stride, float strength, bd_error *error);
+
 #ifdef __cplusplus
 }
 #endif

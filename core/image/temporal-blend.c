@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Video masks that hold still: a frame's mask is blended with a neighbouring frame's where the
+ * photo did not change between them and the two masks nearly agree, and left alone elsewhere. Per-frame networks flicker
+ * by a few levels on a still wall or a standing person from one frame to the next; an
+ * average over frames removes that, and gating it by the photo's own change keeps a moving
+ * arm's mask on the arm (a plain average would drag it a frame or more behind). */
+#include "image.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Local photo change, as the mean absolute luma difference over a window of 2r + 1 pixels
+ * square: one pixel's change is mostly sensor or compression noise, a window's is motion. */
+#define BD_TEMPORAL_RADIUS 2
+/* Window means below LOW count as unchanged (full blend), above HIGH as motion (no blend);
+ * in 8-bit luma levels. JPEG/H.264 noise on a still scene stays under about 3. */
+#define BD_TEMPORAL_LOW  3.0f
+#define BD_TEMPORAL_HIGH 10.0f
+/* Masks that differ by more than JUMP_LOW levels blend less, not at all past JUMP_HIGH: noise
+ * moves a still pixel's mask by a little; a jump from background to person where the photo
+ * hardly changed is mostly a person moving over a background of their own colour. On the
+ * DAVIS clips this guard takes the filter from 25 frames of 232 with a lower IoU than the
+ * per-frame masks (by over 0.005) to none, and flickers less too (docs/PERFORMANCE.md). */
+#define BD_TEMPORAL_JUMP_LOW  64.0f
+#define BD_TEMPORAL_JUMP_HIGH 160.0f
+
+static inline uint8_t
+luma (const uint8_t *p)
+{
+	/* BT.601 weights in 8-bit fixed point: fast, and only differences matter here. */
+	return (uint8_t) ((77 * p[0] + 150 * p[1] + 29 * p[2] + 128) >> 8);
+}
+
+/* @k clamped to 0..n-1 (n > 0): the window's edges repeat the border pixel. */
+static inline uint32_t
+clamp_index (int64_t k, uint32_t n)
+{
+	return k <= 0 || n == 0 ? 0 : (k >= (int64_t) n ? n - 1 : (uint32_t) k);
+}
+
+bd_status
+bd_temporal_blend (const bd_image *photo, const bd_image *other_photo, const uint8_t *other_alpha,
+                   size_t other_stride, uint8_t *alpha, size_t alpha_stride, float strength, bd_error *error)
+{
+	bd_status st = bd_image_check (photo, "photo", error);
+	if (st == BD_OK)
+		st = bd_image_check (other_photo, "other frame", error);
+	if (st != BD_OK)
+		return st;
+	uint32_t w = photo->width, h = photo->height;
+	if (other_photo->width != w || other_photo->height != h)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
+		                     "bd_temporal_blend: the frames differ in size (%ux%u and %ux%u)",
+		                     w, h, other_photo->width, other_photo->height);
+	if (!alpha || !other_alpha || !bd_stride_ok (w, h, alpha_stride) || !bd_stride_ok (w, h, other_stride))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_temporal_blend: no mask, or a bad stride");
+	if (!(strength >= 0 && strength <= 1))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_temporal_blend: strength must be within 0..1");
+	if (strength == 0)
+		return BD_OK;
+
+	/* Column sums of the luma difference over 2r + 1 rows, slid down the frame: one pass,
+	 * w counts and 2r + 1 rows of differences as scratch. */
+	const uint32_t r = BD_TEMPORAL_RADIUS;
+	uint32_t *col = calloc ((size_t) w, sizeof *col);
+	uint8_t *diff = malloc ((size_t) w * (2 * r + 1));
+	if (!col || !diff) {
+		free (col);
+		free (diff);
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	}
+	uint32_t c1 = bd_image_channels (photo), c2 = bd_image_channels (other_photo);
+	/* Row y's luma differences into ring slot y % (2r + 1); rows past the edges repeat it. */
+#define DIFF_ROW(y) (diff + (size_t) ((y) % (2 * r + 1)) * w)
+	for (int64_t y = -(int64_t) r; y < (int64_t) h; y++) {
+		/* Bring row y + r in (clamped), taking out row y - r - 1 (clamped) once it leaves. */
+		int64_t yin = y + r;
+		if (yin < (int64_t) h) {
+			uint8_t *d = DIFF_ROW ((uint32_t) yin);
+			const uint8_t *a = photo->pixels + (size_t) yin * photo->stride;
+			const uint8_t *b = other_photo->pixels + (size_t) yin * other_photo->stride;
+			for (uint32_t x = 0; x < w; x++) {
+				int dl = (int) luma (a + (size_t) x * c1) - (int) luma (b + (size_t) x * c2);
+				d[x] = (uint8_t) (dl < 0 ? -dl : dl);
+			}
+		}
+		if (y < 0)
+			continue;
+		/* The window of row y: rows max(0, y-r) .. min(h-1, y+r), edges repeated. */
+		for (uint32_t x = 0; x < w; x++)
+			col[x] = 0;
+		for (int64_t k = y - r; k <= y + (int64_t) r; k++) {
+			const uint8_t *d = DIFF_ROW (clamp_index (k, h));
+			for (uint32_t x = 0; x < w; x++)
+				col[x] += d[x];
+		}
+		/* Then along the row, edges repeated; the gate's weight from the window's mean. */
+		const float scale = 1.0f / (float) ((2 * r + 1) * (2 * r + 1));
+		uint8_t *out = alpha + (size_t) y * alpha_stride;
+		const uint8_t *prev = other_alpha + (size_t) y * other_stride;
+		uint32_t sum = 0;
+		for (int64_t k = -(int64_t) r; k <= (int64_t) r; k++)
+			sum += col[clamp_index (k, w)];
+		for (uint32_t x = 0; x < w; x++) {
+			float change = (float) sum * scale;
+			float g = (BD_TEMPORAL_HIGH - change) / (BD_TEMPORAL_HIGH - BD_TEMPORAL_LOW);
+			g = g < 0 ? 0 : (g > 1 ? 1 : g);
+			/* From the other frame's value, (1 - weight) of the way to this one's, rounded
+			 * towards the other: a change of a level or two on a still pixel (noise) then
+			 * stops there instead of passing through the rounding. */
+			float jump = fabsf ((float) out[x] - (float) prev[x]);
+			float gj = (BD_TEMPORAL_JUMP_HIGH - jump) / (BD_TEMPORAL_JUMP_HIGH - BD_TEMPORAL_JUMP_LOW);
+			gj = gj < 0 ? 0 : (gj > 1 ? 1 : gj);
+			float wgt = strength * g * gj;
+			float step = (1.0f - wgt) * ((float) out[x] - (float) prev[x]);
+			out[x] = (uint8_t) ((int) prev[x] + (int) step);
+			sum += col[clamp_index ((int64_t) x + r + 1, w)];
+			sum -= col[clamp_index ((int64_t) x - r, w)];
+		}
+	}
+#undef DIFF_ROW
+	free (col);
+	free (diff);
+	return BD_OK;
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A video's frames through libbackdrop (bd-video-stream.h). Each frame runs the network as it
+ * comes; it leaves once @latency later frames have come, steadied first against those later
+ * frames' masks (look-ahead) and then against the last frame that left (the causal filter),
+ * both through bd_temporal_blend, which leaves moving parts alone. */
+#include "bd-video-stream.h"
+
+#include <glib/gi18n-lib.h>
+#include <string.h>
+
+#include "bd-library.h"
+
+struct _BdVideoFrame {
+	guint8        *rgba;      /* width * 4 bytes a row */
+	guint8        *raw;       /* the network's mask */
+	guint8        *alpha;     /* steadied, edited when rendered */
+	gpointer       tag;
+	GDestroyNotify tag_free;
+};
+
+struct _BdVideoStream {
+	bd_session     *session;
+	guint           width, height;
+	BdVideoSettings settings;
+	bd_background   background;
+	GQueue          frames;     /* waiting for their look-ahead, oldest first */
+	/* The last frame that left: its photo and steadied mask (before the edits). */
+	guint8         *last_rgba, *last_alpha;
+	gboolean        have_last;
+	guint8         *edited;     /* scratch: the mask after threshold and feather */
+};
+
+static void
+frame_free_all (BdVideoFrame *f, gboolean with_tag)
+{
+	if (with_tag && f->tag_free && f->tag)
+		f->tag_free (f->tag);
+	g_free (f->rgba);
+	g_free (f->raw);
+	g_free (f->alpha);
+	g_free (f);
+}
+
+void
+bd_video_frame_free (BdVideoFrame *frame)
+{
+	if (frame)
+		frame_free_all (frame, TRUE);
+}
+
+gpointer
+bd_video_frame_get_tag (BdVideoFrame *frame)
+{
+	return frame->tag;
+}
+
+const guint8 *
+bd_video_frame_get_alpha (BdVideoFrame *frame)
+{
+	return frame->alpha;
+}
+
+const guint8 *
+bd_video_frame_get_raw_alpha (BdVideoFrame *frame)
+{
+	return frame->raw;
+}
+
+BdVideoStream *
+bd_video_stream_new (bd_session *session, guint width, guint height)
+{
+	BdVideoStream *s = g_new0 (BdVideoStream, 1);
+	s->session = session;
+	s->width = width;
+	s->height = height;
+	g_queue_init (&s->frames);
+	s->settings = (BdVideoSettings) { .output = BD_VIDEO_OUTPUT_CUTOUT, .threshold = -1,
+	                                  .steadiness = BD_VIDEO_DEFAULT_STEADINESS };
+	s->background.kind = BD_BACKGROUND_COLOR;
+	memset (s->background.color, 255, 4);
+	s->last_rgba = g_malloc ((gsize) width * height * 4);
+	s->last_alpha = g_malloc ((gsize) width * height);
+	s->edited = g_malloc ((gsize) width * height);
+	return s;
+}
+
+void
+bd_video_stream_reset (BdVideoStream *stream)
+{
+	BdVideoFrame *f;
+	while ((f = g_queue_pop_head (&stream->frames)))
+		bd_video_frame_free (f);
+	stream->have_last = FALSE;
+}
+
+void
+bd_video_stream_free (BdVideoStream *stream)
+{
+	if (!stream)
+		return;
+	bd_video_stream_reset (stream);
+	g_free (stream->last_rgba);
+	g_free (stream->last_alpha);
+	g_free (stream->edited);
+	g_free (stream);
+}
+
+void
+bd_video_stream_set (BdVideoStream *stream, const BdVideoSettings *settings)
+{
+	stream->settings = *settings;
+	stream->settings.latency = MIN (settings->latency, BD_VIDEO_MAX_LATENCY);
+	stream->settings.steadiness = CLAMP (settings->steadiness, 0.0f, 1.0f);
+	if (settings->background)
+		stream->background = *settings->background;
+	stream->settings.background = NULL;
+}
+
+guint
+bd_video_stream_queued (BdVideoStream *stream)
+{
+	return stream->frames.length;
+}
+
+static bd_image
+view (BdVideoStream *s, const guint8 *rgba)
+{
+	return (bd_image) { rgba, s->width, s->height, (size_t) s->width * 4, BD_PIXEL_RGBA8 };
+}
+
+gboolean
+bd_video_stream_push (BdVideoStream *stream, const guint8 *rgba, gsize stride, gpointer tag,
+                      GDestroyNotify tag_free, GError **error)
+{
+	BdVideoStream *s = stream;
+	gsize row = (gsize) s->width * 4, n = (gsize) s->width * s->height;
+	BdVideoFrame *f = g_new0 (BdVideoFrame, 1);
+	f->tag = tag;
+	f->tag_free = tag_free;
+	f->rgba = g_try_malloc (row * s->height);
+	f->raw = g_try_malloc (n);
+	f->alpha = g_try_malloc (n);
+	if (!f->rgba || !f->raw || !f->alpha) {
+		bd_video_frame_free (f);
+		g_set_error (error, BD_LIBRARY_ERROR, BD_ERR_NO_MEMORY, _("Out of memory for a %u×%u frame"),
+		             s->width, s->height);
+		return FALSE;
+	}
+	for (guint y = 0; y < s->height; y++)
+		memcpy (f->rgba + y * row, rgba + y * stride, row);
+	bd_run_options run;
+	bd_run_options_init (&run);
+	/* Mirror averaging doubles the network's time for a better still mask; on video the
+	 * temporal filter steadies the mask instead, at a fraction of the cost. */
+	run.mirror_average = 0;
+	run.main_subject_only = !s->settings.all_people;
+	bd_image photo = view (s, f->rgba);
+	bd_error err = { 0 };
+	if (bd_session_run (s->session, &photo, &run, f->raw, s->width, &err) != BD_OK) {
+		bd_library_set_error (error, &err, NULL);
+		bd_video_frame_free (f);
+		return FALSE;
+	}
+	g_queue_push_tail (&s->frames, f);
+	return TRUE;
+}
+
+BdVideoFrame *
+bd_video_stream_next (BdVideoStream *stream, gboolean draining)
+{
+	BdVideoStream *s = stream;
+	if (s->frames.length == 0 || (!draining && s->frames.length <= s->settings.latency))
+		return NULL;
+	BdVideoFrame *f = g_queue_pop_head (&s->frames);
+	gsize n = (gsize) s->width * s->height;
+	memcpy (f->alpha, f->raw, n);
+	bd_image photo = view (s, f->rgba);
+	float k = s->settings.steadiness;
+	if (k > 0) {
+		/* Look-ahead: a still pixel's mask becomes the mean of this frame's and the next
+		 * ones' (frame j joins with 1/(j+1), so each counts the same). */
+		guint j = 1;
+		for (GList *l = s->frames.head; l && j <= s->settings.latency; l = l->next, j++) {
+			BdVideoFrame *later = l->data;
+			bd_image other = view (s, later->rgba);
+			bd_temporal_blend (&photo, &other, later->raw, s->width, f->alpha, s->width, 1.0f / (float) (j + 1), NULL);
+		}
+		if (s->have_last) {
+			bd_image last = view (s, s->last_rgba);
+			bd_temporal_blend (&photo, &last, s->last_alpha, s->width, f->alpha, s->width, k, NULL);
+		}
+	}
+	memcpy (s->last_rgba, f->rgba, n * 4);
+	memcpy (s->last_alpha, f->alpha, n);
+	s->have_last = TRUE;
+	return f;
+}
+
+gboolean
+bd_video_stream_render (BdVideoStream *stream, BdVideoFrame *frame, guint8 *out, gsize out_stride, GError **error)
+{
+	BdVideoStream *s = stream;
+	gsize n = (gsize) s->width * s->height;
+	bd_error err = { 0 };
+	memcpy (s->edited, frame->alpha, n);
+	if ((s->settings.threshold >= 0 || s->settings.feather > 0) &&
+	    bd_session_mask_adjust (s->session, s->edited, s->width, s->height, s->width, s->settings.threshold,
+	                            s->settings.feather, &err) != BD_OK) {
+		bd_library_set_error (error, &err, NULL);
+		return FALSE;
+	}
+	if (s->settings.output == BD_VIDEO_OUTPUT_MASK) {
+		for (guint y = 0; y < s->height; y++)
+			memcpy (out + y * out_stride, s->edited + (gsize) y * s->width, s->width);
+		return TRUE;
+	}
+	bd_background transparent = { .kind = BD_BACKGROUND_TRANSPARENT };
+	const bd_background *bg = s->settings.output == BD_VIDEO_OUTPUT_CUTOUT ? &transparent : &s->background;
+	bd_image photo = view (s, frame->rgba);
+	if (bd_session_composite (s->session, &photo, s->edited, s->width, bg, out, out_stride, &err) != BD_OK) {
+		bd_library_set_error (error, &err, NULL);
+		return FALSE;
+	}
+	return TRUE;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A video's frames through libbackdrop, for the GStreamer element (gst/) and backdrop-video:
+ * the network on each frame, the temporal filter that keeps the mask still where the picture
+ * is (with an optional look-ahead of a frame or two), the mask edits, then the output. Frames
+ * leave in the order they came, each one exactly once, @latency frames behind. */
+#pragma once
+
+#include <gdk-pixbuf/gdk-pixbuf.h>
+#include <glib.h>
+
+#include "backdrop.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+	BD_VIDEO_OUTPUT_CUTOUT,    /* RGBA, the mask as alpha */
+	BD_VIDEO_OUTPUT_MASK,      /* one byte a pixel, 255 = person */
+	BD_VIDEO_OUTPUT_COMPOSITE, /* RGBA, opaque: the person over the background */
+} BdVideoOutput;
+
+/* Most frames of look-ahead: each one delays the output by a frame. */
+#define BD_VIDEO_MAX_LATENCY 2
+/* The temporal filter's default: how far a still pixel's mask moves towards the last
+ * frame's (docs/PERFORMANCE.md, "Video", has the flicker it gives). */
+#define BD_VIDEO_DEFAULT_STEADINESS 0.75f
+
+/* A background for composites: NULL or "" gives white; "#rrggbb", "#rrggbbaa", a colour name
+ * (white, black, grey, red, green, blue, yellow), "blur" or "blur:RADIUS", or an image file.
+ * @pixbuf receives the decoded image, which @background points into: keep it while in use. */
+gboolean bd_video_parse_background (const char *spec, bd_background *background, bd_image *image,
+                                    GdkPixbuf **pixbuf, GError **error);
+
+typedef struct {
+	BdVideoOutput output;
+	const bd_background *background; /* for composites; copied, the image it names is not */
+	float    threshold;    /* < 0: the soft mask */
+	float    feather;      /* pixels */
+	gboolean all_people;   /* keep passers-by, not only the main subject */
+	guint    latency;      /* look-ahead frames, 0..BD_VIDEO_MAX_LATENCY */
+	float    steadiness;   /* 0: per-frame masks; up to 1 */
+} BdVideoSettings;
+
+typedef struct _BdVideoStream BdVideoStream;
+typedef struct _BdVideoFrame  BdVideoFrame;
+
+/* For frames of @width x @height on @session (kept, not owned). */
+BdVideoStream *bd_video_stream_new      (bd_session *session, guint width, guint height);
+void           bd_video_stream_free     (BdVideoStream *stream);
+/* Settings apply from the next frame that leaves. */
+void           bd_video_stream_set      (BdVideoStream *stream, const BdVideoSettings *settings);
+
+/* Takes a frame (RGBA, rows @stride apart; copied) with a @tag that comes back with it
+ * (released with @tag_free when the frame is freed unused) and runs the network on it. */
+gboolean       bd_video_stream_push     (BdVideoStream *stream, const guint8 *rgba, gsize stride,
+                                         gpointer tag, GDestroyNotify tag_free, GError **error);
+/* The oldest frame that is ready: @latency frames have followed it, or @draining (the end of
+ * the stream). NULL when none is. */
+BdVideoFrame  *bd_video_stream_next     (BdVideoStream *stream, gboolean draining);
+/* Drops the frames waiting (a flush or seek), and the filter's memory of the last one. */
+void           bd_video_stream_reset    (BdVideoStream *stream);
+guint          bd_video_stream_queued   (BdVideoStream *stream);
+
+/* @frame's output, as the settings say, into @out (rows @out_stride apart: 4 bytes a pixel, or
+ * 1 for BD_VIDEO_OUTPUT_MASK). */
+gboolean       bd_video_stream_render   (BdVideoStream *stream, BdVideoFrame *frame, guint8 *out,
+                                         gsize out_stride, GError **error);
+gpointer       bd_video_frame_get_tag   (BdVideoFrame *frame);
+/* The frame's steadied mask (width bytes a row) and its network mask before the filter. */
+const guint8  *bd_video_frame_get_alpha (BdVideoFrame *frame);
+const guint8  *bd_video_frame_get_raw_alpha (BdVideoFrame *frame);
+void           bd_video_frame_free      (BdVideoFrame *frame);
+
+G_END_DECLS

@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A video file through a BdVideoStream (video-encode.h). GStreamer has no encoder that writes
+ * VP9's alpha into WebM; libavcodec's libvpx-vp9 does (as Chrome and Firefox play it), so the
+ * file tool is built on FFmpeg's libraries and the live element on GStreamer. */
+#include "video-encode.h"
+
+#include <gio/gio.h>
+#include <glib/gi18n-lib.h>
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/mem.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
+
+#include "bd-library.h"
+
+typedef struct {
+	const BdTranscodeJob *job;
+	AVFormatContext *ic, *oc;
+	int              vi, ai;          /* input streams; ai < 0 without audio */
+	AVCodecContext  *vdec, *venc, *adec, *aenc;
+	AVStream        *vst, *ast;
+	gboolean         audio_copy;
+	struct SwsContext *sws_in, *sws_out;
+	SwrContext      *swr;
+	AVAudioFifo     *fifo;
+	int64_t          audio_next;      /* the next audio sample's time, in 1/sample_rate */
+	gboolean         audio_started;
+	BdVideoStream   *stream;
+	int              w, h;
+	guint8          *rgba;            /* the decoded frame as RGBA */
+	guint8          *out;             /* the stream's output, RGBA or one byte a pixel */
+	gsize            out_stride;
+	AVFrame         *frame, *enc_frame;
+	AVPacket        *pkt;
+	guint64          frames;
+	double           duration;        /* seconds, for progress; 0 when unknown */
+} transcode;
+
+typedef struct {
+	int64_t pts, duration;            /* in the input stream's time base */
+} frame_time;
+
+const char *
+bd_video_container (const char *name, gboolean *alpha)
+{
+	static const struct { const char *ext, *format; gboolean alpha; } known[] = {
+		{ ".webm", "webm", TRUE }, { ".mkv", "matroska", TRUE },
+		{ ".mp4", "mp4", FALSE }, { ".m4v", "mp4", FALSE }, { ".mov", "mov", FALSE },
+	};
+	g_autofree char *lower = g_ascii_strdown (name, -1);
+	for (gsize i = 0; i < G_N_ELEMENTS (known); i++)
+		if (g_str_has_suffix (lower, known[i].ext)) {
+			if (alpha)
+				*alpha = known[i].alpha;
+			return known[i].format;
+		}
+	return NULL;
+}
+
+static gboolean
+av_failed (GError **error, int err, const char *what)
+{
+	char msg[AV_ERROR_MAX_STRING_SIZE] = { 0 };
+	av_strerror (err, msg, sizeof msg);
+	g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", what, msg);
+	return FALSE;
+}
+
+static gboolean
+write_packets (transcode *t, AVCodecContext *enc, AVStream *st, GError **error)
+{
+	for (;;) {
+		int err = avcodec_receive_packet (enc, t->pkt);
+		if (err == AVERROR (EAGAIN) || err == AVERROR_EOF)
+			return TRUE;
+		if (err < 0)
+			return av_failed (error, err, _("Encoding failed"));
+		av_packet_rescale_ts (t->pkt, enc->time_base, st->time_base);
+		t->pkt->stream_index = st->index;
+		err = av_interleaved_write_frame (t->oc, t->pkt);
+		if (err < 0)
+			return av_failed (error, err, _("Cannot write the video file"));
+	}
+}
+
+/* ---- video ---- */
+
+static gboolean
+open_video (transcode *t, const char *format, GError **error)
+{
+	const BdTranscodeJob *job = t->job;
+	AVStream *ist = t->ic->streams[t->vi];
+	const AVCodec *dec = avcodec_find_decoder (ist->codecpar->codec_id);
+	if (!dec) {
+		g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("No decoder for the video codec %s"),
+		             avcodec_get_name (ist->codecpar->codec_id));
+		return FALSE;
+	}
+	t->vdec = avcodec_alloc_context3 (dec);
+	avcodec_parameters_to_context (t->vdec, ist->codecpar);
+	t->vdec->pkt_timebase = ist->time_base;
+	t->vdec->thread_count = 0;
+	int err = avcodec_open2 (t->vdec, dec, NULL);
+	if (err < 0)
+		return av_failed (error, err, _("Cannot open the video decoder"));
+	t->w = t->vdec->width;
+	t->h = t->vdec->height;
+	if (t->w <= 0 || t->h <= 0 || (guint64) t->w * t->h > BD_MAX_PIXELS) {
+		g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("The video's frame size %d×%d is not usable"),
+		             t->w, t->h);
+		return FALSE;
+	}
+
+	gboolean vp9 = g_strcmp0 (format, "mp4") && g_strcmp0 (format, "mov");
+	const AVCodec *enc = avcodec_find_encoder_by_name (vp9 ? "libvpx-vp9" : "libx264");
+	if (!enc) {
+		g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("FFmpeg here has no %s encoder"),
+		             vp9 ? "libvpx-vp9" : "libx264");
+		return FALSE;
+	}
+	t->venc = avcodec_alloc_context3 (enc);
+	t->venc->width = t->w;
+	t->venc->height = t->h;
+	t->venc->sample_aspect_ratio = t->vdec->sample_aspect_ratio;
+	t->venc->time_base = ist->time_base;
+	t->venc->framerate = av_guess_frame_rate (t->ic, ist, NULL);
+	t->venc->pix_fmt = job->settings->output == BD_VIDEO_OUTPUT_CUTOUT ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P;
+	/* What sws_scale writes from RGB by default: BT.601, limited range. */
+	t->venc->colorspace = AVCOL_SPC_SMPTE170M;
+	t->venc->color_range = AVCOL_RANGE_MPEG;
+	t->venc->thread_count = 0;
+	if (t->oc->oformat->flags & AVFMT_GLOBALHEADER)
+		t->venc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+	if (vp9) {
+		/* Constant quality; "good" at speed 5 with row threads: about real time at 720p on
+		 * two cores, far below the network's own time. */
+		t->venc->bit_rate = 0;
+		av_opt_set_int (t->venc->priv_data, "crf", job->crf > 0 ? job->crf : 31, 0);
+		av_opt_set (t->venc->priv_data, "deadline", "good", 0);
+		av_opt_set_int (t->venc->priv_data, "cpu-used", 5, 0);
+		av_opt_set_int (t->venc->priv_data, "row-mt", 1, 0);
+	} else {
+		av_opt_set (t->venc->priv_data, "preset", "veryfast", 0);
+		av_opt_set_int (t->venc->priv_data, "crf", job->crf > 0 ? job->crf : 20, 0);
+	}
+	err = avcodec_open2 (t->venc, enc, NULL);
+	if (err < 0)
+		return av_failed (error, err, _("Cannot open the video encoder"));
+	t->vst = avformat_new_stream (t->oc, NULL);
+	avcodec_parameters_from_context (t->vst->codecpar, t->venc);
+	t->vst->time_base = t->venc->time_base;
+	t->vst->avg_frame_rate = t->venc->framerate;
+	if (t->venc->pix_fmt == AV_PIX_FMT_YUVA420P)
+		av_dict_set (&t->vst->metadata, "alpha_mode", "1", 0);
+	/* A phone's video is stored sideways with a rotation to show it upright: keep it. */
+	const AVPacketSideData *rot = av_packet_side_data_get (ist->codecpar->coded_side_data,
+	                                                       ist->codecpar->nb_coded_side_data,
+	                                                       AV_PKT_DATA_DISPLAYMATRIX);
+	void *matrix = rot ? av_memdup (rot->data, rot->size) : NULL;
+	if (matrix && !av_packet_side_data_add (&t->vst->codecpar->coded_side_data, &t->vst->codecpar->nb_coded_side_data,
+	                                        AV_PKT_DATA_DISPLAYMATRIX, matrix, rot->size, 0))
+		av_free (matrix);
+
+	gsize bpp = job->settings->output == BD_VIDEO_OUTPUT_MASK ? 1 : 4;
+	t->out_stride = (gsize) t->w * bpp;
+	t->rgba = g_try_malloc ((gsize) t->w * t->h * 4);
+	t->out = g_try_malloc (t->out_stride * t->h);
+	t->enc_frame = av_frame_alloc ();
+	t->enc_frame->format = t->venc->pix_fmt;
+	t->enc_frame->width = t->w;
+	t->enc_frame->height = t->h;
+	if (!t->rgba || !t->out || av_frame_get_buffer (t->enc_frame, 0) < 0) {
+		g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE, _("Out of memory for a %d×%d frame"), t->w, t->h);
+		return FALSE;
+	}
+	t->sws_out = sws_getContext (t->w, t->h, bpp == 1 ? AV_PIX_FMT_GRAY8 : AV_PIX_FMT_RGBA, t->w, t->h,
+	                             t->venc->pix_fmt, SWS_BILINEAR, NULL, NULL, NULL);
+	t->stream = bd_video_stream_new (job->session, (guint) t->w, (guint) t->h);
+	bd_video_stream_set (t->stream, job->settings);
+	return t->sws_out != NULL;
+}
+
+/* Frames the stream has ready, encoded (all of them at the end, @draining). */
+static gboolean
+encode_ready (transcode *t, gboolean draining, GError **error)
+{
+	BdVideoFrame *f;
+	while ((f = bd_video_stream_next (t->stream, draining))) {
+		frame_time *ft = bd_video_frame_get_tag (f);
+		gboolean ok = bd_video_stream_render (t->stream, f, t->out, t->out_stride, error);
+		int64_t pts = ft->pts, duration = ft->duration;
+		bd_video_frame_free (f);
+		if (!ok)
+			return FALSE;
+		int err = av_frame_make_writable (t->enc_frame);
+		if (err < 0)
+			return av_failed (error, err, _("Encoding failed"));
+		const uint8_t *src[1] = { t->out };
+		int src_stride[1] = { (int) t->out_stride };
+		sws_scale (t->sws_out, src, src_stride, 0, t->h, t->enc_frame->data, t->enc_frame->linesize);
+		if (t->enc_frame->format == AV_PIX_FMT_YUVA420P) {
+			/* The alpha plane straight from the mask, not through a colour matrix. */
+			for (int y = 0; y < t->h; y++) {
+				const guint8 *s = t->out + (gsize) y * t->out_stride + 3;
+				guint8 *d = t->enc_frame->data[3] + (gsize) y * t->enc_frame->linesize[3];
+				for (int x = 0; x < t->w; x++)
+					d[x] = s[4 * x];
+			}
+		}
+		t->enc_frame->pts = pts;
+		t->enc_frame->duration = duration;
+		err = avcodec_send_frame (t->venc, t->enc_frame);
+		if (err < 0)
+			return av_failed (error, err, _("Encoding failed"));
+		if (!write_packets (t, t->venc, t->vst, error))
+			return FALSE;
+		t->frames++;
+		if (t->job->progress) {
+			double seconds = pts == AV_NOPTS_VALUE ? 0 : pts * av_q2d (t->ic->streams[t->vi]->time_base);
+			t->job->progress (t->duration > 0 ? MIN (1.0, seconds / t->duration) : -1, t->frames, t->job->user_data);
+		}
+	}
+	return TRUE;
+}
+
+static gboolean
+take_video_frame (transcode *t, GError **error)
+{
+	AVFrame *fr = t->frame;
+	if (fr->width != t->w || fr->height != t->h) {
+		g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+		             _("The frame size changes within the video (%d×%d, then %d×%d)"), t->w, t->h, fr->width, fr->height);
+		return FALSE;
+	}
+	if (!t->sws_in) {
+		t->sws_in = sws_getContext (t->w, t->h, fr->format, t->w, t->h, AV_PIX_FMT_RGBA, SWS_BILINEAR, NULL, NULL, NULL);
+		if (!t->sws_in) {
+			g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("Cannot convert %s frames to RGB"),
+			             av_get_pix_fmt_name (fr->format));
+			return FALSE;
+		}
+		/* The source's own colour matrix and range, where it says. */
+		int spc = fr->colorspace == AVCOL_SPC_UNSPECIFIED ? (t->h >= 720 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M)
+		                                                  : fr->colorspace;
+		sws_setColorspaceDetails (t->sws_in, sws_getCoefficients (spc), fr->color_range == AVCOL_RANGE_JPEG,
+		                          sws_getCoefficients (SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
+	}
+	uint8_t *dst[1] = { t->rgba };
+	int dst_stride[1] = { t->w * 4 };
+	sws_scale (t->sws_in, (const uint8_t *const *) fr->data, fr->linesize, 0, t->h, dst, dst_stride);
+	frame_time *ft = g_new (frame_time, 1);
+	ft->pts = fr->best_effort_timestamp;
+	ft->duration = fr->duration;
+	if (!bd_video_stream_push (t->stream, t->rgba, (gsize) t->w * 4, ft, g_free, error))
+		return FALSE;
+	return encode_ready (t, FALSE, error);
+}
+
+static gboolean
+decode_video (transcode *t, const AVPacket *pkt, GError **error)
+{
+	int err = avcodec_send_packet (t->vdec, pkt);
+	if (err < 0 && err != AVERROR_EOF)
+		return av_failed (error, err, _("Cannot decode the video"));
+	for (;;) {
+		err = avcodec_receive_frame (t->vdec, t->frame);
+		if (err == AVERROR (EAGAIN) || err == AVERROR_EOF)
+			return TRUE;
+		if (err < 0)
+			return av_failed (error, err, _("Cannot decode the video"));
+		gboolean ok = take_video_frame (t, error);
+		av_frame_unref (t->frame);
+		if (!ok)
+			return FALSE;
+	}
+}
+
+/* ---- audio ---- */
+
+static gboolean
+open_audio (transcode *t, const char *format, GError **error)
+{
+	AVStream *ist = t->ic->streams[t->ai];
+	t->ast = avformat_new_stream (t->oc, NULL);
+	if (avformat_query_codec (t->oc->oformat, ist->codecpar->codec_id, FF_COMPLIANCE_NORMAL) == 1) {
+		/* The container takes the codec: the packets as they are, no loss. */
+		t->audio_copy = TRUE;
+		avcodec_parameters_copy (t->ast->codecpar, ist->codecpar);
+		t->ast->codecpar->codec_tag = 0;
+		t->ast->time_base = ist->time_base;
+		return TRUE;
+	}
+	const AVCodec *dec = avcodec_find_decoder (ist->codecpar->codec_id);
+	gboolean webm = !g_strcmp0 (format, "webm") || !g_strcmp0 (format, "matroska");
+	const AVCodec *enc = avcodec_find_encoder_by_name (webm ? "libopus" : "aac");
+	if (!enc && webm)
+		enc = avcodec_find_encoder_by_name ("libvorbis");
+	if (!dec || !enc) {
+		g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+		             _("The audio (%s) cannot go into this container, and FFmpeg here cannot convert it"),
+		             avcodec_get_name (ist->codecpar->codec_id));
+		return FALSE;
+	}
+	t->adec = avcodec_alloc_context3 (dec);
+	avcodec_parameters_to_context (t->adec, ist->codecpar);
+	t->adec->pkt_timebase = ist->time_base;
+	int err = avcodec_open2 (t->adec, dec, NULL);
+	if (err < 0)
+		return av_failed (error, err, _("Cannot open the audio decoder"));
+	t->aenc = avcodec_alloc_context3 (enc);
+	const void *fmts = NULL;
+	int n = 0;
+	avcodec_get_supported_config (NULL, enc, AV_CODEC_CONFIG_SAMPLE_FORMAT, 0, &fmts, &n);
+	t->aenc->sample_fmt = fmts && n > 0 ? ((const enum AVSampleFormat *) fmts)[0] : AV_SAMPLE_FMT_FLTP;
+	/* Opus runs at 48 kHz; AAC at the source's rate. */
+	t->aenc->sample_rate = enc->id == AV_CODEC_ID_OPUS ? 48000 : t->adec->sample_rate;
+	av_channel_layout_default (&t->aenc->ch_layout, MIN (t->adec->ch_layout.nb_channels, 2));
+	t->aenc->bit_rate = 128000;
+	t->aenc->time_base = (AVRational) { 1, t->aenc->sample_rate };
+	if (t->oc->oformat->flags & AVFMT_GLOBALHEADER)
+		t->aenc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+	err = avcodec_open2 (t->aenc, enc, NULL);
+	if (err < 0)
+		return av_failed (error, err, _("Cannot open the audio encoder"));
+	avcodec_parameters_from_context (t->ast->codecpar, t->aenc);
+	t->ast->time_base = t->aenc->time_base;
+	err = swr_alloc_set_opts2 (&t->swr, &t->aenc->ch_layout, t->aenc->sample_fmt, t->aenc->sample_rate,
+	                           &t->adec->ch_layout, t->adec->sample_fmt, t->adec->sample_rate, 0, NULL);
+	if (err < 0 || swr_init (t->swr) < 0)
+		return av_failed (error, err < 0 ? err : AVERROR (EINVAL), _("Cannot convert the audio"));
+	t->fifo = av_audio_fifo_alloc (t->aenc->sample_fmt, t->aenc->ch_layout.nb_channels, 4096);
+	return TRUE;
+}
+
+/* Whole encoder frames from the FIFO (and at the end, @flush, what is left). */
+static gboolean
+encode_audio (transcode *t, gboolean flush, GError **error)
+{
+	int size = t->aenc->frame_size > 0 ? t->aenc->frame_size : 1024;
+	while (av_audio_fifo_size (t->fifo) >= size || (flush && av_audio_fifo_size (t->fifo) > 0)) {
+		int n = MIN (size, av_audio_fifo_size (t->fifo));
+		AVFrame *f = av_frame_alloc ();
+		f->nb_samples = n;
+		f->format = t->aenc->sample_fmt;
+		f->sample_rate = t->aenc->sample_rate;
+		av_channel_layout_copy (&f->ch_layout, &t->aenc->ch_layout);
+		if (av_frame_get_buffer (f, 0) < 0) {
+			av_frame_free (&f);
+			return av_failed (error, AVERROR (ENOMEM), _("Encoding failed"));
+		}
+		av_audio_fifo_read (t->fifo, (void **) f->data, n);
+		f->pts = t->audio_next;
+		t->audio_next += n;
+		int err = avcodec_send_frame (t->aenc, f);
+		av_frame_free (&f);
+		if (err < 0)
+			return av_failed (error, err, _("Encoding failed"));
+		if (!write_packets (t, t->aenc, t->ast, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+decode_audio (transcode *t, const AVPacket *pkt, GError **error)
+{
+	int err = avcodec_send_packet (t->adec, pkt);
+	if (err < 0 && err != AVERROR_EOF)
+		return av_failed (error, err, _("Cannot decode the audio"));
+	for (;;) {
+		AVFrame *out = av_frame_alloc ();
+		AVFrame *in = NULL;
+		err = avcodec_receive_frame (t->adec, t->frame);
+		if (err >= 0)
+			in = t->frame;
+		else if (err != AVERROR_EOF) {
+			av_frame_free (&out);
+			return err == AVERROR (EAGAIN) ? TRUE : av_failed (error, err, _("Cannot decode the audio"));
+		}
+		if (in && !t->audio_started && in->pts != AV_NOPTS_VALUE)
+			t->audio_next = av_rescale_q (in->pts, t->adec->pkt_timebase, t->aenc->time_base);
+		t->audio_started = TRUE;
+		av_channel_layout_copy (&out->ch_layout, &t->aenc->ch_layout);
+		out->format = t->aenc->sample_fmt;
+		out->sample_rate = t->aenc->sample_rate;
+		/* With no input, the resampler gives what it holds back (the end). */
+		int e2 = swr_convert_frame (t->swr, out, in);
+		if (in)
+			av_frame_unref (t->frame);
+		if (e2 < 0) {
+			av_frame_free (&out);
+			return av_failed (error, e2, _("Cannot convert the audio"));
+		}
+		if (out->nb_samples > 0)
+			av_audio_fifo_write (t->fifo, (void **) out->extended_data, out->nb_samples);
+		av_frame_free (&out);
+		if (!encode_audio (t, !in, error))
+			return FALSE;
+		if (!in)
+			return TRUE;
+	}
+}
+
+/* ---- the run ---- */
+
+static void
+transcode_clear (transcode *t)
+{
+	avcodec_free_context (&t->vdec);
+	avcodec_free_context (&t->venc);
+	avcodec_free_context (&t->adec);
+	avcodec_free_context (&t->aenc);
+	sws_freeContext (t->sws_in);
+	sws_freeContext (t->sws_out);
+	swr_free (&t->swr);
+	if (t->fifo)
+		av_audio_fifo_free (t->fifo);
+	bd_video_stream_free (t->stream);
+	g_free (t->rgba);
+	g_free (t->out);
+	av_frame_free (&t->frame);
+	av_frame_free (&t->enc_frame);
+	av_packet_free (&t->pkt);
+	if (t->oc) {
+		if (!(t->oc->oformat->flags & AVFMT_NOFILE))
+			avio_closep (&t->oc->pb);
+		avformat_free_context (t->oc);
+	}
+	avformat_close_input (&t->ic);
+}
+
+static gboolean
+run (transcode *t, GError **error)
+{
+	const BdTranscodeJob *job = t->job;
+	int err = avformat_open_input (&t->ic, job->input, NULL, NULL);
+	if (err < 0)
+		return av_failed (error, err, job->input);
+	err = avformat_find_stream_info (t->ic, NULL);
+	if (err < 0)
+		return av_failed (error, err, job->input);
+	t->vi = av_find_best_stream (t->ic, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
+	if (t->vi < 0) {
+		g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s has no video"), job->input);
+		return FALSE;
+	}
+	t->ai = av_find_best_stream (t->ic, AVMEDIA_TYPE_AUDIO, -1, t->vi, NULL, 0);
+	if (t->ic->duration > 0)
+		t->duration = t->ic->duration / (double) AV_TIME_BASE;
+
+	gboolean alpha_ok = FALSE;
+	const char *format = bd_video_container (job->name, &alpha_ok);
+	err = avformat_alloc_output_context2 (&t->oc, NULL, format, job->path);
+	if (err < 0)
+		return av_failed (error, err, job->name);
+	t->frame = av_frame_alloc ();
+	t->pkt = av_packet_alloc ();
+	if (!open_video (t, format, error) || (t->ai >= 0 && !open_audio (t, format, error)))
+		return FALSE;
+	err = avio_open (&t->oc->pb, job->path, AVIO_FLAG_WRITE);
+	if (err < 0)
+		return av_failed (error, err, job->path);
+	err = avformat_write_header (t->oc, NULL);
+	if (err < 0)
+		return av_failed (error, err, _("Cannot write the video file"));
+
+	AVPacket *in = av_packet_alloc ();
+	gboolean ok = TRUE;
+	while (ok && (err = av_read_frame (t->ic, in)) >= 0) {
+		if (job->cancel && *job->cancel) {
+			g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("Cancelled"));
+			ok = FALSE;
+		} else if (in->stream_index == t->vi)
+			ok = decode_video (t, in, error);
+		else if (in->stream_index == t->ai && t->audio_copy) {
+			av_packet_rescale_ts (in, t->ic->streams[t->ai]->time_base, t->ast->time_base);
+			in->stream_index = t->ast->index;
+			in->pos = -1;
+			err = av_interleaved_write_frame (t->oc, in);
+			if (err < 0)
+				ok = av_failed (error, err, _("Cannot write the video file"));
+		} else if (in->stream_index == t->ai)
+			ok = decode_audio (t, in, error);
+		av_packet_unref (in);
+	}
+	av_packet_free (&in);
+	if (ok && err != AVERROR_EOF)
+		ok = av_failed (error, err, _("Cannot read the video file"));
+	/* The ends: the decoder's last frames, the look-ahead's, the encoders'. */
+	if (ok)
+		ok = decode_video (t, NULL, error) && encode_ready (t, TRUE, error);
+	if (ok) {
+		err = avcodec_send_frame (t->venc, NULL);
+		ok = err >= 0 ? write_packets (t, t->venc, t->vst, error) : av_failed (error, err, _("Encoding failed"));
+	}
+	if (ok && t->adec) {
+		ok = decode_audio (t, NULL, error) && encode_audio (t, TRUE, error);
+		if (ok) {
+			avcodec_send_frame (t->aenc, NULL);
+			ok = write_packets (t, t->aenc, t->ast, error);
+		}
+	}
+	if (ok && (err = av_write_trailer (t->oc)) < 0)
+		ok = av_failed (error, err, _("Cannot write the video file"));
+	return ok;
+}
+
+gboolean
+bd_video_transcode (const BdTranscodeJob *job, guint64 *frames, GError **error)
+{
+	transcode t = { .job = job, .vi = -1, .ai = -1 };
+	/* FFmpeg's notes (encoder versions, stream details) are not for our users; its errors are. */
+	av_log_set_level (AV_LOG_ERROR);
+	gboolean ok = run (&t, error);
+	if (frames)
+		*frames = t.frames;
+	transcode_clear (&t);
+	return ok;
+}
