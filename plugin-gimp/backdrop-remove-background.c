@@ -19,6 +19,7 @@
 
 #include "backdrop.h"
 #include "bd-library.h"
+#include "preview.h"
 
 #define PLUG_IN_PROC   "plug-in-backdrop-remove-background"
 /* The same, found under Select ▸ Person, with the selection as its output. */
@@ -69,6 +70,7 @@ static gboolean         backdrop_set_i18n         (GimpPlugIn           *plug_in
                                                    gchar               **gettext_domain,
                                                    gchar               **catalog_dir);
 
+static gchar          * model_path                (GimpProcedureConfig  *config);
 static GimpValueArray * remove_background_run     (GimpProcedure        *procedure,
                                                    GimpRunMode           run_mode,
                                                    GimpImage            *image,
@@ -231,9 +233,12 @@ backdrop_create_procedure (GimpPlugIn  *plug_in,
 
 static gboolean
 remove_background_dialog (GimpProcedure       *procedure,
-                          GimpProcedureConfig *config)
+                          GimpProcedureConfig *config,
+                          GimpDrawable        *drawable)
 {
   GimpProcedureDialog *dialog;
+  GtkWidget           *preview;
+  gchar               *path;
   gboolean             run;
   gboolean             select = g_strcmp0 (gimp_procedure_get_name (procedure), SELECT_PROC) == 0;
 
@@ -258,6 +263,13 @@ remove_background_dialog (GimpProcedure       *procedure,
     gimp_procedure_dialog_fill (dialog, "edges-frame", "all-people", "device", NULL);
   else
     gimp_procedure_dialog_fill (dialog, "output", "edges-frame", "all-people", "device", NULL);
+
+  /* The first layer's preview above the settings (preview.c). */
+  path    = model_path (config);
+  preview = bd_preview_new (drawable, config, path);
+  g_free (path);
+  gtk_box_pack_start (GTK_BOX (gtk_dialog_get_content_area (GTK_DIALOG (dialog))), preview, TRUE, TRUE, 0);
+  gtk_box_reorder_child (GTK_BOX (gtk_dialog_get_content_area (GTK_DIALOG (dialog))), preview, 0);
 
   run = gimp_procedure_dialog_run (dialog);
   gtk_widget_destroy (GTK_WIDGET (dialog));
@@ -713,7 +725,8 @@ remove_background_run (GimpProcedure        *procedure,
   guint   n_jobs = 0;
   GError *error  = NULL;
 
-  if (run_mode == GIMP_RUN_INTERACTIVE && ! remove_background_dialog (procedure, config))
+  if (run_mode == GIMP_RUN_INTERACTIVE && drawables && drawables[0] &&
+      ! remove_background_dialog (procedure, config, drawables[0]))
     return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL, NULL);
 
   output = gimp_procedure_config_get_choice_id (config, "output");
