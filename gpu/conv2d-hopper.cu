@@ -18,6 +18,7 @@
 #include "conv2d.cuh"
 #include "splitk-reduce.cuh"
 #include "wgmma.cuh"
+#include "gpu-switches.cuh"
 
 #include <stdlib.h>
 #include <string.h>
@@ -355,8 +356,7 @@ bd_gpu_conv2d_hopper_init (bd_error *error)
 	BD_CUDA_CHECK (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev));
 	BD_CUDA_CHECK (cudaDeviceGetAttribute (&minor, cudaDevAttrComputeCapabilityMinor, dev));
 	/* BACKDROP_GPU_NO_WGMMA=1 keeps the portable kernels, to compare the two. */
-	const char *off = getenv ("BACKDROP_GPU_NO_WGMMA");
-	if (major != 9 || minor != 0 || (off && *off && strcmp (off, "0"))) {
+	if (major != 9 || minor != 0 || bd_gpu_switches_get ().no_wgmma) {
 		hopper_state = 0;
 		return BD_OK;
 	}
@@ -365,7 +365,7 @@ bd_gpu_conv2d_hopper_init (bd_error *error)
 	static const char *const names[] = {
 		"", "128x128", "256x128", "128x256", "128x128x2", "256x64", "128x64x2", "128x64x3",
 	};
-	const char *tile = getenv ("BACKDROP_GPU_TILE");
+	const char *tile = bd_gpu_switches_get ().tile;
 	for (int i = 1; tile && i < (int) BD_ARRAY_LEN (names); i++)
 		if (!strcmp (tile, names[i]))
 			forced_tile = (fast_tile) i;

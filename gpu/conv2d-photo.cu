@@ -11,6 +11,7 @@
  * output channels each, the next tile's gather in flight during this one's multiply; the
  * epilogue adds the bias, applies ReLU and stores 16 bytes a lane. */
 #include "conv2d.cuh"
+#include "gpu-switches.cuh"
 
 #include <mma.h>
 #include <stdlib.h>
@@ -145,12 +146,7 @@ bool
 bd_gpu_conv2d_photo_fits (const bd_gpu_conv2d_params *p, bd_precision precision)
 {
 	/* BACKDROP_GPU_NO_PHOTO_CONV=1 leaves the layer to the general kernels, to compare. */
-	static int off = -1;
-	if (off < 0) {
-		const char *e = getenv ("BACKDROP_GPU_NO_PHOTO_CONV");
-		off = e && *e && strcmp (e, "0");
-	}
-	return !off && precision == BD_PRECISION_FAST && p->in_used && p->in_used <= USED && p->taps == 9 &&
+	return !bd_gpu_switches_get ().no_photo_conv && precision == BD_PRECISION_FAST && p->in_used && p->in_used <= USED && p->taps == 9 &&
 	       p->out_step == 1 && p->splits <= 1 && p->in.channels >= USED && p->in.pixel_stride % 4 == 0 &&
 	       p->out.pixel_stride % 8 == 0;
 }

@@ -24,6 +24,7 @@
 #include "conv2d.cuh"
 #include "splitk-reduce.cuh"
 #include "wgmma.cuh"
+#include "gpu-switches.cuh"
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -892,8 +893,8 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 		return BD_OK;
 	tma_state = 0;
 	/* BACKDROP_GPU_NO_TMA=1 keeps conv2d-hopper.cu's kernels, to compare the two. */
-	const char *off = getenv ("BACKDROP_GPU_NO_TMA");
-	if (off && *off && strcmp (off, "0"))
+	const bd_gpu_switches &sw = bd_gpu_switches_get ();
+	if (sw.no_tma)
 		return BD_OK;
 	/* The encoder is the driver's: found through the runtime, so nothing links libcuda. */
 	void *fn = NULL;
@@ -905,18 +906,15 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 		return BD_OK;
 	}
 	encode_tiled = (PFN_cuTensorMapEncodeTiled_v12000) fn;
-	const char *off_split = getenv ("BACKDROP_GPU_WIDE_SPLIT"), *off_pixels = getenv ("BACKDROP_GPU_WIDE_PIXELS");
-	if (off_split && *off_split)
-		wide_split = atoi (off_split);
-	wide_pixels = !(off_pixels && !strcmp (off_pixels, "0"));
-	const char *up = getenv ("BACKDROP_GPU_SWAPPED_UP"), *ss = getenv ("BACKDROP_GPU_SPLIT_STEPS");
-	swapped_up = !(up && !strcmp (up, "0"));
-	const char *r128 = getenv ("BACKDROP_GPU_RESIDENT_128");
-	wide_resident = !(r128 && !strcmp (r128, "0"));
-	if (ss && *ss)
-		split_steps = atoi (ss);
+	if (sw.wide_split >= 0)
+		wide_split = sw.wide_split;
+	wide_pixels = sw.wide_pixels;
+	swapped_up = sw.swapped_up;
+	wide_resident = sw.resident_128;
+	if (sw.split_steps >= 0)
+		split_steps = sw.split_steps;
 	/* BACKDROP_GPU_TILE naming one of conv2d-hopper.cu's tiles leaves every layer to it. */
-	const char *tile = getenv ("BACKDROP_GPU_TILE");
+	const char *tile = sw.tile;
 	for (int i = 1; tile && i < (int) BD_ARRAY_LEN (ws_names); i++)
 		if (!strcmp (tile, ws_names[i]))
 			forced = (ws_choice) i;

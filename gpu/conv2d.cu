@@ -10,6 +10,7 @@
 #include "conv2d.cuh"
 #include "head.cuh"
 #include "maxpool2x2.cuh"
+#include "gpu-switches.cuh"
 
 #include <mma.h>
 #include <stdlib.h>
@@ -475,9 +476,7 @@ launch_conv (const bd_gpu_conv2d_params *p, bd_precision precision, cudaStream_t
 {
 	size_t M = (size_t) p->in.height * p->in.width;
 	/* BACKDROP_GPU_SIMPLE_CONV=1 takes the plain tensor-core kernel, to tell the two apart. */
-	static int simple = -1;
-	if (simple < 0)
-		simple = getenv ("BACKDROP_GPU_SIMPLE_CONV") != NULL;
+	const bool simple = bd_gpu_switches_get ().simple_conv;
 	if (!simple && bd_gpu_conv2d_photo_fits (p, precision))
 		return bd_gpu_conv2d_photo (p, stream, error);
 	if (!simple && bd_gpu_conv2d_tma_fits (p, precision))

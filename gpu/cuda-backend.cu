@@ -7,6 +7,7 @@
 #include "mirror-average.cuh"
 #include "to-nhwc.cuh"
 #include "upsample-alpha.cuh"
+#include "gpu-switches.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,8 +362,7 @@ cuda_init (bd_session *session, bd_error *error)
 		st = bd_gpu_conv2d_hopper_init (error);
 	/* Kernels start in the tail of the one before them (cuda-common.cuh) from Hopper on;
 	 * BACKDROP_GPU_NO_PDL=1 serialises them, to compare. */
-	const char *no_pdl = getenv ("BACKDROP_GPU_NO_PDL");
-	s->launch_early = prop.major >= 9 && !(no_pdl && *no_pdl && strcmp (no_pdl, "0"));
+	s->launch_early = prop.major >= 9 && !bd_gpu_switches_get ().no_pdl;
 
 	const bd_model *m = session->model;
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {

@@ -2,6 +2,7 @@
 /* Sums the partial products of a split-K convolution, adds the bias, applies ReLU and writes
  * half: one thread per pixel and 8 channels (two 16-byte reads a part, one 16-byte write). */
 #include "splitk-reduce.cuh"
+#include "gpu-switches.cuh"
 
 #include <stdlib.h>
 
@@ -54,13 +55,7 @@ bd_gpu_splitk_reduce (const float *partial, uint32_t splits, const float *bias, 
 uint32_t
 bd_gpu_splitk_parts (size_t tiles, size_t steps)
 {
-	static long limit = -1;
-	if (limit < 0) {
-		const char *e = getenv ("BACKDROP_GPU_SPLITK");
-		limit = e && *e ? strtol (e, NULL, 10) : 66;
-		limit = limit < 0 ? 0 : limit;
-	}
-	if (tiles == 0 || (long) tiles > limit)
+	if (tiles == 0 || (long) tiles > bd_gpu_switches_get ().splitk)
 		return 1;
 	size_t parts = 264 / tiles;
 	parts = parts < steps / 8 ? parts : steps / 8;
