@@ -1268,6 +1268,20 @@ model_export (const char   *name,
   return out;
 }
 
+/* The tests after /gui/batch-model/queue work on its batch. */
+static gboolean
+skip_without_model_batch (void)
+{
+  if (skip_without_photo_and_model ())
+    return TRUE;
+  if (model_batch == NULL)
+    {
+      g_test_skip ("The batch of /gui/batch-model/queue is not there");
+      return TRUE;
+    }
+  return FALSE;
+}
+
 /* Export writes every photo with a mask once, named by the CLI's rule (the second of two
  * same-named photos gets "-2"); the failed one is left out. */
 static void
@@ -1279,13 +1293,8 @@ test_batch_model_export (void)
   g_autoptr(GPtrArray) names = NULL;
   ModelExport export = { 0 };
 
-  if (skip_without_photo_and_model ())
+  if (skip_without_model_batch ())
     return;
-  if (model_batch == NULL)
-    {
-      g_test_skip ("The batch of /gui/batch-model/queue is not there");
-      return;
-    }
 
   items = bd_batch_get_items (model_batch);
   out = model_export ("model-export", NULL, G_MAXUINT, &export);
@@ -1330,13 +1339,8 @@ test_batch_model_cancel (void)
 {
   GListModel *items;
 
-  if (skip_without_photo_and_model ())
+  if (skip_without_model_batch ())
     return;
-  if (model_batch == NULL)
-    {
-      g_test_skip ("The batch of /gui/batch-model/queue is not there");
-      return;
-    }
   items = bd_batch_get_items (model_batch);
 
   {
