@@ -491,6 +491,9 @@ bd_batch_page_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->batch, self);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), BD_TYPE_BATCH_PAGE);
+  /* Its work holds a reference to it: without the list, the queue stops. */
+  if (self->batch != NULL)
+    bd_batch_clear (self->batch);
   g_clear_object (&self->batch);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->settings);
