@@ -1,34 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* The batch list's view: the rows, the summary in the header, the dialogs and actions. The
+ * queue and the export live in BdBatch (bd-batch.c). */
 #include "config.h"
-
-#include <string.h>
 
 #include <glib/gi18n.h>
 
 #include "bd-application.h"
+#include "bd-batch.h"
 #include "bd-batch-page.h"
 #include "bd-batch-row.h"
-#include "bd-pixels.h"
 #include "bd-unsaved-dialog.h"
 #include "bd-utils.h"
-
-#define THUMBNAIL_SIZE 96
 
 struct _BdBatchPage
 {
   AdwBreakpointBin parent_instance;
 
-  GListStore     *items;
+  BdBatch        *batch;
   GSettings      *settings;
-  BdEngine       *engine;
-
-  BdBatchItem    *working;        /* being processed */
-  GCancellable   *cancellable;    /* for the processing of @working */
-  GPtrArray      *export_queue;   /* items still to export in this pass */
-  GFile          *export_folder;
-  guint           exported;
-  guint           export_failed;
-  GTask          *export_task;    /* of bd_batch_page_export_async() */
+  GCancellable   *cancellable;    /* of the exports this page started */
 
   AdwWindowTitle *window_title;
   GtkMenuButton  *menu_button;
@@ -53,39 +43,18 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-static void process_next (BdBatchPage *self);
-static void export_next  (BdBatchPage *self);
-
 /* State shown in the header */
 
 static void
 update_summary (BdBatchPage *self)
 {
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
-  guint ready = 0, failed = 0, waiting = 0;
+  guint n = bd_batch_get_n_items (self->batch);
+  gboolean exporting = bd_batch_get_exporting (self->batch);
+  guint ready, failed, waiting;
   g_autofree char *subtitle = NULL;
   g_autofree char *summary = NULL;
 
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
-
-      switch (bd_batch_item_get_state (item))
-        {
-        case BD_BATCH_ITEM_WAITING:
-        case BD_BATCH_ITEM_WORKING:
-          waiting++;
-          break;
-
-        case BD_BATCH_ITEM_FAILED:
-          failed++;
-          break;
-
-        default:
-          ready++;
-          break;
-        }
-    }
+  bd_batch_count (self->batch, &ready, &failed, &waiting);
 
   /* Translators: batch header subtitle */
   subtitle = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u photo ready", "%u of %u photos ready", n),
@@ -110,342 +79,60 @@ update_summary (BdBatchPage *self)
   gtk_label_set_label (self->summary_label, summary);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "batch.export-all",
-                                 waiting == 0 && ready > 0 && self->export_queue == NULL);
+                                 waiting == 0 && ready > 0 && !exporting);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "batch.clear",
-                                 n > 0 && self->export_queue == NULL);
-}
-
-static void
-notify_busy (BdBatchPage *self)
-{
-  update_summary (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
-}
-
-/* Processing, one photo at a time */
-
-typedef struct
-{
-  BdBatchPage    *self;
-  BdBatchItem    *item;
-  GdkPixbuf      *photo;
-  BdSegmentation *segmentation;
-  GdkTexture     *thumbnail;
-} Work;
-
-static void
-work_free (Work *work)
-{
-  g_clear_object (&work->self);
-  g_clear_object (&work->item);
-  g_clear_object (&work->photo);
-  g_clear_pointer (&work->segmentation, bd_segmentation_free);
-  g_clear_object (&work->thumbnail);
-  g_free (work);
-}
-
-/* Ends the work on @work's item: @error marks it failed. Then starts the next. */
-static void
-work_finish (Work   *work,
-             GError *error)
-{
-  BdBatchPage *self = work->self;
-
-  if (self->working != work->item)
-    return;  /* removed from the list meanwhile */
-
-  if (error != NULL)
-    bd_batch_item_set_state (work->item, BD_BATCH_ITEM_FAILED, error->message);
-  else
-    {
-      bd_batch_item_set_result (work->item, work->segmentation->alpha, work->thumbnail,
-                                work->segmentation->device, work->segmentation->seconds);
-      bd_batch_item_set_state (work->item, BD_BATCH_ITEM_DONE, NULL);
-    }
-
-  g_clear_object (&self->working);
-  g_clear_object (&self->cancellable);
-  notify_busy (self);
-  process_next (self);
-}
-
-static void
-thumbnail_thread (GTask        *task,
-                  gpointer      source_object,
-                  gpointer      task_data,
-                  GCancellable *cancellable)
-{
-  Work *work = task_data;
-  g_autoptr(GdkPixbuf) thumbnail = NULL;
-
-  thumbnail = bd_pixels_thumbnail (work->photo, g_bytes_get_data (work->segmentation->alpha, NULL),
-                                   THUMBNAIL_SIZE);
-  work->thumbnail = gdk_texture_new_for_pixbuf (thumbnail);
-  g_task_return_boolean (task, TRUE);
-}
-
-static void
-on_thumbnail (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  Work *work = g_task_get_task_data (G_TASK (result));
-
-  work_finish (work, NULL);
-}
-
-static void
-on_item_progress (GObject *target,
-                  double   fraction)
-{
-  bd_batch_item_set_progress (BD_BATCH_ITEM (target), fraction);
-}
-
-static void
-on_segmented (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  Work *work = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GTask) task = NULL;
-
-  work->segmentation = bd_engine_segment_finish (BD_ENGINE (object), result, &error);
-  if (work->segmentation == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        work_finish (work, error);
-      work_free (work);
-      return;
-    }
-
-  task = g_task_new (work->self, NULL, on_thumbnail, NULL);
-  g_task_set_task_data (task, work, (GDestroyNotify) work_free);
-  g_task_run_in_thread (task, thumbnail_thread);
-}
-
-static void
-load_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
-{
-  Work *work = task_data;
-  GError *error = NULL;
-
-  work->photo = bd_image_load_file (bd_batch_item_get_file (work->item), cancellable, &error);
-  if (work->photo == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
-on_loaded (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  BdBatchPage *self = BD_BATCH_PAGE (object);
-  Work *work = g_task_get_task_data (G_TASK (result));
-  g_autoptr(GError) error = NULL;
-  Work *next;
-
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        work_finish (work, error);
-      return;
-    }
-
-  if (self->working != work->item)
-    return;
-
-  /* The GTask frees @work; the next step gets its own copy of the references. */
-  next = g_new0 (Work, 1);
-  next->self = g_object_ref (self);
-  next->item = g_object_ref (work->item);
-  next->photo = g_object_ref (work->photo);
-
-  bd_engine_segment_async (self->engine, next->photo, on_item_progress, G_OBJECT (next->item),
-                           self->cancellable, on_segmented, next);
-}
-
-static void
-process_next (BdBatchPage *self)
-{
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
-  g_autoptr(GTask) task = NULL;
-  Work *work;
-
-  if (self->working != NULL)
-    return;
-
-  for (guint i = 0; i < n && self->working == NULL; i++)
-    {
-      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
-
-      if (bd_batch_item_get_state (item) == BD_BATCH_ITEM_WAITING)
-        self->working = g_steal_pointer (&item);
-    }
-
-  if (self->working == NULL)
-    return;
-
-  self->cancellable = g_cancellable_new ();
-  bd_batch_item_set_progress (self->working, 0.0);
-  bd_batch_item_set_state (self->working, BD_BATCH_ITEM_WORKING, NULL);
-
-  work = g_new0 (Work, 1);
-  work->self = g_object_ref (self);
-  work->item = g_object_ref (self->working);
-
-  task = g_task_new (self, self->cancellable, on_loaded, NULL);
-  g_task_set_task_data (task, work, (GDestroyNotify) work_free);
-  g_task_run_in_thread (task, load_thread);
+                                 n > 0 && !exporting);
 }
 
 /* Export */
 
-/* For bd_output_name(): whether @name is taken in the folder @data. */
-static gboolean
-name_taken_in (const char *name,
-               gpointer    data)
-{
-  g_autoptr(GFile) file = g_file_get_child (G_FILE (data), name);
-
-  return g_file_query_exists (file, NULL);
-}
-
+/* Ends @task (a GTask of the page) once the batch has written its photos: a toast says how
+ * many, and the task's value is TRUE when every one was written. */
 static void
-finish_export (BdBatchPage *self)
+on_batch_exported (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
 {
-  g_autofree char *title = NULL;
-
-  if (self->export_failed == 0)
-    title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Exported %u photo", "Exported %u photos",
-                                          self->exported),
-                             self->exported);
-  else
-    /* Translators: the first %u counts saved photos, the second all of them */
-    title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Exported %u of %u photo", "Exported %u of %u photos",
-                                          self->exported + self->export_failed),
-                             self->exported, self->exported + self->export_failed);
-
-  g_clear_pointer (&self->export_queue, g_ptr_array_unref);
-  g_clear_object (&self->export_folder);
-  bd_show_toast (GTK_WIDGET (self), title);
-  notify_busy (self);
-
-  if (self->export_task != NULL)
-    {
-      g_autoptr(GTask) task = g_steal_pointer (&self->export_task);
-
-      g_task_return_boolean (task, self->export_failed == 0);
-    }
-}
-
-typedef struct
-{
-  BdBatchPage *self;
-  BdBatchItem *item;
-  GFile       *target;
-} Exporting;
-
-static void
-on_exported (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  Exporting *exporting = user_data;
-  g_autoptr(BdBatchPage) self = exporting->self;
-  g_autoptr(BdBatchItem) item = exporting->item;
-  g_autoptr(GFile) target = exporting->target;
+  g_autoptr(GTask) task = user_data;
+  BdBatchPage *self = g_task_get_source_object (task);
   g_autoptr(GError) error = NULL;
-  gboolean saved;
+  g_autofree char *title = NULL;
+  guint exported, failed;
+  gboolean done;
 
-  g_free (exporting);
-  saved = BD_IS_DOCUMENT (object) ? bd_document_save_finish (BD_DOCUMENT (object), result, &error)
-                                  : bd_document_save_unedited_finish (result, &error);
-  if (saved)
+  done = bd_batch_export_finish (BD_BATCH (object), result, &exported, &failed, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_BUSY))
     {
-      g_autofree char *name = g_file_get_basename (target);
-
-      self->exported++;
-      bd_batch_item_set_state (item, BD_BATCH_ITEM_EXPORTED, name);
-    }
-  else
-    {
-      self->export_failed++;
-      bd_batch_item_set_state (item, BD_BATCH_ITEM_EXPORT_FAILED, error->message);
-    }
-
-  export_next (self);
-}
-
-static void
-export_next (BdBatchPage *self)
-{
-  g_autoptr(BdBatchItem) item = NULL;
-  g_autofree char *basename = NULL;
-  g_autofree char *name = NULL;
-  const char *extension = bd_settings_export_extension (self->settings);
-  int jpeg_quality = g_settings_get_int (self->settings, "jpeg-quality");
-  BdDocument *document;
-  Exporting *exporting;
-
-  if (self->export_queue == NULL)
-    return;
-
-  if (self->export_queue->len == 0)
-    {
-      finish_export (self);
+      g_task_return_boolean (task, FALSE);
       return;
     }
 
-  item = g_ptr_array_steal_index (self->export_queue, 0);
-  basename = g_file_get_basename (bd_batch_item_get_file (item));
-  /* The CLI's rule (common/bd-output-name.h): "a-cutout.png", "a-cutout-2.png", ... */
-  name = bd_output_name (basename, BD_OUTPUT_CUTOUT, extension, name_taken_in, self->export_folder);
-
-  exporting = g_new0 (Exporting, 1);
-  exporting->self = g_object_ref (self);
-  exporting->item = g_object_ref (item);
-  exporting->target = g_file_get_child (self->export_folder, name);
-
-  /* A row the user opened is written by its document, as the editor shows it; the others
-   * as they came from the network, by the same code without a document. */
-  document = bd_batch_item_get_document (item);
-  if (document != NULL && bd_document_get_state (document) == BD_DOCUMENT_STATE_READY)
-    bd_document_save_async (document, exporting->target, jpeg_quality, NULL, on_exported, exporting);
+  if (failed == 0)
+    title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Exported %u photo", "Exported %u photos", exported),
+                             exported);
   else
-    bd_document_save_unedited_async (bd_batch_item_get_file (item), bd_batch_item_get_mask (item),
-                                     exporting->target, jpeg_quality, NULL, on_exported, exporting);
+    /* Translators: the first %u counts saved photos, the second all of them */
+    title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Exported %u of %u photo", "Exported %u of %u photos",
+                                          exported + failed),
+                             exported, exported + failed);
+  if (self->batch != NULL)  /* not disposed meanwhile */
+    bd_show_toast (GTK_WIDGET (self), title);
+
+  g_task_return_boolean (task, done && failed == 0);
 }
 
-/* Exports @items (NULL: all) that have a mask. */
+/* Writes @task's items (its task data; NULL: all) into @folder. */
 static void
-export_items (BdBatchPage *self,
-              GFile       *folder,
-              GPtrArray   *items)
+export_items (GTask *task,
+              GFile *folder)
 {
-  guint n = items ? items->len : g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  BdBatchPage *self = g_task_get_source_object (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
 
-  self->export_queue = g_ptr_array_new_with_free_func (g_object_unref);
-  self->export_folder = g_object_ref (folder);
-  self->exported = 0;
-  self->export_failed = 0;
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(BdBatchItem) item = items ? g_object_ref (g_ptr_array_index (items, i))
-                                          : g_list_model_get_item (G_LIST_MODEL (self->items), i);
-
-      if (bd_batch_item_has_mask (item))
-        g_ptr_array_add (self->export_queue, g_steal_pointer (&item));
-    }
-
-  notify_busy (self);
-  export_next (self);
+  bd_batch_export_async (self->batch, folder, g_task_get_task_data (task),
+                         bd_settings_export_extension (self->settings),
+                         g_settings_get_int (self->settings, "jpeg-quality"),
+                         cancellable ? cancellable : self->cancellable, on_batch_exported, task);
 }
 
 void
@@ -455,10 +142,10 @@ bd_batch_page_export_to_folder (BdBatchPage *self,
   g_return_if_fail (BD_IS_BATCH_PAGE (self));
   g_return_if_fail (G_IS_FILE (folder));
 
-  if (self->export_queue != NULL)
+  if (bd_batch_get_exporting (self->batch))
     return;
 
-  export_items (self, folder, NULL);
+  export_items (g_task_new (self, NULL, NULL, NULL), folder);
 }
 
 static void
@@ -471,15 +158,14 @@ on_folder_chosen (GObject      *object,
   g_autoptr(GFile) folder = NULL;
 
   folder = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (object), result, NULL);
-  if (folder == NULL || self->export_queue != NULL)
+  if (folder == NULL || self->batch == NULL || bd_batch_get_exporting (self->batch))
     {
       g_task_return_boolean (task, FALSE);
       g_object_unref (task);
       return;
     }
 
-  self->export_task = task;
-  export_items (self, folder, g_task_get_task_data (task));
+  export_items (task, folder);
 }
 
 GtkFileDialog *
@@ -495,9 +181,9 @@ bd_batch_page_new_export_dialog (BdBatchPage *self)
   gtk_file_dialog_set_accept_label (dialog, accept);
 
   /* Where the photos came from, not Recent: results usually go beside them. */
-  if (g_list_model_get_n_items (G_LIST_MODEL (self->items)) > 0)
+  if (bd_batch_get_n_items (self->batch) > 0)
     {
-      g_autoptr(BdBatchItem) first = g_list_model_get_item (G_LIST_MODEL (self->items), 0);
+      g_autoptr(BdBatchItem) first = g_list_model_get_item (bd_batch_get_items (self->batch), 0);
       g_autoptr(GFile) parent = g_file_get_parent (bd_batch_item_get_file (first));
 
       if (parent != NULL)
@@ -523,7 +209,7 @@ bd_batch_page_export_async (BdBatchPage         *self,
   if (items != NULL)
     g_task_set_task_data (task, g_ptr_array_ref (items), (GDestroyNotify) g_ptr_array_unref);
 
-  if (self->export_queue != NULL)
+  if (bd_batch_get_exporting (self->batch))
     {
       g_task_return_boolean (task, FALSE);
       g_object_unref (task);
@@ -544,7 +230,6 @@ bd_batch_page_export_finish (BdBatchPage   *self,
 
   return g_task_propagate_boolean (G_TASK (result), error);
 }
-
 /* Actions */
 
 static void
@@ -585,33 +270,14 @@ static void
 remove_item (BdBatchPage *self,
              BdBatchItem *item)
 {
-  guint position;
-
-  if (self->working == item)
-    {
-      g_cancellable_cancel (self->cancellable);
-      g_clear_object (&self->cancellable);
-      g_clear_object (&self->working);
-    }
-
-  if (g_list_store_find (self->items, item, &position))
-    g_list_store_remove (self->items, position);
-
-  process_next (self);
+  bd_batch_remove (self->batch, item);
 }
 
 static void
 clear_all (BdBatchPage *self,
            BdBatchItem *unused)
 {
-  if (self->working != NULL)
-    {
-      g_cancellable_cancel (self->cancellable);
-      g_clear_object (&self->cancellable);
-      g_clear_object (&self->working);
-    }
-
-  g_list_store_remove_all (self->items);
+  bd_batch_clear (self->batch);
 }
 
 /* Before rows with unsaved edits go: @then (self, @item) runs once the user chose Discard,
@@ -636,13 +302,14 @@ static GPtrArray *
 asking_items (Asking *asking)
 {
   GPtrArray *items = g_ptr_array_new_with_free_func (g_object_unref);
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (asking->self->items));
+  GListModel *model = bd_batch_get_items (asking->self->batch);
+  guint n = g_list_model_get_n_items (model);
 
   if (asking->item != NULL)
     g_ptr_array_add (items, g_object_ref (asking->item));
   else
     for (guint i = 0; i < n; i++)
-      g_ptr_array_add (items, g_list_model_get_item (G_LIST_MODEL (asking->self->items), i));
+      g_ptr_array_add (items, g_list_model_get_item (model, i));
 
   return items;
 }
@@ -754,10 +421,15 @@ on_row_activated (GtkListBox    *list_box,
 }
 
 static void
-on_items_changed (BdBatchPage *self)
+on_n_items (BdBatchPage *self)
 {
-  update_summary (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+}
+
+static void
+on_busy (BdBatchPage *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
 /* Public */
@@ -768,74 +440,42 @@ bd_batch_page_add_files (BdBatchPage  *self,
                          guint         n_files)
 {
   g_return_if_fail (BD_IS_BATCH_PAGE (self));
+  bd_batch_add_files (self->batch, files, n_files);
+}
 
-  for (guint i = 0; i < n_files; i++)
-    {
-      g_autoptr(BdBatchItem) item = bd_batch_item_new (files[i]);
-
-      g_signal_connect_object (item, "notify::state", G_CALLBACK (update_summary), self,
-                               G_CONNECT_SWAPPED);
-      g_list_store_append (self->items, item);
-    }
-
-  notify_busy (self);
-  process_next (self);
+BdBatch *
+bd_batch_page_get_batch (BdBatchPage *self)
+{
+  g_return_val_if_fail (BD_IS_BATCH_PAGE (self), NULL);
+  return self->batch;
 }
 
 guint
 bd_batch_page_get_n_items (BdBatchPage *self)
 {
   g_return_val_if_fail (BD_IS_BATCH_PAGE (self), 0);
-  return g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  return bd_batch_get_n_items (self->batch);
 }
 
 GListModel *
 bd_batch_page_get_items (BdBatchPage *self)
 {
   g_return_val_if_fail (BD_IS_BATCH_PAGE (self), NULL);
-  return G_LIST_MODEL (self->items);
+  return bd_batch_get_items (self->batch);
 }
 
 GPtrArray *
 bd_batch_page_get_edited_documents (BdBatchPage *self)
 {
-  GPtrArray *documents = g_ptr_array_new_with_free_func (g_object_unref);
-  guint n;
-
-  g_return_val_if_fail (BD_IS_BATCH_PAGE (self), documents);
-
-  n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
-
-      if (bd_batch_item_get_modified (item))
-        g_ptr_array_add (documents, g_object_ref (bd_batch_item_get_document (item)));
-    }
-
-  return documents;
+  g_return_val_if_fail (BD_IS_BATCH_PAGE (self), NULL);
+  return bd_batch_get_edited_documents (self->batch);
 }
 
 gboolean
 bd_batch_page_get_busy (BdBatchPage *self)
 {
-  guint n;
-
   g_return_val_if_fail (BD_IS_BATCH_PAGE (self), FALSE);
-
-  if (self->working != NULL || self->export_queue != NULL)
-    return TRUE;
-
-  n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
-
-      if (bd_batch_item_get_state (item) == BD_BATCH_ITEM_WAITING)
-        return TRUE;
-    }
-
-  return FALSE;
+  return bd_batch_get_busy (self->batch);
 }
 
 /* GObject */
@@ -845,23 +485,18 @@ bd_batch_page_dispose (GObject *object)
 {
   BdBatchPage *self = BD_BATCH_PAGE (object);
 
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  g_clear_object (&self->working);
-  g_clear_pointer (&self->export_queue, g_ptr_array_unref);
-  g_clear_object (&self->export_folder);
-  if (self->export_task != NULL)
-    {
-      g_autoptr(GTask) task = g_steal_pointer (&self->export_task);
-
-      g_task_return_boolean (task, FALSE);
-    }
+  /* An export of this page stops; the toast that ends it finds no page. */
+  g_cancellable_cancel (self->cancellable);
+  if (self->batch != NULL)
+    g_signal_handlers_disconnect_by_data (self->batch, self);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), BD_TYPE_BATCH_PAGE);
-  g_clear_object (&self->items);
+  /* Its work holds a reference to it: without the list, the queue stops. */
+  if (self->batch != NULL)
+    bd_batch_clear (self->batch);
+  g_clear_object (&self->batch);
+  g_clear_object (&self->cancellable);
   g_clear_object (&self->settings);
-  g_clear_object (&self->engine);
 
   G_OBJECT_CLASS (bd_batch_page_parent_class)->dispose (object);
 }
@@ -925,6 +560,7 @@ static void
 bd_batch_page_init (BdBatchPage *self)
 {
   GApplication *app = g_application_get_default ();
+  g_autoptr(BdEngine) engine = NULL;
 
   gtk_widget_init_template (GTK_WIDGET (self));
   {
@@ -934,14 +570,16 @@ bd_batch_page_init (BdBatchPage *self)
   }
 
   self->settings = g_settings_new (APP_ID);
-  self->engine = BD_IS_APPLICATION (app) ? g_object_ref (bd_application_get_engine (BD_APPLICATION (app)))
-                                         : bd_engine_new (NULL);
-  self->items = g_list_store_new (BD_TYPE_BATCH_ITEM);
+  self->cancellable = g_cancellable_new ();
+  engine = BD_IS_APPLICATION (app) ? g_object_ref (bd_application_get_engine (BD_APPLICATION (app)))
+                                   : bd_engine_new (NULL);
+  self->batch = bd_batch_new (engine);
 
-  gtk_list_box_bind_model (self->list_box, G_LIST_MODEL (self->items), create_row, self, NULL);
+  gtk_list_box_bind_model (self->list_box, bd_batch_get_items (self->batch), create_row, self, NULL);
   g_signal_connect (self->list_box, "row-activated", G_CALLBACK (on_row_activated), self);
-  g_signal_connect_object (self->items, "items-changed", G_CALLBACK (on_items_changed), self,
-                           G_CONNECT_SWAPPED);
+  g_signal_connect_swapped (self->batch, "changed", G_CALLBACK (update_summary), self);
+  g_signal_connect_swapped (self->batch, "notify::n-items", G_CALLBACK (on_n_items), self);
+  g_signal_connect_swapped (self->batch, "notify::busy", G_CALLBACK (on_busy), self);
 
   update_summary (self);
 }

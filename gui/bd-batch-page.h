@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The batch list: photos are processed one after another as they arrive, each row showing
- * its progress and state; Export All writes every result to a folder. A photo that fails
- * is marked and the rest go on. */
+/* The batch list's view: a row per photo of its BdBatch (bd-batch.h, which processes them one
+ * after another and exports them), with progress and state; Export All asks for a folder and
+ * says in a toast how it went. */
 #pragma once
 
 #include <adwaita.h>
 
-#include "bd-batch-item.h"
+#include "bd-batch.h"
 
 G_BEGIN_DECLS
 
@@ -17,6 +17,8 @@ G_DECLARE_FINAL_TYPE (BdBatchPage, bd_batch_page, BD, BATCH_PAGE, AdwBreakpointB
 void        bd_batch_page_add_files         (BdBatchPage  *self,
                                              GFile       **files,
                                              guint         n_files);
+/* The model the page shows: its queue and export. */
+BdBatch    *bd_batch_page_get_batch         (BdBatchPage  *self);
 guint       bd_batch_page_get_n_items       (BdBatchPage  *self);
 /* A GListModel of BdBatchItem. */
 GListModel *bd_batch_page_get_items         (BdBatchPage  *self);

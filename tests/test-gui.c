@@ -20,6 +20,7 @@
 
 #include "backdrop.h"
 #include "bd-application.h"
+#include "bd-batch.h"
 #include "bd-batch-item.h"
 #include "bd-batch-page.h"
 #include "bd-batch-row.h"
@@ -1061,6 +1062,356 @@ static gboolean
 document_saved (gpointer data)
 {
   return !bd_document_get_modified (data) && !bd_document_get_busy (data);
+}
+
+/* BdBatch, the batch list's model, without a window: its queue and export. */
+
+static BdBatch *model_batch;  /* made by /gui/batch-model/queue, used by the next ones */
+
+static gboolean
+model_idle (gpointer data)
+{
+  return !bd_batch_get_busy (data);
+}
+
+/* Notes each item as it starts, and checks that no other is being processed meanwhile. */
+static void
+on_model_item_state (BdBatchItem *item,
+                     GParamSpec  *pspec,
+                     GPtrArray   *started)
+{
+  GListModel *items = bd_batch_get_items (model_batch);
+  guint working = 0;
+
+  if (bd_batch_item_get_state (item) != BD_BATCH_ITEM_WORKING)
+    return;
+  g_ptr_array_add (started, item);
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr(BdBatchItem) other = g_list_model_get_item (items, i);
+
+      working += bd_batch_item_get_state (other) == BD_BATCH_ITEM_WORKING;
+    }
+  g_assert_cmpuint (working, ==, 1);
+}
+
+/* Photos go through one at a time in the order added; an unreadable file in the middle is
+ * marked with why, and the one after it is still done. */
+static void
+test_batch_model_queue (void)
+{
+  g_autofree char *bad = g_build_filename (work_dir, "model-bad.jpg", NULL);
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) started = g_ptr_array_new ();
+  GListModel *items;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  g_assert_true (g_file_set_contents (bad, "not a photo", -1, NULL));
+  /* The same photo twice: the export must then find a second name. */
+  g_ptr_array_add (files, g_file_new_for_path (g_ptr_array_index (photos, 0)));
+  g_ptr_array_add (files, g_file_new_for_path (bad));
+  g_ptr_array_add (files, g_file_new_for_path (g_ptr_array_index (photos, 0)));
+
+  model_batch = bd_batch_new (bd_application_get_engine (app));
+  items = bd_batch_get_items (model_batch);
+  g_assert_false (bd_batch_get_busy (model_batch));
+  bd_batch_add_files (model_batch, (GFile **) files->pdata, 1);
+  g_assert_true (bd_batch_get_busy (model_batch));
+  {
+    g_autoptr(BdBatchItem) first = g_list_model_get_item (items, 0);
+
+    g_assert_cmpint (bd_batch_item_get_state (first), ==, BD_BATCH_ITEM_WORKING);
+  }
+  bd_batch_add_files (model_batch, (GFile **) files->pdata + 1, 2);
+  g_assert_cmpuint (bd_batch_get_n_items (model_batch), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (items, i);
+
+      g_assert_true (g_file_equal (bd_batch_item_get_file (item), files->pdata[i]));
+      g_signal_connect (item, "notify::state", G_CALLBACK (on_model_item_state), started);
+    }
+
+  g_assert_true (bd_main_loop_wait_for (model_idle, model_batch));
+
+  /* The first had started before its handler was connected. */
+  g_assert_cmpuint (started->len, ==, 2);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (items, i);
+
+      g_signal_handlers_disconnect_by_func (item, on_model_item_state, started);
+      if (i > 0)
+        g_assert_true (started->pdata[i - 1] == item);
+      if (i == 1)
+        {
+          g_assert_cmpint (bd_batch_item_get_state (item), ==, BD_BATCH_ITEM_FAILED);
+          g_assert_nonnull (bd_batch_item_get_message (item));
+          g_assert_cmpstr (bd_batch_item_get_message (item), !=, "");
+          g_assert_false (bd_batch_item_has_mask (item));
+        }
+      else
+        {
+          g_assert_cmpint (bd_batch_item_get_state (item), ==, BD_BATCH_ITEM_DONE);
+          g_assert_true (bd_batch_item_has_mask (item));
+          g_assert_nonnull (bd_batch_item_get_thumbnail (item));
+        }
+    }
+  {
+    guint ready, failed, waiting;
+
+    bd_batch_count (model_batch, &ready, &failed, &waiting);
+    g_assert_cmpuint (ready, ==, 2);
+    g_assert_cmpuint (failed, ==, 1);
+    g_assert_cmpuint (waiting, ==, 0);
+  }
+}
+
+typedef struct
+{
+  gboolean  finished;
+  gboolean  ok;
+  guint     exported;
+  guint     failed;
+  GError   *error;
+} ModelExport;
+
+static void
+on_model_exported (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  ModelExport *export = user_data;
+
+  export->ok = bd_batch_export_finish (BD_BATCH (object), result, &export->exported, &export->failed,
+                                       &export->error);
+  export->finished = TRUE;
+}
+
+static gboolean
+model_export_finished (gpointer data)
+{
+  return ((ModelExport *) data)->finished;
+}
+
+/* The names in @path (hidden ones too: a temporary file would be one). */
+static GPtrArray *
+folder_names (const char *path)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  return names;
+}
+
+/* Cancels @cancellable when @cancel_after photos are written (G_MAXUINT: never). */
+typedef struct
+{
+  GCancellable *cancellable;
+  guint         cancel_after;
+  guint         written;
+  GPtrArray    *done;          /* the items the export was through with, in order */
+} CancelAfter;
+
+static void
+on_model_export_progress (BdBatch     *batch,
+                          BdBatchItem *item,
+                          guint        n_done,
+                          guint        n_total,
+                          CancelAfter *cancel)
+{
+  /* Each photo once, in the list's order. */
+  g_assert_false (g_ptr_array_find (cancel->done, item, NULL));
+  g_ptr_array_add (cancel->done, item);
+  g_assert_cmpuint (n_done, ==, cancel->done->len);
+  g_assert_cmpuint (n_total, ==, 2);
+  if (bd_batch_item_get_state (item) == BD_BATCH_ITEM_EXPORTED && ++cancel->written == cancel->cancel_after)
+    g_cancellable_cancel (cancel->cancellable);
+}
+
+/* Exports model_batch's items into a new folder @name of work_dir (returned). */
+static char *
+model_export (const char   *name,
+              GCancellable *cancellable,
+              guint         cancel_after,
+              ModelExport  *export)
+{
+  char *out = g_build_filename (work_dir, name, NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (out);
+  GListModel *items = bd_batch_get_items (model_batch);
+  g_autoptr(GPtrArray) done = g_ptr_array_new ();
+  CancelAfter cancel = { cancellable, cancel_after, 0, done };
+  gulong handler;
+
+  g_assert_cmpint (g_mkdir (out, 0700), ==, 0);
+  handler = g_signal_connect (model_batch, "export-progress", G_CALLBACK (on_model_export_progress), &cancel);
+  bd_batch_export_async (model_batch, folder, NULL, "png", 90, cancellable, on_model_exported, export);
+  g_assert_true (bd_batch_get_exporting (model_batch));
+  g_assert_true (bd_batch_get_busy (model_batch));
+  g_assert_true (bd_main_loop_wait_for (model_export_finished, export));
+  g_assert_false (bd_batch_get_exporting (model_batch));
+  g_signal_handler_disconnect (model_batch, handler);
+
+  g_assert_cmpuint (cancel.written, ==, export->exported);
+  for (guint i = 0; i < done->len; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (items, 2 * i);  /* 1 failed: not exported */
+
+      g_assert_true (done->pdata[i] == item);
+    }
+  return out;
+}
+
+/* The tests after /gui/batch-model/queue work on its batch. */
+static gboolean
+skip_without_model_batch (void)
+{
+  if (skip_without_photo_and_model ())
+    return TRUE;
+  if (model_batch == NULL)
+    {
+      g_test_skip ("The batch of /gui/batch-model/queue is not there");
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Export writes every photo with a mask once, named by the CLI's rule (the second of two
+ * same-named photos gets "-2"); the failed one is left out. */
+static void
+test_batch_model_export (void)
+{
+  GListModel *items;
+  g_autofree char *out = NULL;
+  g_autofree char *stem = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+  ModelExport export = { 0 };
+
+  if (skip_without_model_batch ())
+    return;
+
+  items = bd_batch_get_items (model_batch);
+  out = model_export ("model-export", NULL, G_MAXUINT, &export);
+  g_assert_no_error (export.error);
+  g_assert_true (export.ok);
+  g_assert_cmpuint (export.exported, ==, 2);
+  g_assert_cmpuint (export.failed, ==, 0);
+
+  stem = g_path_get_basename (g_ptr_array_index (photos, 0));
+  *strrchr (stem, '.') = '\0';
+  names = folder_names (out);
+  g_assert_cmpuint (names->len, ==, 2);
+  for (guint i = 0; i < 3; i += 2)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (items, i);
+      g_autofree char *expected = g_strdup_printf (i == 0 ? "%s-cutout.png" : "%s-cutout-2.png", stem);
+      g_autofree char *path = g_build_filename (out, expected, NULL);
+      g_autoptr(GdkPixbuf) saved = NULL;
+      g_autoptr(GdkPixbuf) photo = gdk_pixbuf_new_from_file (g_ptr_array_index (photos, 0), NULL);
+
+      g_assert_cmpint (bd_batch_item_get_state (item), ==, BD_BATCH_ITEM_EXPORTED);
+      g_assert_cmpstr (bd_batch_item_get_message (item), ==, expected);
+      saved = gdk_pixbuf_new_from_file (path, NULL);
+      g_assert_nonnull (saved);
+      g_assert_true (gdk_pixbuf_get_has_alpha (saved));
+      g_assert_nonnull (photo);
+      g_assert_cmpint (gdk_pixbuf_get_width (saved), ==, gdk_pixbuf_get_width (photo));
+      g_assert_cmpint (gdk_pixbuf_get_height (saved), ==, gdk_pixbuf_get_height (photo));
+    }
+  {
+    g_autoptr(BdBatchItem) bad = g_list_model_get_item (items, 1);
+
+    g_assert_cmpint (bd_batch_item_get_state (bad), ==, BD_BATCH_ITEM_FAILED);
+  }
+}
+
+/* Cancelling an export stops it: after the first photo, that one is written whole and the
+ * second not at all; at once, nothing is left but whole photos (no partial or temporary
+ * file). A second export while one runs is refused. */
+static void
+test_batch_model_cancel (void)
+{
+  GListModel *items;
+
+  if (skip_without_model_batch ())
+    return;
+  items = bd_batch_get_items (model_batch);
+
+  {
+    g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+    g_autoptr(BdBatchItem) second = g_list_model_get_item (items, 2);
+    g_autofree char *before = g_strdup (bd_batch_item_get_message (second));
+    g_autofree char *out = NULL;
+    g_autoptr(GPtrArray) names = NULL;
+    ModelExport export = { 0 };
+
+    out = model_export ("model-cancel-after-one", cancellable, 1, &export);
+    g_assert_false (export.ok);
+    g_assert_error (export.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_assert_cmpuint (export.exported, ==, 1);
+    g_assert_cmpuint (export.failed, ==, 0);
+    names = folder_names (out);
+    g_assert_cmpuint (names->len, ==, 1);
+    {
+      g_autofree char *path = g_build_filename (out, names->pdata[0], NULL);
+      g_autoptr(GdkPixbuf) saved = gdk_pixbuf_new_from_file (path, NULL);
+
+      g_assert_nonnull (saved);
+    }
+    /* The second keeps what it said: its earlier export, not a failure. */
+    g_assert_cmpint (bd_batch_item_get_state (second), ==, BD_BATCH_ITEM_EXPORTED);
+    g_assert_cmpstr (bd_batch_item_get_message (second), ==, before);
+    g_clear_error (&export.error);
+  }
+
+  {
+    g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+    g_autofree char *out = g_build_filename (work_dir, "model-cancel-at-once", NULL);
+    g_autoptr(GFile) folder = g_file_new_for_path (out);
+    g_autoptr(GPtrArray) names = NULL;
+    ModelExport export = { 0 }, refused = { 0 };
+
+    g_assert_cmpint (g_mkdir (out, 0700), ==, 0);
+    bd_batch_export_async (model_batch, folder, NULL, "png", 90, cancellable, on_model_exported, &export);
+    bd_batch_export_async (model_batch, folder, NULL, "png", 90, NULL, on_model_exported, &refused);
+    g_cancellable_cancel (cancellable);
+    g_assert_true (bd_main_loop_wait_for (model_export_finished, &export));
+    g_assert_true (bd_main_loop_wait_for (model_export_finished, &refused));
+    g_assert_error (refused.error, G_IO_ERROR, G_IO_ERROR_BUSY);
+    g_assert_error (export.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    /* The first write may have ended before the cancel came: then it is whole and counted.
+     * A photo not written is not a failure: its row keeps what it said. */
+    g_assert_cmpuint (export.failed, ==, 0);
+    for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+      {
+        g_autoptr(BdBatchItem) item = g_list_model_get_item (items, i);
+
+        g_assert_cmpint (bd_batch_item_get_state (item), !=, BD_BATCH_ITEM_EXPORT_FAILED);
+      }
+    names = folder_names (out);
+    g_assert_cmpuint (names->len, ==, export.exported);
+    for (guint i = 0; i < names->len; i++)
+      {
+        g_autofree char *path = g_build_filename (out, names->pdata[i], NULL);
+        g_autoptr(GdkPixbuf) saved = gdk_pixbuf_new_from_file (path, NULL);
+
+        g_assert_nonnull (saved);
+      }
+    g_assert_false (bd_batch_get_busy (model_batch));
+    g_clear_error (&export.error);
+    g_clear_error (&refused.error);
+  }
+
+  /* Clearing ends the model's work; the items go. */
+  bd_batch_clear (model_batch);
+  g_assert_cmpuint (bd_batch_get_n_items (model_batch), ==, 0);
+  g_clear_object (&model_batch);
 }
 
 /* Closing a window with a painted photo asks first: Cancel keeps it open; once the photo
@@ -2559,6 +2910,9 @@ main (int   argc,
   g_test_add_func ("/gui/batch", test_batch);
   g_test_add_func ("/gui/batch-edits", test_batch_edits);
   g_test_add_func ("/gui/unsaved-batch-clear", test_unsaved_batch_clear);
+  g_test_add_func ("/gui/batch-model/queue", test_batch_model_queue);
+  g_test_add_func ("/gui/batch-model/export", test_batch_model_export);
+  g_test_add_func ("/gui/batch-model/cancel", test_batch_model_cancel);
   g_test_add_func ("/gui/unsaved-close", test_unsaved_close);
   g_test_add_func ("/gui/narrow-and-screenshot", test_narrow_and_screenshot);
   g_test_add_func ("/gui/large-photo", test_large_photo);

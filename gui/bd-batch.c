@@ -1,0 +1,705 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "bd-batch.h"
+#include "bd-image-io.h"
+#include "bd-output-name.h"
+#include "bd-pixels.h"
+
+#define THUMBNAIL_SIZE 96
+
+struct _BdBatch
+{
+  GObject       parent_instance;
+
+  GListStore   *items;
+  BdEngine     *engine;
+  BdBatchItem  *working;        /* being processed */
+  GCancellable *cancellable;    /* for the processing of @working */
+  GTask        *export_task;    /* of bd_batch_export_async(), while it runs */
+  gboolean      busy;           /* as last notified */
+};
+
+G_DEFINE_FINAL_TYPE (BdBatch, bd_batch, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_N_ITEMS,
+  PROP_BUSY,
+  PROP_EXPORTING,
+  N_PROPS
+};
+
+enum {
+  SIGNAL_CHANGED,
+  SIGNAL_EXPORT_PROGRESS,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static void process_next (BdBatch *self);
+static void export_next  (GTask   *task);
+
+/* "changed" whenever an item's state or the list changes; "busy" when it flips. */
+static void
+changed (BdBatch *self)
+{
+  gboolean busy = bd_batch_get_busy (self);
+
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  if (busy != self->busy)
+    {
+      self->busy = busy;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+    }
+}
+
+/* Stops the processing of the item being processed, if any. */
+static void
+stop_working (BdBatch *self)
+{
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->working);
+}
+
+/* Processing, one photo at a time */
+
+typedef struct
+{
+  BdBatch        *self;
+  BdBatchItem    *item;
+  GdkPixbuf      *photo;
+  BdSegmentation *segmentation;
+  GdkTexture     *thumbnail;
+} Work;
+
+static void
+work_free (Work *work)
+{
+  g_clear_object (&work->self);
+  g_clear_object (&work->item);
+  g_clear_object (&work->photo);
+  g_clear_pointer (&work->segmentation, bd_segmentation_free);
+  g_clear_object (&work->thumbnail);
+  g_free (work);
+}
+
+/* Ends the work on @work's item: @error marks it failed. Then starts the next. */
+static void
+work_finish (Work   *work,
+             GError *error)
+{
+  BdBatch *self = work->self;
+
+  if (self->working != work->item)
+    return;  /* removed from the list meanwhile */
+
+  if (error != NULL)
+    bd_batch_item_set_state (work->item, BD_BATCH_ITEM_FAILED, error->message);
+  else
+    {
+      bd_batch_item_set_result (work->item, work->segmentation->alpha, work->thumbnail,
+                                work->segmentation->device, work->segmentation->seconds);
+      bd_batch_item_set_state (work->item, BD_BATCH_ITEM_DONE, NULL);
+    }
+
+  g_clear_object (&self->working);
+  g_clear_object (&self->cancellable);
+  changed (self);
+  process_next (self);
+}
+
+static void
+thumbnail_thread (GTask        *task,
+                  gpointer      source_object,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  Work *work = task_data;
+  g_autoptr(GdkPixbuf) thumbnail = NULL;
+
+  thumbnail = bd_pixels_thumbnail (work->photo, g_bytes_get_data (work->segmentation->alpha, NULL),
+                                   THUMBNAIL_SIZE);
+  work->thumbnail = gdk_texture_new_for_pixbuf (thumbnail);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+on_thumbnail (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Work *work = g_task_get_task_data (G_TASK (result));
+
+  work_finish (work, NULL);
+}
+
+static void
+on_item_progress (GObject *target,
+                  double   fraction)
+{
+  bd_batch_item_set_progress (BD_BATCH_ITEM (target), fraction);
+}
+
+static void
+on_segmented (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Work *work = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GTask) task = NULL;
+
+  work->segmentation = bd_engine_segment_finish (BD_ENGINE (object), result, &error);
+  if (work->segmentation == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        work_finish (work, error);
+      work_free (work);
+      return;
+    }
+
+  task = g_task_new (work->self, NULL, on_thumbnail, NULL);
+  g_task_set_task_data (task, work, (GDestroyNotify) work_free);
+  g_task_run_in_thread (task, thumbnail_thread);
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  Work *work = task_data;
+  GError *error = NULL;
+
+  work->photo = bd_image_load_file (bd_batch_item_get_file (work->item), cancellable, &error);
+  if (work->photo == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+on_loaded (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  BdBatch *self = BD_BATCH (object);
+  Work *work = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  Work *next;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        work_finish (work, error);
+      return;
+    }
+
+  if (self->working != work->item)
+    return;
+
+  /* The GTask frees @work; the next step gets its own copy of the references. */
+  next = g_new0 (Work, 1);
+  next->self = g_object_ref (self);
+  next->item = g_object_ref (work->item);
+  next->photo = g_object_ref (work->photo);
+
+  bd_engine_segment_async (self->engine, next->photo, on_item_progress, G_OBJECT (next->item),
+                           self->cancellable, on_segmented, next);
+}
+
+static void
+process_next (BdBatch *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  g_autoptr(GTask) task = NULL;
+  Work *work;
+
+  if (self->working != NULL)
+    return;
+
+  for (guint i = 0; i < n && self->working == NULL; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+
+      if (bd_batch_item_get_state (item) == BD_BATCH_ITEM_WAITING)
+        self->working = g_steal_pointer (&item);
+    }
+
+  if (self->working == NULL)
+    return;
+
+  self->cancellable = g_cancellable_new ();
+  bd_batch_item_set_progress (self->working, 0.0);
+  bd_batch_item_set_state (self->working, BD_BATCH_ITEM_WORKING, NULL);
+
+  work = g_new0 (Work, 1);
+  work->self = g_object_ref (self);
+  work->item = g_object_ref (self->working);
+
+  task = g_task_new (self, self->cancellable, on_loaded, NULL);
+  g_task_set_task_data (task, work, (GDestroyNotify) work_free);
+  g_task_run_in_thread (task, load_thread);
+}
+
+/* Export */
+
+typedef struct
+{
+  GFile     *folder;
+  GPtrArray *queue;        /* items still to write */
+  char      *extension;
+  int        jpeg_quality;
+  guint      total;        /* photos in this export */
+  guint      exported;
+  guint      failed;
+} Export;
+
+static void
+export_free (Export *export)
+{
+  g_clear_object (&export->folder);
+  g_clear_pointer (&export->queue, g_ptr_array_unref);
+  g_free (export->extension);
+  g_free (export);
+}
+
+/* Ends the export; @error (taken) NULL: it went through the list. */
+static void
+export_end (GTask  *task,
+            GError *error)
+{
+  BdBatch *self = g_task_get_source_object (task);
+  g_autoptr(GTask) ended = g_steal_pointer (&self->export_task);
+
+  g_assert (ended == task);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EXPORTING]);
+  changed (self);
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+/* For bd_output_name(): whether @name is taken in the folder @data. */
+static gboolean
+name_taken_in (const char *name,
+               gpointer    data)
+{
+  g_autoptr(GFile) file = g_file_get_child (G_FILE (data), name);
+
+  return g_file_query_exists (file, NULL);
+}
+
+typedef struct
+{
+  GTask       *task;
+  BdBatchItem *item;
+  GFile       *target;
+} Writing;
+
+static void
+on_written (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Writing *writing = user_data;
+  g_autoptr(GTask) task = writing->task;
+  g_autoptr(BdBatchItem) item = writing->item;
+  g_autoptr(GFile) target = writing->target;
+  Export *export = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  gboolean saved;
+
+  g_free (writing);
+  saved = BD_IS_DOCUMENT (object) ? bd_document_save_finish (BD_DOCUMENT (object), result, &error)
+                                  : bd_document_save_unedited_finish (result, &error);
+  /* A cancel that came after the rename still reads as cancelled: the name was free
+   * (bd_output_name), so a file there now is this one, whole. */
+  if (!saved && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && g_file_query_exists (target, NULL))
+    {
+      saved = TRUE;
+      g_clear_error (&error);
+    }
+  if (saved)
+    {
+      g_autofree char *name = g_file_get_basename (target);
+
+      export->exported++;
+      bd_batch_item_set_state (item, BD_BATCH_ITEM_EXPORTED, name);
+    }
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      /* Not written (its temporary file is gone): the row keeps its state. */
+      export_end (task, g_steal_pointer (&error));
+      return;
+    }
+  else
+    {
+      export->failed++;
+      bd_batch_item_set_state (item, BD_BATCH_ITEM_EXPORT_FAILED, error->message);
+    }
+
+  g_signal_emit (g_task_get_source_object (task), signals[SIGNAL_EXPORT_PROGRESS], 0, item,
+                 export->exported + export->failed, export->total);
+  export_next (task);
+}
+
+static void
+export_next (GTask *task)
+{
+  Export *export = g_task_get_task_data (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  g_autoptr(BdBatchItem) item = NULL;
+  g_autofree char *basename = NULL;
+  g_autofree char *name = NULL;
+  GError *error = NULL;
+  BdDocument *document;
+  Writing *writing;
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, &error))
+    {
+      export_end (task, error);
+      return;
+    }
+  if (export->queue->len == 0)
+    {
+      export_end (task, NULL);
+      return;
+    }
+
+  item = g_ptr_array_steal_index (export->queue, 0);
+  basename = g_file_get_basename (bd_batch_item_get_file (item));
+  /* The CLI's rule (common/bd-output-name.h): "a-cutout.png", "a-cutout-2.png", ... */
+  name = bd_output_name (basename, BD_OUTPUT_CUTOUT, export->extension, name_taken_in, export->folder);
+
+  writing = g_new0 (Writing, 1);
+  writing->task = g_object_ref (task);
+  writing->item = g_object_ref (item);
+  writing->target = g_file_get_child (export->folder, name);
+
+  /* A row the user opened is written by its document, as the editor shows it; the others
+   * as they came from the network, by the same code without a document. */
+  document = bd_batch_item_get_document (item);
+  if (document != NULL && bd_document_get_state (document) == BD_DOCUMENT_STATE_READY)
+    bd_document_save_async (document, writing->target, export->jpeg_quality, cancellable, on_written, writing);
+  else
+    bd_document_save_unedited_async (bd_batch_item_get_file (item), bd_batch_item_get_mask (item),
+                                     writing->target, export->jpeg_quality, cancellable, on_written, writing);
+}
+
+void
+bd_batch_export_async (BdBatch             *self,
+                       GFile               *folder,
+                       GPtrArray           *items,
+                       const char          *extension,
+                       int                  jpeg_quality,
+                       GCancellable        *cancellable,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  guint n;
+  Export *export;
+
+  g_return_if_fail (BD_IS_BATCH (self));
+  g_return_if_fail (G_IS_FILE (folder));
+  g_return_if_fail (extension != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, bd_batch_export_async);
+
+  if (self->export_task != NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_BUSY, "%s", _("An export is already running"));
+      return;
+    }
+
+  export = g_new0 (Export, 1);
+  export->folder = g_object_ref (folder);
+  export->queue = g_ptr_array_new_with_free_func (g_object_unref);
+  export->extension = g_strdup (extension);
+  export->jpeg_quality = jpeg_quality;
+  g_task_set_task_data (task, export, (GDestroyNotify) export_free);
+
+  n = items ? items->len : g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(BdBatchItem) item = items ? g_object_ref (g_ptr_array_index (items, i))
+                                          : g_list_model_get_item (G_LIST_MODEL (self->items), i);
+
+      if (bd_batch_item_has_mask (item))
+        g_ptr_array_add (export->queue, g_steal_pointer (&item));
+    }
+  export->total = export->queue->len;
+
+  self->export_task = g_object_ref (task);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EXPORTING]);
+  changed (self);
+  export_next (task);
+}
+
+gboolean
+bd_batch_export_finish (BdBatch       *self,
+                        GAsyncResult  *result,
+                        guint         *n_exported,
+                        guint         *n_failed,
+                        GError       **error)
+{
+  Export *export;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  export = g_task_get_task_data (G_TASK (result));
+  if (n_exported != NULL)
+    *n_exported = export ? export->exported : 0;
+  if (n_failed != NULL)
+    *n_failed = export ? export->failed : 0;
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* The list */
+
+static void
+on_items_changed (BdBatch *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+  changed (self);
+}
+
+void
+bd_batch_add_files (BdBatch  *self,
+                    GFile   **files,
+                    guint     n_files)
+{
+  g_return_if_fail (BD_IS_BATCH (self));
+
+  for (guint i = 0; i < n_files; i++)
+    {
+      g_autoptr(BdBatchItem) item = bd_batch_item_new (files[i]);
+
+      g_signal_connect_object (item, "notify::state", G_CALLBACK (changed), self, G_CONNECT_SWAPPED);
+      g_list_store_append (self->items, item);
+    }
+
+  process_next (self);
+}
+
+void
+bd_batch_remove (BdBatch     *self,
+                 BdBatchItem *item)
+{
+  guint position;
+
+  g_return_if_fail (BD_IS_BATCH (self));
+  g_return_if_fail (BD_IS_BATCH_ITEM (item));
+
+  if (self->working == item)
+    stop_working (self);
+
+  if (g_list_store_find (self->items, item, &position))
+    g_list_store_remove (self->items, position);
+
+  process_next (self);
+}
+
+void
+bd_batch_clear (BdBatch *self)
+{
+  g_return_if_fail (BD_IS_BATCH (self));
+
+  stop_working (self);
+  g_list_store_remove_all (self->items);
+}
+
+GListModel *
+bd_batch_get_items (BdBatch *self)
+{
+  g_return_val_if_fail (BD_IS_BATCH (self), NULL);
+  return G_LIST_MODEL (self->items);
+}
+
+guint
+bd_batch_get_n_items (BdBatch *self)
+{
+  g_return_val_if_fail (BD_IS_BATCH (self), 0);
+  return g_list_model_get_n_items (G_LIST_MODEL (self->items));
+}
+
+void
+bd_batch_count (BdBatch *self,
+                guint   *n_ready,
+                guint   *n_failed,
+                guint   *n_waiting)
+{
+  guint ready = 0, failed = 0, waiting = 0;
+  guint n;
+
+  g_return_if_fail (BD_IS_BATCH (self));
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+
+      switch (bd_batch_item_get_state (item))
+        {
+        case BD_BATCH_ITEM_WAITING:
+        case BD_BATCH_ITEM_WORKING:
+          waiting++;
+          break;
+
+        case BD_BATCH_ITEM_FAILED:
+          failed++;
+          break;
+
+        default:
+          ready++;
+          break;
+        }
+    }
+
+  if (n_ready != NULL)
+    *n_ready = ready;
+  if (n_failed != NULL)
+    *n_failed = failed;
+  if (n_waiting != NULL)
+    *n_waiting = waiting;
+}
+
+gboolean
+bd_batch_get_busy (BdBatch *self)
+{
+  guint waiting;
+
+  g_return_val_if_fail (BD_IS_BATCH (self), FALSE);
+
+  if (self->working != NULL || self->export_task != NULL)
+    return TRUE;
+  bd_batch_count (self, NULL, NULL, &waiting);
+  return waiting > 0;
+}
+
+gboolean
+bd_batch_get_exporting (BdBatch *self)
+{
+  g_return_val_if_fail (BD_IS_BATCH (self), FALSE);
+  return self->export_task != NULL;
+}
+
+GPtrArray *
+bd_batch_get_edited_documents (BdBatch *self)
+{
+  GPtrArray *documents = g_ptr_array_new_with_free_func (g_object_unref);
+  guint n;
+
+  g_return_val_if_fail (BD_IS_BATCH (self), documents);
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+
+      if (bd_batch_item_get_modified (item))
+        g_ptr_array_add (documents, g_object_ref (bd_batch_item_get_document (item)));
+    }
+
+  return documents;
+}
+
+BdBatch *
+bd_batch_new (BdEngine *engine)
+{
+  BdBatch *self;
+
+  g_return_val_if_fail (BD_IS_ENGINE (engine), NULL);
+
+  self = g_object_new (BD_TYPE_BATCH, NULL);
+  self->engine = g_object_ref (engine);
+  return self;
+}
+
+/* GObject */
+
+static void
+bd_batch_dispose (GObject *object)
+{
+  BdBatch *self = BD_BATCH (object);
+
+  stop_working (self);
+  g_clear_object (&self->items);
+  g_clear_object (&self->engine);
+
+  G_OBJECT_CLASS (bd_batch_parent_class)->dispose (object);
+}
+
+static void
+bd_batch_get_property (GObject    *object,
+                       guint       prop_id,
+                       GValue     *value,
+                       GParamSpec *pspec)
+{
+  BdBatch *self = BD_BATCH (object);
+
+  switch (prop_id)
+    {
+    case PROP_N_ITEMS:
+      g_value_set_uint (value, bd_batch_get_n_items (self));
+      break;
+
+    case PROP_BUSY:
+      g_value_set_boolean (value, bd_batch_get_busy (self));
+      break;
+
+    case PROP_EXPORTING:
+      g_value_set_boolean (value, bd_batch_get_exporting (self));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+bd_batch_class_init (BdBatchClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = bd_batch_dispose;
+  object_class->get_property = bd_batch_get_property;
+
+  properties[PROP_N_ITEMS] =
+    g_param_spec_uint ("n-items", NULL, NULL, 0, G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_BUSY] =
+    g_param_spec_boolean ("busy", NULL, NULL, FALSE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_EXPORTING] =
+    g_param_spec_boolean ("exporting", NULL, NULL, FALSE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* Some item's state, or the list, changed: counts and "busy" may differ. */
+  signals[SIGNAL_CHANGED] =
+    g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /* An export is through with @item (written, or failed: its state says), the @n_done-th of
+   * @n_total. */
+  signals[SIGNAL_EXPORT_PROGRESS] =
+    g_signal_new ("export-progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 3, BD_TYPE_BATCH_ITEM, G_TYPE_UINT, G_TYPE_UINT);
+}
+
+static void
+bd_batch_init (BdBatch *self)
+{
+  self->items = g_list_store_new (BD_TYPE_BATCH_ITEM);
+  g_signal_connect_object (self->items, "items-changed", G_CALLBACK (on_items_changed), self,
+                           G_CONNECT_SWAPPED);
+}
