@@ -34,7 +34,7 @@ check "$dest$prefix/$mandir/man1/backdrop-cli.1"
 mandoc -T lint -W style "$dest$prefix/$mandir/man1/backdrop.1" "$dest$prefix/$mandir/man1/backdrop-cli.1"
 
 desktop-file-validate "$share/applications/$app_id.desktop"
-appstreamcli validate --no-net --explain "$share/metainfo/$app_id.metainfo.xml"
+appstreamcli validate --pedantic --no-net --explain "$share/metainfo/$app_id.metainfo.xml"
 glib-compile-schemas --strict --dry-run "$share/glib-2.0/schemas"
 
 # Translated, not merely installed.

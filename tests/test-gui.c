@@ -1733,6 +1733,7 @@ test_open_unreadable (void)
 {
   g_autofree char *path = g_build_filename (tmp_dir, "not-a-photo.jpg", NULL);
   BdWindow *other;
+  BdDocument *doc;
   GtkWidget *editor, *button;
 
   if (skip_without_photo_and_model ())
@@ -1743,7 +1744,12 @@ test_open_unreadable (void)
   gtk_window_present (GTK_WINDOW (other));
   editor = GTK_WIDGET (bd_window_get_editor (other));
   g_assert_true (g_file_set_contents (path, "plain text, not a JPEG", -1, NULL));
-  g_assert_cmpint (bd_document_get_state (open_and_settle (other, path)), ==, BD_DOCUMENT_STATE_FAILED);
+  doc = open_and_settle (other, path);
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_FAILED);
+  /* The words backdrop-cli and the plug-in use for the same file (common/bd-image-io.c). */
+  g_test_message ("the editor says: %s", bd_document_get_error_message (doc));
+  g_assert_nonnull (strstr (bd_document_get_error_message (doc),
+                            "is not an image in a format Backdrop can read (JPEG, PNG, WebP or TIFF)"));
   bd_main_loop_spin (200);
   button = find_button_labelled (editor, "_Open Another Photo…");
   g_assert_nonnull (button);
