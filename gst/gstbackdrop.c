@@ -146,7 +146,7 @@ apply_settings (GstBackdrop *self, GError **error)
 		bd_background background;
 		bd_image image;
 		GdkPixbuf *pixbuf = NULL;
-		if (!bd_video_parse_background (bg, &background, &image, &pixbuf, error))
+		if (!bd_background_parse (bg, &background, &image, &pixbuf, error))
 			return FALSE;
 		g_clear_object (&self->bg_pixbuf);
 		self->bg_pixbuf = pixbuf;

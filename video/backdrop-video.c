@@ -174,7 +174,7 @@ main (int argc, char **argv)
 	bd_image background_image;
 	g_autoptr (GdkPixbuf) background_pixbuf = NULL;
 	if (settings.output == BD_VIDEO_OUTPUT_COMPOSITE) {
-		if (!bd_video_parse_background (opt_background, &background, &background_image, &background_pixbuf, &error)) {
+		if (!bd_background_parse (opt_background, &background, &background_image, &background_pixbuf, &error)) {
 			fprintf (stderr, "backdrop-video: %s\n", error->message);
 			return EXIT_USAGE;
 		}

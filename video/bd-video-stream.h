@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "backdrop.h"
+#include "bd-background.h"   /* bd_background_parse: the CLI's --background words */
 
 G_BEGIN_DECLS
 
@@ -23,12 +24,6 @@ typedef enum {
 /* The temporal filter's default: how far a still pixel's mask moves towards the last
  * frame's (docs/PERFORMANCE.md, "Video", has the flicker it gives). */
 #define BD_VIDEO_DEFAULT_STEADINESS 0.75f
-
-/* A background for composites: NULL or "" gives white; "#rrggbb", "#rrggbbaa", a colour name
- * (white, black, grey, red, green, blue, yellow), "blur" or "blur:RADIUS", or an image file.
- * @pixbuf receives the decoded image, which @background points into: keep it while in use. */
-gboolean bd_video_parse_background (const char *spec, bd_background *background, bd_image *image,
-                                    GdkPixbuf **pixbuf, GError **error);
 
 typedef struct {
 	BdVideoOutput output;

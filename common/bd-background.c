@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The background of a composite, from one word: the same choices as backdrop-cli's. */
-#include "bd-video-stream.h"
+#include "config.h"
 
-#include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
+#include "bd-background.h"
 #include "bd-image-io.h"
+#include "bd-pixbuf.h"
 
 static gboolean
 parse_color (const char *s, guint8 rgba[4])
@@ -34,13 +36,13 @@ parse_color (const char *s, guint8 rgba[4])
 }
 
 gboolean
-bd_video_parse_background (const char *spec, bd_background *background, bd_image *image,
-                           GdkPixbuf **pixbuf, GError **error)
+bd_background_parse (const char *spec, bd_background *background, bd_image *image, GdkPixbuf **pixbuf,
+                     GError **error)
 {
 	*pixbuf = NULL;
 	memset (background, 0, sizeof *background);
-	if (!spec || !*spec) {
-		background->kind = BD_BACKGROUND_COLOR;
+	if (!spec || !*spec || !g_ascii_strcasecmp (spec, "transparent")) {
+		background->kind = spec && *spec ? BD_BACKGROUND_TRANSPARENT : BD_BACKGROUND_COLOR;
 		memset (background->color, 255, 4);
 		return TRUE;
 	}
@@ -69,13 +71,10 @@ bd_video_parse_background (const char *spec, bd_background *background, bd_image
 		return FALSE;
 	}
 	GdkPixbuf *p = bd_image_load (spec, error);
-	if (!p)
+	if (!p || !bd_pixbuf_view (p, image, error)) {   /* the view never fails: 8-bit RGB(A) */
+		g_clear_object (&p);
 		return FALSE;
-	*image = (bd_image) {
-		gdk_pixbuf_read_pixels (p), (uint32_t) gdk_pixbuf_get_width (p), (uint32_t) gdk_pixbuf_get_height (p),
-		(size_t) gdk_pixbuf_get_rowstride (p),
-		gdk_pixbuf_get_has_alpha (p) ? BD_PIXEL_RGBA8 : BD_PIXEL_RGB8,
-	};
+	}
 	background->kind = BD_BACKGROUND_IMAGE;
 	background->image = image;
 	*pixbuf = p;
