@@ -142,6 +142,27 @@ typedef struct
 } ComposeJob;
 
 
+/* The alpha a pixel of mask value @alpha has under @mark. */
+static inline guint8
+bd_mark_decide (guint8 mark,
+                guint8 alpha)
+{
+  if (mark == BD_MARK_KEEP)
+    return 255;
+  if (mark == BD_MARK_REMOVE)
+    return 0;
+  if (mark >= BD_MARK_SOFT)
+    return (guint8) (((mark - BD_MARK_SOFT) * 255 + 126) / 252);
+  return alpha;
+}
+
+/* The mark that decides @alpha: the edge-aware brush's. */
+static inline guint8
+bd_mark_from_alpha (guint8 alpha)
+{
+  return (guint8) (BD_MARK_SOFT + (alpha * 252 + 127) / 255);
+}
+
 void        bd_look_init_default   (Look          *look);
 void        bd_look_copy           (Look          *dest,
                                     const Look    *src);

@@ -23,6 +23,9 @@ typedef enum {
   BD_MARK_NONE = 0,
   BD_MARK_KEEP,
   BD_MARK_REMOVE,
+  /* Values from here up are the edge-aware brush's: an alpha the user decided, stored as
+   * BD_MARK_SOFT + alpha * 252 / 255 (see bd_mark_decide()). */
+  BD_MARK_SOFT,
 } BdMark;
 
 /* What the canvas shows: the photo as it came, the result, or the mask as the user edited
@@ -121,6 +124,14 @@ guint64          bd_document_paint_stroke       (BdDocument             *self,
                                                  double                  radius,
                                                  const graphene_point_t *points,
                                                  guint                   n_points);
+/* The same with a hardness (0..1): below 1 the stroke is edge-aware, its alpha follows the
+ * photo's edges around it (bd-edge-brush.c); 1 is the plain brush above. */
+guint64          bd_document_paint_stroke_edge  (BdDocument             *self,
+                                                 BdMark                  mark,
+                                                 double                  radius,
+                                                 const graphene_point_t *points,
+                                                 guint                   n_points,
+                                                 double                  hardness);
 /* Keeps or removes the whole region under photo point (@x, @y): the connected part of the
  * mask on the clicked side (for a removed part, also within the photo's edges), grown
  * through the undecided pixels around it whose alpha falls off away from it. A part that is kept is

@@ -37,6 +37,7 @@ struct _BdEditor
   GtkWidget           *tool_bar;
   GtkLabel            *zoom_label;
   GtkAdjustment       *brush_adjustment;
+  GtkAdjustment       *hardness_adjustment;
   GtkAdjustment       *feather_adjustment;
   GtkAdjustment       *threshold_adjustment;
   GtkAdjustment       *blur_adjustment;

@@ -365,6 +365,20 @@ brush_size_action (GtkWidget  *widget,
                                                                              : value / 1.2);
 }
 
+/* Shift+] and Shift+[: a quarter harder or softer, as in other editors. */
+static void
+brush_hardness_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  BdEditor *self = BD_EDITOR (widget);
+  double value = gtk_adjustment_get_value (self->hardness_adjustment);
+
+  gtk_adjustment_set_value (self->hardness_adjustment,
+                            g_str_equal (action_name, "editor.brush-harder") ? value + 25
+                                                                             : value - 25);
+}
+
 /* V: the next of result, mask, red overlay. */
 static void
 next_view_action (GtkWidget  *widget,
@@ -660,6 +674,7 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BdEditor, tool_bar);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, zoom_label);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, brush_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, hardness_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, feather_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, threshold_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, blur_adjustment);
@@ -688,6 +703,8 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_install_action (widget_class, "editor.zoom-toggle", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "editor.brush-larger", NULL, brush_size_action);
   gtk_widget_class_install_action (widget_class, "editor.brush-smaller", NULL, brush_size_action);
+  gtk_widget_class_install_action (widget_class, "editor.brush-harder", NULL, brush_hardness_action);
+  gtk_widget_class_install_action (widget_class, "editor.brush-softer", NULL, brush_hardness_action);
   gtk_widget_class_install_action (widget_class, "editor.choose-background", NULL,
                                    choose_background_action);
   gtk_widget_class_install_action (widget_class, "editor.toggle-sidebar", NULL, toggle_sidebar_action);
@@ -710,6 +727,8 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_CONTROL_MASK, "editor.zoom-actual", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketright, 0, "editor.brush-larger", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketleft, 0, "editor.brush-smaller", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_braceright, GDK_SHIFT_MASK, "editor.brush-harder", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_braceleft, GDK_SHIFT_MASK, "editor.brush-softer", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_m, 0, "editor.tool", "s", "move");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_k, 0, "editor.tool", "s", "keep");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, 0, "editor.tool", "s", "remove");
@@ -786,6 +805,8 @@ bd_editor_init (BdEditor *self)
   g_object_bind_property (self->brush_adjustment, "value", self->canvas, "brush-size",
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
   g_settings_bind (self->settings, "brush-size", self->brush_adjustment, "value", G_SETTINGS_BIND_DEFAULT);
+  g_object_bind_property (self->hardness_adjustment, "value", self->canvas, "brush-hardness",
+                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
 
   /* "canvas.view" and "canvas.show-unsure" for the view menu of the tool bar. */
   {

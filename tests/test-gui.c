@@ -1804,6 +1804,108 @@ test_region_click (void)
   gtk_window_destroy (GTK_WINDOW (other));
 }
 
+/* Drags the brush of @editor's canvas from photo pixel (@x, @y0) down to (@x, @y1) with a
+ * diameter of @size photo pixels, as the pointer would, and waits for the result. */
+static void
+drag_brush (BdEditor *editor,
+            double    x,
+            double    y0,
+            double    y1,
+            double    size)
+{
+  BdCanvas *canvas = bd_editor_get_canvas (editor);
+  BdDocument *doc = bd_editor_get_document (editor);
+  graphene_point_t points[8];
+  graphene_rect_t area;
+  double scale;
+  guint64 serial;
+
+  bd_canvas_get_photo_area (canvas, &area);
+  scale = area.size.width / SYN_W;
+  bd_canvas_set_brush_size (canvas, size * scale);
+  for (guint i = 0; i < G_N_ELEMENTS (points); i++)
+    points[i] = GRAPHENE_POINT_INIT (area.origin.x + x * scale,
+                                     area.origin.y + (y0 + (y1 - y0) * i / (G_N_ELEMENTS (points) - 1)) * scale);
+  serial = bd_canvas_paint (canvas, points, G_N_ELEMENTS (points));
+  g_assert_cmpuint (serial, >, 0);
+  g_assert_true (bd_main_loop_wait_for (result_settled_in, (gpointer[]) { doc, GSIZE_TO_POINTER (serial) }));
+}
+
+/* The edge-aware brush: on a photo whose mask missed a patch of the person, a soft keep
+ * stroke over the strip and the background beside it (Shift+[ down to hardness 0) keeps the
+ * strip and leaves the background removed; undone, the strip goes again; at hardness 100
+ * (Shift+]) the same stroke is the plain brush and keeps everything under it. */
+static void
+test_edge_brush (void)
+{
+  g_autoptr(GBytes) mask = NULL;
+  g_autoptr(GBytes) missed = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  BdWindow *other;
+  BdEditor *editor;
+  BdCanvas *canvas;
+  BdDocument *doc;
+  guint8 *alpha;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  /* The person is x 240..400; the mask misses a patch of it at its edge, x 240..280,
+   * y 90..190. */
+  path = write_region_photo (&mask);
+  alpha = g_bytes_unref_to_data (g_steal_pointer (&mask), &(gsize) { 0 });
+  for (int y = 90; y < 190; y++)
+    for (int x = 240; x < 280; x++)
+      alpha[y * SYN_W + x] = 0;
+  missed = g_bytes_new_take (alpha, SYN_W * SYN_H);
+  file = g_file_new_for_path (path);
+  other = bd_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (other), 900, 700);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  canvas = bd_editor_get_canvas (editor);
+  doc = open_and_settle (other, path);
+  bd_document_open_with_mask (doc, file, missed, "test", 0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (result_alpha (doc, 260, 140), ==, 0);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.tool", "s", "keep"));
+  g_assert_cmpfloat (bd_canvas_get_brush_hardness (canvas), ==, 100);
+  for (int i = 0; i < 4; i++)
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.brush-softer", NULL));
+  g_assert_cmpfloat (bd_canvas_get_brush_hardness (canvas), ==, 0);
+
+  /* Across the person's edge at x 240: x 225..285 under the brush. */
+  drag_brush (editor, 255, 100, 180, 60);
+  for (int y = 100; y <= 180; y += 20)
+    {
+      g_assert_cmpuint (result_alpha (doc, 245, y), >=, 240);
+      g_assert_cmpuint (result_alpha (doc, 262, y), >=, 240);
+      g_assert_cmpuint (result_alpha (doc, 275, y), >=, 240);
+      g_assert_cmpuint (result_alpha (doc, 236, y), <=, 15);
+      g_assert_cmpuint (result_alpha (doc, 228, y), <=, 15);
+    }
+  /* Off the stroke nothing changed. */
+  g_assert_cmpuint (result_alpha (doc, 200, 140), ==, 0);
+  g_assert_cmpuint (result_alpha (doc, 300, 140), ==, 255);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.undo", NULL));
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (result_alpha (doc, 262, 140), ==, 0);
+
+  /* The plain brush is still there. */
+  for (int i = 0; i < 4; i++)
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.brush-harder", NULL));
+  g_assert_cmpfloat (bd_canvas_get_brush_hardness (canvas), ==, 100);
+  drag_brush (editor, 255, 100, 180, 60);
+  g_assert_cmpuint (result_alpha (doc, 262, 140), ==, 255);
+  g_assert_cmpuint (result_alpha (doc, 232, 140), ==, 255);
+
+  bd_document_open_with_mask (doc, file, missed, "test", 0);
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
 /* An open file chooser window, or NULL (without a portal, GtkFileDialog shows one). */
 static GtkWindow *
 file_chooser_shown (void)
@@ -2568,6 +2670,7 @@ main (int   argc,
   g_test_add_func ("/gui/new-photo-fresh-look", test_new_photo_fresh_look);
   g_test_add_func ("/gui/mask-views", test_mask_views);
   g_test_add_func ("/gui/region-click", test_region_click);
+  g_test_add_func ("/gui/edge-brush", test_edge_brush);
   g_test_add_func ("/gui/fill-image-asks", test_fill_image_asks);
   g_test_add_func ("/gui/stroke-preview-first", test_stroke_preview_first);
   g_test_add_func ("/gui/big-photo-honest", test_big_photo_honest);
