@@ -478,6 +478,40 @@ append_unsure_label (BdCanvas    *self,
                 FALSE);
 }
 
+/* The crop that saving applies: the rest of the photo dimmed, the frame outlined. */
+static void
+append_crop_frame (BdCanvas              *self,
+                   GtkSnapshot           *snapshot,
+                   const graphene_rect_t *rect)
+{
+  static const GdkRGBA dim = { 0.f, 0.f, 0.f, 0.55f };
+  static const GdkRGBA line = { 1.f, 1.f, 1.f, 0.9f };
+  GdkRectangle frame;
+  graphene_rect_t f;
+  float top, bottom;
+
+  if (!bd_document_get_crop_frame (self->document, &frame))
+    return;
+
+  f = GRAPHENE_RECT_INIT (rect->origin.x + frame.x * self->zoom, rect->origin.y + frame.y * self->zoom,
+                          frame.width * self->zoom, frame.height * self->zoom);
+  top = f.origin.y - rect->origin.y;
+  bottom = rect->origin.y + rect->size.height - (f.origin.y + f.size.height);
+  gtk_snapshot_push_clip (snapshot, rect);
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (rect->origin.x, rect->origin.y, rect->size.width, top));
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (rect->origin.x, f.origin.y + f.size.height,
+                                                                  rect->size.width, bottom));
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (rect->origin.x, f.origin.y,
+                                                                  f.origin.x - rect->origin.x, f.size.height));
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (f.origin.x + f.size.width, f.origin.y,
+                                                                  rect->origin.x + rect->size.width - f.origin.x - f.size.width,
+                                                                  f.size.height));
+  gtk_snapshot_append_border (snapshot, &GSK_ROUNDED_RECT_INIT (f.origin.x, f.origin.y, f.size.width, f.size.height),
+                              (const float[4]) { 1.5f, 1.5f, 1.5f, 1.5f },
+                              (const GdkRGBA[4]) { line, line, line, line });
+  gtk_snapshot_pop (snapshot);
+}
+
 static void
 bd_canvas_snapshot (GtkWidget   *widget,
                     GtkSnapshot *snapshot)
@@ -524,6 +558,9 @@ bd_canvas_snapshot (GtkWidget   *widget,
     append_layer (self, snapshot, BD_LAYER_ORIGINAL, &rect);
 
   bd_canvas_append_strokes (self, snapshot, &rect);
+
+  if (result != NULL && !self->compare)
+    append_crop_frame (self, snapshot, &rect);
 
   if (result != NULL && self->compare)
     append_split_handle (self, snapshot, &rect);

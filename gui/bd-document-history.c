@@ -149,6 +149,8 @@ bd_document_apply_look (BdDocument *self,
     bd_document_notify (self, PROP_BACKGROUND_COLOR);
   if (old.background_blur != look->background_blur)
     bd_document_notify (self, PROP_BACKGROUND_BLUR);
+  if (old.crop != look->crop)
+    bd_document_notify (self, PROP_CROP);
   if (g_strcmp0 (old.background_name, look->background_name) != 0)
     bd_document_notify (self, PROP_BACKGROUND_NAME);
   g_object_thaw_notify (object);

@@ -38,6 +38,7 @@ typedef enum {
   PROP_BACKGROUND_NAME,
   PROP_MODIFIED,
   PROP_PREVIEW,
+  PROP_CROP,
   N_PROPS
 } BdDocumentProp;
 
@@ -52,6 +53,7 @@ typedef struct
   double     background_blur;
   GdkPixbuf *background_image;
   char      *background_name;
+  guint      crop;         /* BdCrop: applied when saving, shown as a frame */
 } Look;
 
 /* One undoable step: the look before and after, and the marks in @area before and after
@@ -123,6 +125,12 @@ struct _BdDocument
   GdkTexture      *overlay_preview;
   GdkTexture      *unsure_preview;
   double           unsure_fraction;
+
+  /* The subject's box for the crop frame, of the marks of edit serial crop_box_serial - 1
+   * (0: not known); crop_box_found is FALSE when nothing is kept. */
+  guint64          crop_box_serial;
+  gboolean         crop_box_found;
+  GdkRectangle     crop_box;
 };
 
 /* A snapshot of what the result is made from, for a worker. */

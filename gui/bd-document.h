@@ -117,6 +117,14 @@ gboolean         bd_document_get_busy           (BdDocument          *self);
 /* The network's mask, width x height bytes; NULL until it is known. */
 GBytes          *bd_document_get_mask           (BdDocument          *self);
 
+/* Crop to the subject (a BdCrop), applied when saving and copying; undoable. */
+guint            bd_document_get_crop           (BdDocument          *self);
+void             bd_document_set_crop           (BdDocument          *self,
+                                                 guint                crop);
+/* The crop's frame in photo pixels; FALSE when there is none (no crop, nothing kept). */
+gboolean         bd_document_get_crop_frame     (BdDocument          *self,
+                                                 GdkRectangle        *frame);
+
 /* Mask edits. @radius is in photo pixels, @points in photo coordinates. Returns the serial
  * of the edit (0 when nothing changed). */
 guint64          bd_document_paint_stroke       (BdDocument             *self,

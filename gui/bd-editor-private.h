@@ -43,6 +43,7 @@ struct _BdEditor
   GtkAdjustment       *blur_adjustment;
   AdwPreferencesGroup *background_group;
   AdwComboRow         *background_row;
+  AdwComboRow         *crop_row;
   AdwActionRow        *color_row;
   GtkColorDialogButton *color_button;
   GtkWidget           *blur_row;

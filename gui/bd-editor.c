@@ -547,6 +547,9 @@ bd_editor_set_document (BdEditor   *self,
                    g_object_bind_property (document, "background-kind", self->background_row, "selected",
                                            G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
   g_ptr_array_add (self->document_bindings,
+                   g_object_bind_property (document, "crop", self->crop_row, "selected",
+                                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
+  g_ptr_array_add (self->document_bindings,
                    g_object_bind_property (document, "background-color", self->color_button, "rgba",
                                            G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
   g_ptr_array_add (self->document_bindings,
@@ -675,6 +678,7 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BdEditor, zoom_label);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, brush_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, hardness_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, crop_row);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, feather_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, threshold_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, blur_adjustment);

@@ -1906,6 +1906,108 @@ test_edge_brush (void)
   gtk_window_destroy (GTK_WINDOW (other));
 }
 
+/* Saves @editor's result to @name in the work folder and loads what was written. */
+static GdkPixbuf *
+save_and_load (BdEditor   *editor,
+               const char *name)
+{
+  g_autofree char *path = g_build_filename (work_dir, name, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  GdkPixbuf *saved;
+
+  g_unlink (path);
+  bd_editor_save_to_file (editor, file);
+  g_assert_true (bd_main_loop_wait_for (file_exists, path));
+  bd_main_loop_spin (100);
+  saved = gdk_pixbuf_new_from_file (path, &error);
+  g_assert_no_error (error);
+  g_unlink (path);
+  return saved;
+}
+
+/* Crop to the subject: choosing Square (1:1) in the Crop row frames the person with a margin
+ * on the canvas and the saved file is that square; undo takes the crop away; Passport
+ * writes 827 x 1063 pixels. */
+static void
+test_crop (void)
+{
+  g_autoptr(GBytes) mask = NULL;
+  g_autoptr(GBytes) person = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GdkPixbuf) square = NULL;
+  g_autoptr(GdkPixbuf) passport = NULL;
+  g_autoptr(GdkPixbuf) whole = NULL;
+  GdkRectangle frame;
+  AdwComboRow *row;
+  BdWindow *other;
+  BdEditor *editor;
+  BdDocument *doc;
+  guint8 *alpha;
+  const guint8 *px;
+  int stride;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  /* Only the person (x 240..400, y 40..320) is kept. */
+  path = write_region_photo (&mask);
+  alpha = g_bytes_unref_to_data (g_steal_pointer (&mask), &(gsize) { 0 });
+  for (int i = 0; i < SYN_W * SYN_H; i++)
+    if (i % SYN_W < 200)
+      alpha[i] = 0;
+  person = g_bytes_new_take (alpha, SYN_W * SYN_H);
+  file = g_file_new_for_path (path);
+  other = bd_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (other), 900, 700);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  doc = open_and_settle (other, path);
+  bd_document_open_with_mask (doc, file, person, "test", 0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_false (bd_document_get_crop_frame (doc, &frame));
+
+  row = find_combo_row_titled (GTK_WIDGET (editor), "Crop to Subject");
+  g_assert_nonnull (row);
+  adw_combo_row_set_selected (row, 2 /* Square (1:1) */);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (bd_document_get_crop (doc), ==, 2);
+  /* The person is 160 x 280; with a margin of 28 the square is the photo's height. */
+  g_assert_true (bd_document_get_crop_frame (doc, &frame));
+  g_assert_cmpint (frame.x, ==, 160);
+  g_assert_cmpint (frame.y, ==, 0);
+  g_assert_cmpint (frame.width, ==, 320);
+  g_assert_cmpint (frame.height, ==, 320);
+
+  square = save_and_load (editor, "crop-square.png");
+  g_assert_cmpint (gdk_pixbuf_get_width (square), ==, 320);
+  g_assert_cmpint (gdk_pixbuf_get_height (square), ==, 320);
+  px = gdk_pixbuf_read_pixels (square);
+  stride = gdk_pixbuf_get_rowstride (square);
+  g_assert_cmpuint (px[3], ==, 0);                                    /* photo (160, 0) */
+  g_assert_cmpuint (px[(gsize) 100 * stride + 100 * 4 + 3], ==, 255); /* photo (260, 100) */
+  g_assert_cmpuint (px[(gsize) 100 * stride + 250 * 4 + 3], ==, 0);   /* photo (410, 100) */
+
+  /* One undoable step. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.undo", NULL));
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (adw_combo_row_get_selected (row), ==, 0);
+  g_assert_false (bd_document_get_crop_frame (doc, &frame));
+  whole = save_and_load (editor, "crop-none.png");
+  g_assert_cmpint (gdk_pixbuf_get_width (whole), ==, SYN_W);
+  g_assert_cmpint (gdk_pixbuf_get_height (whole), ==, SYN_H);
+
+  adw_combo_row_set_selected (row, 4 /* Passport */);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  passport = save_and_load (editor, "crop-passport.png");
+  g_assert_cmpint (gdk_pixbuf_get_width (passport), ==, 827);
+  g_assert_cmpint (gdk_pixbuf_get_height (passport), ==, 1063);
+
+  bd_document_open_with_mask (doc, file, person, "test", 0);
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
 /* An open file chooser window, or NULL (without a portal, GtkFileDialog shows one). */
 static GtkWindow *
 file_chooser_shown (void)
@@ -2671,6 +2773,7 @@ main (int   argc,
   g_test_add_func ("/gui/mask-views", test_mask_views);
   g_test_add_func ("/gui/region-click", test_region_click);
   g_test_add_func ("/gui/edge-brush", test_edge_brush);
+  g_test_add_func ("/gui/crop", test_crop);
   g_test_add_func ("/gui/fill-image-asks", test_fill_image_asks);
   g_test_add_func ("/gui/stroke-preview-first", test_stroke_preview_first);
   g_test_add_func ("/gui/big-photo-honest", test_big_photo_honest);
