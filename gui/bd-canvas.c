@@ -486,6 +486,7 @@ append_crop_frame (BdCanvas              *self,
 {
   static const GdkRGBA dim = { 0.f, 0.f, 0.f, 0.55f };
   static const GdkRGBA line = { 1.f, 1.f, 1.f, 0.9f };
+  static const GdkRGBA shade = { 0.f, 0.f, 0.f, 0.6f };
   GdkRectangle frame;
   graphene_rect_t f;
   float top, bottom;
@@ -495,21 +496,29 @@ append_crop_frame (BdCanvas              *self,
 
   f = GRAPHENE_RECT_INIT (rect->origin.x + frame.x * self->zoom, rect->origin.y + frame.y * self->zoom,
                           frame.width * self->zoom, frame.height * self->zoom);
-  top = f.origin.y - rect->origin.y;
-  bottom = rect->origin.y + rect->size.height - (f.origin.y + f.size.height);
+  /* The photo outside the frame, dimmed: above, below, left and right of it. */
+  top = CLAMP (f.origin.y, rect->origin.y, rect->origin.y + rect->size.height);
+  bottom = CLAMP (f.origin.y + f.size.height, rect->origin.y, rect->origin.y + rect->size.height);
   gtk_snapshot_push_clip (snapshot, rect);
-  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (rect->origin.x, rect->origin.y, rect->size.width, top));
-  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (rect->origin.x, f.origin.y + f.size.height,
-                                                                  rect->size.width, bottom));
-  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (rect->origin.x, f.origin.y,
-                                                                  f.origin.x - rect->origin.x, f.size.height));
-  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (f.origin.x + f.size.width, f.origin.y,
-                                                                  rect->origin.x + rect->size.width - f.origin.x - f.size.width,
-                                                                  f.size.height));
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (rect->origin.x, rect->origin.y,
+                                                                  rect->size.width, top - rect->origin.y));
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (rect->origin.x, bottom, rect->size.width,
+                                                                  rect->origin.y + rect->size.height - bottom));
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (rect->origin.x, top,
+                                                                  MAX (0, f.origin.x - rect->origin.x), bottom - top));
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (f.origin.x + f.size.width, top,
+                                                                  MAX (0, rect->origin.x + rect->size.width - f.origin.x - f.size.width),
+                                                                  bottom - top));
+  gtk_snapshot_pop (snapshot);
+  /* The frame, past the photo's edges too where the fill will pad it: white inside dark,
+   * seen on the photo and on the window alike. */
+  gtk_snapshot_append_border (snapshot, &GSK_ROUNDED_RECT_INIT (f.origin.x - 1.5f, f.origin.y - 1.5f,
+                                                                f.size.width + 3.f, f.size.height + 3.f),
+                              (const float[4]) { 1.5f, 1.5f, 1.5f, 1.5f },
+                              (const GdkRGBA[4]) { shade, shade, shade, shade });
   gtk_snapshot_append_border (snapshot, &GSK_ROUNDED_RECT_INIT (f.origin.x, f.origin.y, f.size.width, f.size.height),
                               (const float[4]) { 1.5f, 1.5f, 1.5f, 1.5f },
                               (const GdkRGBA[4]) { line, line, line, line });
-  gtk_snapshot_pop (snapshot);
 }
 
 static void

@@ -48,6 +48,25 @@ bd_crop_subject_box (const guint8 *alpha,
   return TRUE;
 }
 
+/* Where a frame of @size along one axis of @limit pixels starts: inside the photo where it
+ * fits, else reaching past it (the fill pads it: the subject is never cut) on the side the
+ * subject does not touch — a person cut by the photo's bottom edge stays cut there. */
+static double
+place (double   centre,
+       double   size,
+       gboolean touches_start,
+       gboolean touches_end,
+       int      limit)
+{
+  if (size <= limit)
+    return CLAMP (centre - size / 2, 0, limit - size);
+  if (touches_end && !touches_start)
+    return limit - size;
+  if (touches_start && !touches_end)
+    return 0;
+  return centre - size / 2;
+}
+
 void
 bd_crop_frame (BdCrop              crop,
                const GdkRectangle *box,
@@ -90,11 +109,6 @@ bd_crop_frame (BdCrop              crop,
         w = h * aspect;
       else
         h = w / aspect;
-      /* Too big for the photo: smaller, the same shape. */
-      if (w > width)
-        w = width, h = w / aspect;
-      if (h > height)
-        h = height, w = h * aspect;
     }
   else
     {
@@ -102,12 +116,12 @@ bd_crop_frame (BdCrop              crop,
       h = MIN (h, height);
     }
 
-  x = CLAMP (cx - w / 2, 0, width - w);
-  y = CLAMP (cy - h / 2, 0, height - h);
+  x = place (cx, w, box->x <= 0, box->x + box->width >= width, width);
+  y = place (cy, h, box->y <= 0, box->y + box->height >= height, height);
   frame->x = (int) lround (x);
   frame->y = (int) lround (y);
-  frame->width = MAX (1, MIN ((int) lround (w), width - frame->x));
-  frame->height = MAX (1, MIN ((int) lround (h), height - frame->y));
+  frame->width = MAX (1, (int) lround (w));
+  frame->height = MAX (1, (int) lround (h));
 
   *out_width = crop == BD_CROP_PASSPORT ? BD_CROP_PASSPORT_WIDTH : frame->width;
   *out_height = crop == BD_CROP_PASSPORT ? BD_CROP_PASSPORT_HEIGHT : frame->height;
@@ -116,10 +130,11 @@ bd_crop_frame (BdCrop              crop,
 GdkPixbuf *
 bd_crop_apply (GdkPixbuf    *pixbuf,
                const guint8 *alpha,
-               BdCrop        crop)
+               BdCrop        crop,
+               guint32       fill)
 {
   int width = gdk_pixbuf_get_width (pixbuf), height = gdk_pixbuf_get_height (pixbuf);
-  GdkRectangle box, frame;
+  GdkRectangle box, frame, inside, photo = { 0, 0, width, height };
   int out_width, out_height;
   g_autoptr(GdkPixbuf) part = NULL;
 
@@ -127,8 +142,19 @@ bd_crop_apply (GdkPixbuf    *pixbuf,
     return g_object_ref (pixbuf);
 
   bd_crop_frame (crop, &box, width, height, &frame, &out_width, &out_height);
-  part = gdk_pixbuf_new_subpixbuf (pixbuf, frame.x, frame.y, frame.width, frame.height);
+  part = gdk_pixbuf_new (GDK_COLORSPACE_RGB, TRUE, 8, frame.width, frame.height);
+  if (part == NULL)
+    return g_object_ref (pixbuf);
+  gdk_pixbuf_fill (part, fill);
+  if (gdk_rectangle_intersect (&frame, &photo, &inside))
+    {
+      g_autoptr(GdkPixbuf) rgba = gdk_pixbuf_get_has_alpha (pixbuf) ? g_object_ref (pixbuf)
+                                                                   : gdk_pixbuf_add_alpha (pixbuf, FALSE, 0, 0, 0);
+
+      gdk_pixbuf_copy_area (rgba, inside.x, inside.y, inside.width, inside.height,
+                            part, inside.x - frame.x, inside.y - frame.y);
+    }
   if (out_width != frame.width || out_height != frame.height)
     return gdk_pixbuf_scale_simple (part, out_width, out_height, GDK_INTERP_HYPER);
-  return gdk_pixbuf_copy (part);
+  return g_steal_pointer (&part);
 }

@@ -32,8 +32,9 @@ gboolean   bd_crop_subject_box (const guint8       *alpha,
                                 GdkRectangle       *box);
 
 /* The frame of @crop around @box in a @width x @height photo: the box grown by the margin,
- * then the shorter way grown to the aspect, centred on the box and moved (at most shrunk,
- * keeping the aspect) into the photo. @out_width, @out_height: the size to write. */
+ * then the shorter way grown to the aspect, centred on the box and moved into the photo
+ * where it fits; larger than the photo it reaches past its edges (the fill pads it).
+ * @out_width, @out_height: the size to write. */
 void       bd_crop_frame       (BdCrop              crop,
                                 const GdkRectangle *box,
                                 int                 width,
@@ -42,10 +43,12 @@ void       bd_crop_frame       (BdCrop              crop,
                                 int                *out_width,
                                 int                *out_height);
 
-/* @pixbuf cropped as @crop says around the subject of @alpha (a plane of its size); a new
- * reference to @pixbuf itself for BD_CROP_NONE or when nothing is kept. */
+/* @pixbuf cropped as @crop says around the subject of @alpha (a plane of its size), RGBA,
+ * padded with @fill (0xRRGGBBAA) past the photo's edges; a new reference to @pixbuf itself
+ * for BD_CROP_NONE or when nothing is kept. */
 GdkPixbuf *bd_crop_apply       (GdkPixbuf          *pixbuf,
                                 const guint8       *alpha,
-                                BdCrop              crop);
+                                BdCrop              crop,
+                                guint32             fill);
 
 G_END_DECLS

@@ -18,13 +18,23 @@ crop_result (ComposeJob  *job,
              GError     **error)
 {
   g_autofree guint8 *alpha = NULL;
+  guint32 fill = 0;   /* transparent; a colour fill pads with its colour */
 
   if (job->look.crop == BD_CROP_NONE)
     return g_object_ref (whole);
   alpha = bd_compose_job_alpha (job, error);
   if (alpha == NULL)
     return NULL;
-  return bd_crop_apply (whole, alpha, job->look.crop);
+  if (job->look.background_kind == BD_BACKGROUND_COLOR)
+    {
+      bd_background background;
+      bd_image image_view;
+
+      bd_look_to_background (&job->look, job->photo, &background, &image_view);
+      fill = (guint32) background.color[0] << 24 | (guint32) background.color[1] << 16 |
+             (guint32) background.color[2] << 8 | background.color[3];
+    }
+  return bd_crop_apply (whole, alpha, job->look.crop, fill);
 }
 
 static void

@@ -15,6 +15,7 @@
 
 #include "bd-application.h"
 #include "bd-batch-page.h"
+#include "bd-crop.h"
 #include "bd-editor.h"
 #include "bd-window.h"
 #include "bd-window-shot.h"
@@ -286,6 +287,13 @@ main (int   argc,
       bd_main_loop_spin (300);
       bd_main_loop_wait_for (document_settled, doc);
     }
+
+  /* 2e. Crop to the subject, 4:5: the frame over the result, the rest dimmed; undone. */
+  bd_document_set_crop (doc, BD_CROP_PORTRAIT);
+  bd_main_loop_wait_for (document_settled, doc);
+  shoot (window, folder, "crop.png");
+  bd_document_undo (doc);
+  bd_main_loop_wait_for (document_settled, doc);
 
   /* 3. Dark: a blurred copy of the photo behind the person. */
   set_style (ADW_COLOR_SCHEME_FORCE_DARK);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # Makes docs/screenshots/*.png (welcome, editor light and dark, mask, unsure, region before
-# and after, edge-aware brush, narrow, batch)
+# and after, edge-aware brush, crop, narrow, batch)
 # with the real app, photos and model, under Xvfb with private HOME and XDG folders.
 #
 #   gui/screenshots.sh [BUILD-DIR]          (default: build; run from anywhere)

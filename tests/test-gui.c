@@ -1973,21 +1973,24 @@ test_crop (void)
   adw_combo_row_set_selected (row, 2 /* Square (1:1) */);
   g_assert_true (bd_main_loop_wait_for (other_settled, other));
   g_assert_cmpuint (bd_document_get_crop (doc), ==, 2);
-  /* The person is 160 x 280; with a margin of 28 the square is the photo's height. */
+  /* The person is 160 x 280 and cut by the photo's bottom edge: with a margin of 28 the
+   * square is 336 px, taller than the photo, so it ends at that edge and the fill pads
+   * the 16 px above the photo. */
   g_assert_true (bd_document_get_crop_frame (doc, &frame));
-  g_assert_cmpint (frame.x, ==, 160);
-  g_assert_cmpint (frame.y, ==, 0);
-  g_assert_cmpint (frame.width, ==, 320);
-  g_assert_cmpint (frame.height, ==, 320);
+  g_assert_cmpint (frame.x, ==, 144);
+  g_assert_cmpint (frame.y, ==, -16);
+  g_assert_cmpint (frame.width, ==, 336);
+  g_assert_cmpint (frame.height, ==, 336);
 
   square = save_and_load (editor, "crop-square.png");
-  g_assert_cmpint (gdk_pixbuf_get_width (square), ==, 320);
-  g_assert_cmpint (gdk_pixbuf_get_height (square), ==, 320);
+  g_assert_cmpint (gdk_pixbuf_get_width (square), ==, 336);
+  g_assert_cmpint (gdk_pixbuf_get_height (square), ==, 336);
   px = gdk_pixbuf_read_pixels (square);
   stride = gdk_pixbuf_get_rowstride (square);
-  g_assert_cmpuint (px[3], ==, 0);                                    /* photo (160, 0) */
-  g_assert_cmpuint (px[(gsize) 100 * stride + 100 * 4 + 3], ==, 255); /* photo (260, 100) */
-  g_assert_cmpuint (px[(gsize) 100 * stride + 250 * 4 + 3], ==, 0);   /* photo (410, 100) */
+  g_assert_cmpuint (px[(gsize) 8 * stride + 150 * 4 + 3], ==, 0);     /* padding */
+  g_assert_cmpuint (px[(gsize) 116 * stride + 116 * 4 + 3], ==, 255); /* photo (260, 100) */
+  g_assert_cmpuint (px[(gsize) 116 * stride + 266 * 4 + 3], ==, 0);   /* photo (410, 100) */
+  g_assert_cmpuint (px[(gsize) 335 * stride + 200 * 4 + 3], ==, 255); /* photo (344, 319) */
 
   /* One undoable step. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.undo", NULL));
