@@ -44,6 +44,7 @@ struct _BdEditor
   AdwPreferencesGroup *background_group;
   AdwComboRow         *background_row;
   AdwComboRow         *crop_row;
+  AdwSplitButton      *open_button;
   AdwActionRow        *color_row;
   GtkColorDialogButton *color_button;
   GtkWidget           *blur_row;

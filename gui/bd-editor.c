@@ -12,8 +12,10 @@
 #include "bd-editor-private.h"
 #include "bd-image-io.h"
 #include "bd-pixels.h"
+#include "bd-recent.h"
 #include "bd-scale-row.h"
 #include "bd-utils.h"
+#include "bd-window.h"
 
 
 G_DEFINE_FINAL_TYPE (BdEditor, bd_editor, ADW_TYPE_BREAKPOINT_BIN)
@@ -365,6 +367,28 @@ brush_size_action (GtkWidget  *widget,
                                                                              : value / 1.2);
 }
 
+/* A photo from the open button's menu of recent ones, as if opened: the window asks
+ * before unsaved edits go. */
+static void
+open_recent_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  GtkRoot *root = gtk_widget_get_root (widget);
+  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (parameter, NULL));
+
+  if (BD_IS_WINDOW (root))
+    bd_window_open_files (BD_WINDOW (root), &file, 1);
+}
+
+/* A photo shown is a recent photo (opened again, it moves to the top). */
+static void
+remember_recent (BdEditor *self)
+{
+  if (bd_document_get_state (self->document) == BD_DOCUMENT_STATE_READY)
+    bd_recent_add (bd_document_get_file (self->document));
+}
+
 /* Shift+] and Shift+[: a quarter harder or softer, as in other editors. */
 static void
 brush_hardness_action (GtkWidget  *widget,
@@ -557,6 +581,7 @@ bd_editor_set_document (BdEditor   *self,
                                            G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
 
   g_signal_connect_object (self->document, "notify::state", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::state", G_CALLBACK (remember_recent), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::original", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::result", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::title", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
@@ -679,6 +704,7 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BdEditor, brush_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, hardness_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, crop_row);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, open_button);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, feather_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, threshold_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, blur_adjustment);
@@ -708,6 +734,7 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_install_action (widget_class, "editor.brush-larger", NULL, brush_size_action);
   gtk_widget_class_install_action (widget_class, "editor.brush-smaller", NULL, brush_size_action);
   gtk_widget_class_install_action (widget_class, "editor.brush-harder", NULL, brush_hardness_action);
+  gtk_widget_class_install_action (widget_class, "editor.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "editor.brush-softer", NULL, brush_hardness_action);
   gtk_widget_class_install_action (widget_class, "editor.choose-background", NULL,
                                    choose_background_action);
@@ -796,6 +823,11 @@ bd_editor_init (BdEditor *self)
     g_autoptr(GMenuModel) menu = bd_primary_menu_new ();
 
     gtk_menu_button_set_menu_model (self->menu_button, menu);
+  }
+  {
+    g_autoptr(GMenuModel) recent = bd_recent_menu_new ();
+
+    adw_split_button_set_menu_model (self->open_button, recent);
   }
 
   self->settings = g_settings_new (APP_ID);

@@ -2011,6 +2011,96 @@ test_crop (void)
   gtk_window_destroy (GTK_WINDOW (other));
 }
 
+static gboolean
+is_split_button (GtkWidget *widget, gconstpointer data)
+{
+  return ADW_IS_SPLIT_BUTTON (widget);
+}
+
+static gboolean
+recent_has (gpointer data)
+{
+  gpointer *args = data;
+  GMenuModel *menu = args[0];
+  const char *uri = args[1];
+
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autoptr(GVariant) target = g_menu_model_get_item_attribute_value (menu, i, G_MENU_ATTRIBUTE_TARGET,
+                                                                         G_VARIANT_TYPE_STRING);
+
+      if (target != NULL && g_str_equal (g_variant_get_string (target, NULL), uri))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+document_is_file (gpointer data)
+{
+  gpointer *args = data;
+  GFile *file = bd_document_get_file (args[0]);
+
+  return file != NULL && g_file_equal (file, args[1]) &&
+         bd_document_get_state (args[0]) == BD_DOCUMENT_STATE_READY;
+}
+
+/* Recent photos: two photos opened one after the other are both in the open button's menu,
+ * newest first; choosing the first from the menu opens it again. */
+static void
+test_recent_files (void)
+{
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autoptr(GFile) first_file = NULL;
+  g_autoptr(GFile) second_file = NULL;
+  g_autofree char *first_uri = NULL;
+  g_autofree char *second_uri = NULL;
+  g_autoptr(GBytes) mask = NULL;
+  g_autoptr(GdkPixbuf) copy = NULL;
+  GMenuModel *menu;
+  AdwSplitButton *button;
+  BdWindow *other;
+  BdEditor *editor;
+  BdDocument *doc;
+  g_autoptr(GVariant) target = NULL;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  first = write_region_photo (&mask);
+  second = g_build_filename (tmp_dir, "regions-again.png", NULL);
+  copy = gdk_pixbuf_new_from_file (first, NULL);
+  g_assert_true (gdk_pixbuf_save (copy, second, "png", NULL, NULL));
+  first_file = g_file_new_for_path (first);
+  second_file = g_file_new_for_path (second);
+  first_uri = g_file_get_uri (first_file);
+  second_uri = g_file_get_uri (second_file);
+
+  other = bd_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (other), 900, 700);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  button = (AdwSplitButton *) find_matching (GTK_WIDGET (editor), is_split_button, NULL);
+  g_assert_nonnull (button);
+  menu = adw_split_button_get_menu_model (button);
+  g_assert_nonnull (menu);
+
+  doc = open_and_settle (other, first);
+  g_assert_true (bd_main_loop_wait_for (recent_has, (gpointer[]) { menu, first_uri }));
+  doc = open_and_settle (other, second);
+  g_assert_true (bd_main_loop_wait_for (recent_has, (gpointer[]) { menu, second_uri }));
+  g_assert_true (recent_has ((gpointer[]) { menu, first_uri }));
+  target = g_menu_model_get_item_attribute_value (menu, 0, G_MENU_ATTRIBUTE_TARGET, G_VARIANT_TYPE_STRING);
+  g_assert_cmpstr (g_variant_get_string (target, NULL), ==, second_uri);
+
+  /* The menu's item for the first photo, as a click on it would. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.open-recent", "s", first_uri));
+  g_assert_true (bd_main_loop_wait_for (document_is_file, (gpointer[]) { doc, first_file }));
+
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
 /* An open file chooser window, or NULL (without a portal, GtkFileDialog shows one). */
 static GtkWindow *
 file_chooser_shown (void)
@@ -2716,8 +2806,11 @@ main (int   argc,
     g_autofree char *cache = g_build_filename (tmp_dir, "cache", NULL);
     g_autofree char *config = g_build_filename (tmp_dir, "config", NULL);
 
+    g_autofree char *data = g_build_filename (tmp_dir, "data", NULL);
+
     g_setenv ("XDG_CACHE_HOME", cache, TRUE);
     g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+    g_setenv ("XDG_DATA_HOME", data, TRUE);   /* recently-used.xbel */
   }
   if (g_getenv ("GSETTINGS_BACKEND") == NULL)
     g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
@@ -2777,6 +2870,7 @@ main (int   argc,
   g_test_add_func ("/gui/region-click", test_region_click);
   g_test_add_func ("/gui/edge-brush", test_edge_brush);
   g_test_add_func ("/gui/crop", test_crop);
+  g_test_add_func ("/gui/recent-files", test_recent_files);
   g_test_add_func ("/gui/fill-image-asks", test_fill_image_asks);
   g_test_add_func ("/gui/stroke-preview-first", test_stroke_preview_first);
   g_test_add_func ("/gui/big-photo-honest", test_big_photo_honest);
