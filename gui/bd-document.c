@@ -155,7 +155,7 @@ bd_document_set_feather (BdDocument *self,
 {
   g_return_if_fail (BD_IS_DOCUMENT (self));
 
-  CHANGE_LOOK (self, feather, CLAMP (feather, 0.0, 100.0), PROP_FEATHER);
+  CHANGE_LOOK (self, feather, CLAMP (feather, 0.0, 500.0), PROP_FEATHER);
 }
 
 guint
@@ -633,7 +633,7 @@ bd_document_class_init (BdDocumentClass *klass)
   properties[PROP_CAN_UNDO] = g_param_spec_boolean ("can-undo", NULL, NULL, FALSE, ro);
   properties[PROP_CAN_REDO] = g_param_spec_boolean ("can-redo", NULL, NULL, FALSE, ro);
   properties[PROP_THRESHOLD] = g_param_spec_double ("threshold", NULL, NULL, 0, 1, 0, rw);
-  properties[PROP_FEATHER] = g_param_spec_double ("feather", NULL, NULL, 0, 100, 0, rw);
+  properties[PROP_FEATHER] = g_param_spec_double ("feather", NULL, NULL, 0, 500, 0, rw);
   properties[PROP_BACKGROUND_KIND] =
     g_param_spec_uint ("background-kind", NULL, NULL, 0, BD_BACKGROUND_IMAGE, 0, rw);
   properties[PROP_BACKGROUND_COLOR] =

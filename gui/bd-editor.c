@@ -262,6 +262,39 @@ update_zoom (BdEditor *self)
   gtk_label_set_label (self->zoom_label, text);
 }
 
+/* Edge Softness is relative to the photo, so that a setting looks the same on any size:
+ * 100 % feathers by this share of the longer side (the document keeps photo pixels). */
+#define FEATHER_FULL_SHARE 0.02
+
+static double
+feather_full_pixels (BdEditor *self)
+{
+  return FEATHER_FULL_SHARE * MAX (bd_document_get_width (self->document),
+                                   bd_document_get_height (self->document));
+}
+
+static gboolean
+feather_to_percent (GBinding     *binding,
+                    const GValue *from,
+                    GValue       *to,
+                    gpointer      user_data)
+{
+  double full = feather_full_pixels (user_data);
+
+  g_value_set_double (to, full > 0 ? g_value_get_double (from) / full * 100.0 : 0.0);
+  return TRUE;
+}
+
+static gboolean
+percent_to_feather (GBinding     *binding,
+                    const GValue *from,
+                    GValue       *to,
+                    gpointer      user_data)
+{
+  g_value_set_double (to, g_value_get_double (from) / 100.0 * feather_full_pixels (user_data));
+  return TRUE;
+}
+
 static gboolean
 threshold_to_percent (GBinding     *binding,
                       const GValue *from,
@@ -561,8 +594,9 @@ bd_editor_set_document (BdEditor   *self,
 
   /* The document's settings and the sidebar's controls mirror each other. */
   g_ptr_array_add (self->document_bindings,
-                   g_object_bind_property (document, "feather", self->feather_adjustment, "value",
-                                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
+                   g_object_bind_property_full (document, "feather", self->feather_adjustment, "value",
+                                                G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL,
+                                                feather_to_percent, percent_to_feather, self, NULL));
   g_ptr_array_add (self->document_bindings,
                    g_object_bind_property_full (document, "threshold", self->threshold_adjustment, "value",
                                                 G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL,

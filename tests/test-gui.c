@@ -2101,6 +2101,97 @@ test_recent_files (void)
   gtk_window_destroy (GTK_WINDOW (other));
 }
 
+static gboolean
+is_row_titled (GtkWidget *widget, gconstpointer title)
+{
+  return ADW_IS_PREFERENCES_ROW (widget) &&
+         g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), title) == 0;
+}
+
+/* Edge Softness is relative to the photo: the same slider setting feathers a photo twice
+ * the size by twice the pixels, so the two results look alike at the same relative place. */
+static void
+test_feather_relative (void)
+{
+  g_autoptr(GBytes) mask = NULL;
+  g_autoptr(GBytes) big_mask = NULL;
+  g_autofree char *small_path = NULL;
+  g_autofree char *big_path = NULL;
+  g_autoptr(GFile) small_file = NULL;
+  g_autoptr(GFile) big_file = NULL;
+  g_autoptr(GdkPixbuf) small = NULL;
+  g_autoptr(GdkPixbuf) big = NULL;
+  GtkAdjustment *adjustment = NULL;
+  GtkWidget *row;
+  BdWindow *other;
+  BdEditor *editor;
+  BdDocument *doc;
+  const guint8 *m;
+  guint8 *bm;
+  guint8 near_small[3];
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  /* The region photo, and the same at twice the size with its mask doubled too. */
+  small_path = write_region_photo (&mask);
+  small = gdk_pixbuf_new_from_file (small_path, NULL);
+  big = gdk_pixbuf_scale_simple (small, SYN_W * 2, SYN_H * 2, GDK_INTERP_NEAREST);
+  big_path = g_build_filename (tmp_dir, "regions-big.png", NULL);
+  g_assert_true (gdk_pixbuf_save (big, big_path, "png", NULL, NULL));
+  m = g_bytes_get_data (mask, NULL);
+  bm = g_malloc (SYN_W * SYN_H * 4);
+  for (int y = 0; y < SYN_H * 2; y++)
+    for (int x = 0; x < SYN_W * 2; x++)
+      bm[y * SYN_W * 2 + x] = m[(y / 2) * SYN_W + x / 2];
+  big_mask = g_bytes_new_take (bm, SYN_W * SYN_H * 4);
+  small_file = g_file_new_for_path (small_path);
+  big_file = g_file_new_for_path (big_path);
+
+  other = bd_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (other), 900, 700);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  row = find_matching (GTK_WIDGET (editor), is_row_titled, "Edge Softness");
+  g_assert_nonnull (row);
+  g_object_get (row, "adjustment", &adjustment, NULL);
+
+  doc = open_and_settle (other, small_path);
+  bd_document_open_with_mask (doc, small_file, mask, "test", 0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  gtk_adjustment_set_value (adjustment, 50);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  /* 50 % of 2 % of 480 px. */
+  g_assert_cmpfloat_with_epsilon (bd_document_get_feather (doc), 4.8, 1e-9);
+  for (int i = 0; i < 3; i++)
+    near_small[i] = result_alpha (doc, 236 + 3 * i, 200);
+  g_assert_cmpuint (near_small[0], >, 0);
+  g_assert_cmpuint (near_small[2], <, 255);
+
+  bd_document_open_with_mask (doc, big_file, big_mask, "test", 0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+  gtk_adjustment_set_value (adjustment, 50);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpfloat_with_epsilon (bd_document_get_feather (doc), 9.6, 1e-9);
+  for (int i = 0; i < 3; i++)
+    {
+      int a = result_alpha (doc, 2 * (236 + 3 * i) + 1, 400);
+
+      g_assert_cmpint (ABS (a - near_small[i]), <=, 16);
+    }
+
+  /* One undo takes the softness back. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.undo", NULL));
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpfloat (bd_document_get_feather (doc), ==, 0);
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+
+  g_object_unref (adjustment);
+  bd_document_open_with_mask (doc, small_file, mask, "test", 0);
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
 /* An open file chooser window, or NULL (without a portal, GtkFileDialog shows one). */
 static GtkWindow *
 file_chooser_shown (void)
@@ -2871,6 +2962,7 @@ main (int   argc,
   g_test_add_func ("/gui/edge-brush", test_edge_brush);
   g_test_add_func ("/gui/crop", test_crop);
   g_test_add_func ("/gui/recent-files", test_recent_files);
+  g_test_add_func ("/gui/feather-relative", test_feather_relative);
   g_test_add_func ("/gui/fill-image-asks", test_fill_image_asks);
   g_test_add_func ("/gui/stroke-preview-first", test_stroke_preview_first);
   g_test_add_func ("/gui/big-photo-honest", test_big_photo_honest);
