@@ -792,8 +792,12 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_CONTROL_MASK, "editor.zoom-actual", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketright, 0, "editor.brush-larger", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketleft, 0, "editor.brush-smaller", NULL);
+  /* Shift+] and Shift+[ give braces on most layouts; whether Shift is then counted as
+   * consumed differs between backends, so both forms. */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_braceright, GDK_SHIFT_MASK, "editor.brush-harder", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_braceleft, GDK_SHIFT_MASK, "editor.brush-softer", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_braceright, 0, "editor.brush-harder", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_braceleft, 0, "editor.brush-softer", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_m, 0, "editor.tool", "s", "move");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_k, 0, "editor.tool", "s", "keep");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, 0, "editor.tool", "s", "remove");
