@@ -7,7 +7,8 @@
  * PHOTO (default: ccp0024 of ../shared/datasets/ccp-person) is scaled to 4000 x 3000 and
  * opened in a BdDocument as the app does (the removal runs once, on the CPU unless
  * BACKDROP_DEVICE says otherwise); BACKDROP_MODEL names the model. Then N strokes (radius
- * 100 photo pixels, about a 40 px brush at the fit-to-window zoom of a 12 MP photo) and N
+ * 100 photo pixels, about a 40 px brush at the fit-to-window zoom of a 12 MP photo), the
+ * same N strokes with the edge-aware brush at hardness 0 (bd-edge-brush.c) and N
  * region clicks, each undone, are timed from the call on the main thread to
  *   first: the canvas's picture of the whole photo (the preview it draws when the photo fits
  *          the window) first changes for the edit ("preview" or "result" notified; for a
@@ -26,6 +27,7 @@
 
 #include "bd-document.h"
 #include "bd-engine.h"
+#include "bd-image-io.h"
 #include "bd-pixels.h"
 
 #define WIDTH  4000
@@ -161,7 +163,8 @@ measure (BdDocument *doc,
   report (whole_name, whole, runs);
 }
 
-/* A horizontal stroke across the middle, lower for each run. */
+/* A horizontal stroke across the middle, lower for each run; @data points to its hardness
+ * (1: the plain brush, 0: the edge-aware one all the way). */
 static guint64
 stroke (BdDocument *doc,
         int         run,
@@ -172,7 +175,8 @@ stroke (BdDocument *doc,
 
   for (int i = 0; i < 8; i++)
     points[i] = GRAPHENE_POINT_INIT (WIDTH * (0.35 + 0.04 * i), y + 20 * (i % 2));
-  return bd_document_paint_stroke (doc, run % 2 ? BD_MARK_KEEP : BD_MARK_REMOVE, 100, points, 8);
+  return bd_document_paint_stroke_edge (doc, run % 2 ? BD_MARK_KEEP : BD_MARK_REMOVE, 100, points, 8,
+                                        *(const double *) data);
 }
 
 static void
@@ -237,7 +241,7 @@ main (int   argc,
   runs = MAX (runs, 1);
 
   source = g_file_new_for_commandline_arg (photo_path);
-  small = bd_pixels_load_file (source, NULL, &error);
+  small = bd_image_load_file (source, NULL, &error);
   if (small == NULL)
     g_error ("%s: %s", photo_path, error->message);
   photo = gdk_pixbuf_scale_simple (small, WIDTH, HEIGHT, GDK_INTERP_BILINEAR);
@@ -275,7 +279,8 @@ main (int   argc,
 
   g_signal_connect (doc, "notify::preview", G_CALLBACK (on_picture_changed), NULL);
   g_signal_connect (doc, "notify::result", G_CALLBACK (on_picture_changed), NULL);
-  measure (doc, "stroke", stroke, NULL, runs);
+  measure (doc, "stroke", stroke, &(double) { 1.0 }, runs);
+  measure (doc, "edge stroke", stroke, &(double) { 0.0 }, runs);
   measure (doc, "click", click, targets, runs);
 
   g_unlink (path);

@@ -101,6 +101,37 @@ bd_canvas_append_brush_outline (BdCanvas    *self,
 
 /* Gestures */
 
+/* A stroke of the current brush starts at widget point (@x, @y). */
+static void
+begin_stroke (BdCanvas *self,
+              double    x,
+              double    y)
+{
+  graphene_point_t p = bd_canvas_to_photo (self, x, y);
+
+  self->drag = DRAG_PAINT;
+  self->stroke = g_new0 (Stroke, 1);
+  self->stroke->points = g_array_new (FALSE, FALSE, sizeof (graphene_point_t));
+  self->stroke->mark = self->tool == g_intern_static_string ("keep") ? BD_MARK_KEEP
+                                                                      : BD_MARK_REMOVE;
+  self->stroke->radius = self->brush_size / 2.0 / self->zoom;
+  self->stroke->hardness = self->brush_hardness / 100.0;
+  g_array_append_val (self->stroke->points, p);
+}
+
+static void
+extend_stroke (BdCanvas *self,
+               double    x,
+               double    y)
+{
+  graphene_point_t p = bd_canvas_to_photo (self, x, y);
+  graphene_point_t *last = &g_array_index (self->stroke->points, graphene_point_t,
+                                           self->stroke->points->len - 1);
+
+  if (graphene_point_distance (&p, last, NULL, NULL) * self->zoom >= 1.0)
+    g_array_append_val (self->stroke->points, p);
+}
+
 static void
 on_drag_begin (GtkGestureDrag *gesture,
                double          x,
@@ -124,17 +155,7 @@ on_drag_begin (GtkGestureDrag *gesture,
   if (button == GDK_BUTTON_PRIMARY && bd_canvas_near_split (self, x))
     self->drag = DRAG_SPLIT;
   else if (button == GDK_BUTTON_PRIMARY && bd_canvas_can_paint (self))
-    {
-      graphene_point_t p = bd_canvas_to_photo (self, x, y);
-
-      self->drag = DRAG_PAINT;
-      self->stroke = g_new0 (Stroke, 1);
-      self->stroke->points = g_array_new (FALSE, FALSE, sizeof (graphene_point_t));
-      self->stroke->mark = self->tool == g_intern_static_string ("keep") ? BD_MARK_KEEP
-                                                                          : BD_MARK_REMOVE;
-      self->stroke->radius = self->brush_size / 2.0 / self->zoom;
-      g_array_append_val (self->stroke->points, p);
-    }
+    begin_stroke (self, x, y);
   else if (button == GDK_BUTTON_PRIMARY && bd_canvas_is_region (self) &&
            bd_document_get_state (self->document) == BD_DOCUMENT_STATE_READY)
     self->drag = DRAG_CLICK;
@@ -180,14 +201,7 @@ on_drag_update (GtkGestureDrag *gesture,
       break;
 
     case DRAG_PAINT:
-      {
-        graphene_point_t p = bd_canvas_to_photo (self, x, y);
-        graphene_point_t *last = &g_array_index (self->stroke->points, graphene_point_t,
-                                                 self->stroke->points->len - 1);
-
-        if (graphene_point_distance (&p, last, NULL, NULL) * self->zoom >= 1.0)
-          g_array_append_val (self->stroke->points, p);
-      }
+      extend_stroke (self, x, y);
       break;
 
     case DRAG_PAN:
@@ -214,9 +228,9 @@ finish_drag (BdCanvas *self,
   if (stroke != NULL)
     {
       if (commit)
-        stroke->serial = bd_document_paint_stroke (self->document, stroke->mark, stroke->radius,
-                                                   (const graphene_point_t *) stroke->points->data,
-                                                   stroke->points->len);
+        stroke->serial = bd_document_paint_stroke_edge (self->document, stroke->mark, stroke->radius,
+                                                        (const graphene_point_t *) stroke->points->data,
+                                                        stroke->points->len, stroke->hardness);
       if (stroke->serial > 0)
         g_ptr_array_add (self->pending, stroke);
       else
@@ -226,6 +240,27 @@ finish_drag (BdCanvas *self,
   self->drag = DRAG_NONE;
   bd_canvas_update_cursor (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+guint64
+bd_canvas_paint (BdCanvas               *self,
+                 const graphene_point_t *points,
+                 guint                   n_points)
+{
+  guint pending;
+
+  g_return_val_if_fail (BD_IS_CANVAS (self), 0);
+
+  if (self->document == NULL || n_points == 0 || !bd_canvas_can_paint (self) || self->drag != DRAG_NONE)
+    return 0;
+
+  begin_stroke (self, points[0].x, points[0].y);
+  for (guint i = 1; i < n_points; i++)
+    extend_stroke (self, points[i].x, points[i].y);
+  pending = self->pending->len;
+  finish_drag (self, TRUE);  /* keeps the stroke in pending when it became an edit */
+
+  return self->pending->len > pending ? ((Stroke *) g_ptr_array_index (self->pending, pending))->serial : 0;
 }
 
 void

@@ -42,6 +42,7 @@ typedef struct
   GArray  *points;   /* graphene_point_t, photo coordinates */
   BdMark   mark;
   double   radius;   /* photo pixels */
+  double   hardness; /* 0..1: 1 is the plain brush */
   guint64  serial;   /* the document edit it became; 0 while it is drawn */
 } Stroke;
 
@@ -54,6 +55,7 @@ struct _BdCanvas
 
   const char *tool;          /* interned */
   double      brush_size;
+  double      brush_hardness;  /* percent */
   double      zoom;
   double      center_x;      /* photo point at the middle of the view */
   double      center_y;

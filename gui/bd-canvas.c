@@ -17,6 +17,7 @@ enum {
   PROP_DOCUMENT,
   PROP_TOOL,
   PROP_BRUSH_SIZE,
+  PROP_BRUSH_HARDNESS,
   PROP_ZOOM,
   PROP_FIT,
   PROP_COMPARE,
@@ -216,6 +217,25 @@ bd_canvas_set_zoom_at (BdCanvas *self,
   if (was_fit)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIT]);
   bd_canvas_update_cursor (self);
+  bd_canvas_queue_details (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* Zooms to @zoom with photo point (@x, @y) in the middle of the view (as far as the photo
+ * allows): for the screenshots' close-ups. */
+void
+bd_canvas_zoom_to (BdCanvas *self,
+                   double    zoom,
+                   double    x,
+                   double    y)
+{
+  g_return_if_fail (BD_IS_CANVAS (self));
+
+  bd_canvas_set_zoom_at (self, zoom, gtk_widget_get_width (GTK_WIDGET (self)) / 2.0,
+                         gtk_widget_get_height (GTK_WIDGET (self)) / 2.0);
+  self->center_x = x;
+  self->center_y = y;
+  bd_canvas_clamp_center (self);
   bd_canvas_queue_details (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
@@ -458,6 +478,49 @@ append_unsure_label (BdCanvas    *self,
                 FALSE);
 }
 
+/* The crop that saving applies: the rest of the photo dimmed, the frame outlined. */
+static void
+append_crop_frame (BdCanvas              *self,
+                   GtkSnapshot           *snapshot,
+                   const graphene_rect_t *rect)
+{
+  static const GdkRGBA dim = { 0.f, 0.f, 0.f, 0.55f };
+  static const GdkRGBA line = { 1.f, 1.f, 1.f, 0.9f };
+  static const GdkRGBA shade = { 0.f, 0.f, 0.f, 0.6f };
+  GdkRectangle frame;
+  graphene_rect_t f;
+  float top, bottom;
+
+  if (!bd_document_get_crop_frame (self->document, &frame))
+    return;
+
+  f = GRAPHENE_RECT_INIT (rect->origin.x + frame.x * self->zoom, rect->origin.y + frame.y * self->zoom,
+                          frame.width * self->zoom, frame.height * self->zoom);
+  /* The photo outside the frame, dimmed: above, below, left and right of it. */
+  top = CLAMP (f.origin.y, rect->origin.y, rect->origin.y + rect->size.height);
+  bottom = CLAMP (f.origin.y + f.size.height, rect->origin.y, rect->origin.y + rect->size.height);
+  gtk_snapshot_push_clip (snapshot, rect);
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (rect->origin.x, rect->origin.y,
+                                                                  rect->size.width, top - rect->origin.y));
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (rect->origin.x, bottom, rect->size.width,
+                                                                  rect->origin.y + rect->size.height - bottom));
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (rect->origin.x, top,
+                                                                  MAX (0, f.origin.x - rect->origin.x), bottom - top));
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (f.origin.x + f.size.width, top,
+                                                                  MAX (0, rect->origin.x + rect->size.width - f.origin.x - f.size.width),
+                                                                  bottom - top));
+  gtk_snapshot_pop (snapshot);
+  /* The frame, past the photo's edges too where the fill will pad it: white inside dark,
+   * seen on the photo and on the window alike. */
+  gtk_snapshot_append_border (snapshot, &GSK_ROUNDED_RECT_INIT (f.origin.x - 1.5f, f.origin.y - 1.5f,
+                                                                f.size.width + 3.f, f.size.height + 3.f),
+                              (const float[4]) { 1.5f, 1.5f, 1.5f, 1.5f },
+                              (const GdkRGBA[4]) { shade, shade, shade, shade });
+  gtk_snapshot_append_border (snapshot, &GSK_ROUNDED_RECT_INIT (f.origin.x, f.origin.y, f.size.width, f.size.height),
+                              (const float[4]) { 1.5f, 1.5f, 1.5f, 1.5f },
+                              (const GdkRGBA[4]) { line, line, line, line });
+}
+
 static void
 bd_canvas_snapshot (GtkWidget   *widget,
                     GtkSnapshot *snapshot)
@@ -504,6 +567,9 @@ bd_canvas_snapshot (GtkWidget   *widget,
     append_layer (self, snapshot, BD_LAYER_ORIGINAL, &rect);
 
   bd_canvas_append_strokes (self, snapshot, &rect);
+
+  if (result != NULL && !self->compare)
+    append_crop_frame (self, snapshot, &rect);
 
   if (result != NULL && self->compare)
     append_split_handle (self, snapshot, &rect);
@@ -659,6 +725,28 @@ bd_canvas_set_brush_size (BdCanvas *self,
 }
 
 double
+bd_canvas_get_brush_hardness (BdCanvas *self)
+{
+  g_return_val_if_fail (BD_IS_CANVAS (self), 100);
+  return self->brush_hardness;
+}
+
+void
+bd_canvas_set_brush_hardness (BdCanvas *self,
+                              double    hardness)
+{
+  g_return_if_fail (BD_IS_CANVAS (self));
+
+  hardness = CLAMP (hardness, 0.0, 100.0);
+  if (hardness == self->brush_hardness)
+    return;
+
+  self->brush_hardness = hardness;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BRUSH_HARDNESS]);
+}
+
+double
 bd_canvas_get_zoom (BdCanvas *self)
 {
   g_return_val_if_fail (BD_IS_CANVAS (self), 1.0);
@@ -810,6 +898,10 @@ bd_canvas_get_property (GObject    *object,
       g_value_set_double (value, self->brush_size);
       break;
 
+    case PROP_BRUSH_HARDNESS:
+      g_value_set_double (value, self->brush_hardness);
+      break;
+
     case PROP_ZOOM:
       g_value_set_double (value, self->zoom);
       break;
@@ -857,6 +949,10 @@ bd_canvas_set_property (GObject      *object,
       bd_canvas_set_brush_size (self, g_value_get_double (value));
       break;
 
+    case PROP_BRUSH_HARDNESS:
+      bd_canvas_set_brush_hardness (self, g_value_get_double (value));
+      break;
+
     case PROP_COMPARE:
       bd_canvas_set_compare (self, g_value_get_boolean (value));
       break;
@@ -893,6 +989,7 @@ bd_canvas_class_init (BdCanvasClass *klass)
     g_param_spec_object ("document", NULL, NULL, BD_TYPE_DOCUMENT, rw);
   properties[PROP_TOOL] = g_param_spec_string ("tool", NULL, NULL, "move", rw);
   properties[PROP_BRUSH_SIZE] = g_param_spec_double ("brush-size", NULL, NULL, 2, 400, 40, rw);
+  properties[PROP_BRUSH_HARDNESS] = g_param_spec_double ("brush-hardness", NULL, NULL, 0, 100, 100, rw);
   properties[PROP_ZOOM] =
     g_param_spec_double ("zoom", NULL, NULL, MIN_ZOOM, MAX_ZOOM, 1.0,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
@@ -916,6 +1013,7 @@ bd_canvas_init (BdCanvas *self)
   self->tool = g_intern_static_string ("move");
   self->view = g_intern_static_string ("result");
   self->brush_size = 40;
+  self->brush_hardness = 100;
   self->zoom = 1.0;
   self->fit = TRUE;
   self->split = 0.5;

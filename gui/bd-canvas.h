@@ -23,6 +23,11 @@ void        bd_canvas_set_document  (BdCanvas   *self,
 const char *bd_canvas_get_tool      (BdCanvas   *self);
 void        bd_canvas_set_tool      (BdCanvas   *self,
                                      const char *tool);
+/* A drag of the current brush through @points (widget coordinates), as the pointer makes
+ * it; returns the document's edit serial, 0 when nothing was painted. */
+guint64     bd_canvas_paint         (BdCanvas               *self,
+                                     const graphene_point_t *points,
+                                     guint                   n_points);
 /* What a click of the region tool at (@x, @y), widget coordinates, does. */
 void        bd_canvas_click_region  (BdCanvas   *self,
                                      double      x,
@@ -31,12 +36,20 @@ void        bd_canvas_click_region  (BdCanvas   *self,
 double      bd_canvas_get_brush_size (BdCanvas  *self);
 void        bd_canvas_set_brush_size (BdCanvas  *self,
                                       double     size);
+/* Brush hardness in percent: 100 is the plain brush, less follows the photo's edges. */
+double      bd_canvas_get_brush_hardness (BdCanvas *self);
+void        bd_canvas_set_brush_hardness (BdCanvas *self,
+                                          double    hardness);
 double      bd_canvas_get_zoom      (BdCanvas   *self);
 gboolean    bd_canvas_get_fit       (BdCanvas   *self);
 void        bd_canvas_zoom_in       (BdCanvas   *self);
 void        bd_canvas_zoom_out      (BdCanvas   *self);
 void        bd_canvas_zoom_fit      (BdCanvas   *self);
 void        bd_canvas_zoom_actual   (BdCanvas   *self);
+void        bd_canvas_zoom_to       (BdCanvas   *self,
+                                     double      zoom,
+                                     double      x,
+                                     double      y);
 gboolean    bd_canvas_get_compare   (BdCanvas   *self);
 void        bd_canvas_set_compare   (BdCanvas   *self,
                                      gboolean    compare);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bd-document-private.h"
+#include "bd-edge-brush.h"
 
 #define MAX_UNDO      64
 #define MERGE_USEC    (1200 * 1000)  /* slider moves closer together than this are one edit */
@@ -148,6 +149,8 @@ bd_document_apply_look (BdDocument *self,
     bd_document_notify (self, PROP_BACKGROUND_COLOR);
   if (old.background_blur != look->background_blur)
     bd_document_notify (self, PROP_BACKGROUND_BLUR);
+  if (old.crop != look->crop)
+    bd_document_notify (self, PROP_CROP);
   if (g_strcmp0 (old.background_name, look->background_name) != 0)
     bd_document_notify (self, PROP_BACKGROUND_NAME);
   g_object_thaw_notify (object);
@@ -268,9 +271,22 @@ bd_document_paint_stroke (BdDocument             *self,
                           const graphene_point_t *points,
                           guint                   n_points)
 {
+  return bd_document_paint_stroke_edge (self, mark, radius, points, n_points, 1.0);
+}
+
+guint64
+bd_document_paint_stroke_edge (BdDocument             *self,
+                               BdMark                  mark,
+                               double                  radius,
+                               const graphene_point_t *points,
+                               guint                   n_points,
+                               double                  hardness)
+{
   int width, height;
   double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
   GdkRectangle area;
+  g_autofree guint8 *under = NULL;
+  g_autofree guint8 *soft = NULL;
   guint8 *marks;
 
   g_return_val_if_fail (BD_IS_DOCUMENT (self), 0);
@@ -281,6 +297,7 @@ bd_document_paint_stroke (BdDocument             *self,
 
   width = gdk_pixbuf_get_width (self->photo);
   height = gdk_pixbuf_get_height (self->photo);
+  hardness = CLAMP (hardness, 0.0, 1.0);
 
   for (guint i = 0; i < n_points; i++)
     {
@@ -297,27 +314,64 @@ bd_document_paint_stroke (BdDocument             *self,
   if (area.width <= 0 || area.height <= 0)
     return 0;
 
-  marks = self->marks ? g_memdup2 (g_bytes_get_data (self->marks, NULL), (gsize) width * height)
-                      : g_malloc0 ((gsize) width * height);
-
   /* Every pixel whose centre lies within @radius of the stroke's polyline. */
+  under = g_malloc0 ((gsize) area.width * area.height);
   for (guint i = 0; i < MAX (n_points, 2) - 1; i++)
     {
       const graphene_point_t *a = &points[i];
       const graphene_point_t *b = &points[MIN (i + 1, n_points - 1)];
-      int sx0 = CLAMP ((int) floor (MIN (a->x, b->x) - radius), 0, width);
-      int sy0 = CLAMP ((int) floor (MIN (a->y, b->y) - radius), 0, height);
-      int sx1 = CLAMP ((int) ceil (MAX (a->x, b->x) + radius), 0, width);
-      int sy1 = CLAMP ((int) ceil (MAX (a->y, b->y) + radius), 0, height);
+      int sx0 = CLAMP ((int) floor (MIN (a->x, b->x) - radius), area.x, area.x + area.width);
+      int sy0 = CLAMP ((int) floor (MIN (a->y, b->y) - radius), area.y, area.y + area.height);
+      int sx1 = CLAMP ((int) ceil (MAX (a->x, b->x) + radius), area.x, area.x + area.width);
+      int sy1 = CLAMP ((int) ceil (MAX (a->y, b->y) + radius), area.y, area.y + area.height);
 
       for (int y = sy0; y < sy1; y++)
         {
-          guint8 *row = marks + (gsize) y * width;
+          guint8 *row = under + (gsize) (y - area.y) * area.width - area.x;
 
           for (int x = sx0; x < sx1; x++)
             if (distance2_to_segment (x + 0.5, y + 0.5, a, b) <= radius * radius)
-              row[x] = mark;
+              row[x] = 1;
         }
+    }
+
+  /* Edge-aware: the alpha under the stroke solved from the photo and the sure pixels
+   * around it, before the marks change. */
+  if (hardness < 1.0)
+    {
+      BdEdgeBrush brush = {
+        .photo = gdk_pixbuf_read_pixels (self->photo),
+        .stride = gdk_pixbuf_get_rowstride (self->photo),
+        .channels = gdk_pixbuf_get_n_channels (self->photo),
+        .width = width,
+        .height = height,
+        .mask = g_bytes_get_data (self->mask, NULL),
+        .marks = self->marks ? g_bytes_get_data (self->marks, NULL) : NULL,
+        .under = under,
+        .area_x = area.x,
+        .area_y = area.y,
+        .area_width = area.width,
+        .area_height = area.height,
+        .radius = radius,
+        .keep = mark == BD_MARK_KEEP,
+        .hardness = hardness,
+      };
+
+      soft = g_try_malloc ((gsize) area.width * area.height);
+      if (soft == NULL || !bd_edge_brush_solve (&brush, soft))
+        g_clear_pointer (&soft, g_free);  /* out of memory: the plain brush */
+    }
+
+  marks = self->marks ? g_memdup2 (g_bytes_get_data (self->marks, NULL), (gsize) width * height)
+                      : g_malloc0 ((gsize) width * height);
+  for (int y = 0; y < area.height; y++)
+    {
+      const guint8 *u = under + (gsize) y * area.width;
+      guint8 *row = marks + (gsize) (area.y + y) * width + area.x;
+
+      for (int x = 0; x < area.width; x++)
+        if (u[x])
+          row[x] = soft ? bd_mark_from_alpha (soft[(gsize) y * area.width + x]) : mark;
     }
 
   return bd_document_commit_marks (self, marks, &area);

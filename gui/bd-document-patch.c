@@ -92,12 +92,7 @@ patch_thread (GTask        *task,
       memcpy (out, mask + row, aw);
       if (marks != NULL)
         for (int x = 0; x < aw; x++)
-          {
-            if (marks[row + x] == BD_MARK_KEEP)
-              out[x] = 255;
-            else if (marks[row + x] == BD_MARK_REMOVE)
-              out[x] = 0;
-          }
+          out[x] = bd_mark_decide (marks[row + x], out[x]);
     }
   if ((job->look.threshold > 0 || job->look.feather > 0) &&
       !bd_pixels_check (bd_mask_adjust (alpha, aw, ah, aw,

@@ -38,6 +38,7 @@ typedef enum {
   PROP_BACKGROUND_NAME,
   PROP_MODIFIED,
   PROP_PREVIEW,
+  PROP_CROP,
   N_PROPS
 } BdDocumentProp;
 
@@ -52,6 +53,7 @@ typedef struct
   double     background_blur;
   GdkPixbuf *background_image;
   char      *background_name;
+  guint      crop;         /* BdCrop: applied when saving, shown as a frame */
 } Look;
 
 /* One undoable step: the look before and after, and the marks in @area before and after
@@ -123,6 +125,12 @@ struct _BdDocument
   GdkTexture      *overlay_preview;
   GdkTexture      *unsure_preview;
   double           unsure_fraction;
+
+  /* The subject's box for the crop frame, of the marks of edit serial crop_box_serial - 1
+   * (0: not known); crop_box_found is FALSE when nothing is kept. */
+  guint64          crop_box_serial;
+  gboolean         crop_box_found;
+  GdkRectangle     crop_box;
 };
 
 /* A snapshot of what the result is made from, for a worker. */
@@ -141,6 +149,27 @@ typedef struct
   int        preview_width, preview_height, preview_channels;
 } ComposeJob;
 
+
+/* The alpha a pixel of mask value @alpha has under @mark. */
+static inline guint8
+bd_mark_decide (guint8 mark,
+                guint8 alpha)
+{
+  if (mark == BD_MARK_KEEP)
+    return 255;
+  if (mark == BD_MARK_REMOVE)
+    return 0;
+  if (mark >= BD_MARK_SOFT)
+    return (guint8) (((mark - BD_MARK_SOFT) * 255 + 126) / 252);
+  return alpha;
+}
+
+/* The mark that decides @alpha: the edge-aware brush's. */
+static inline guint8
+bd_mark_from_alpha (guint8 alpha)
+{
+  return (guint8) (BD_MARK_SOFT + (alpha * 252 + 127) / 255);
+}
 
 void        bd_look_init_default   (Look          *look);
 void        bd_look_copy           (Look          *dest,

@@ -29,11 +29,7 @@ static inline guint8
 decided (const Planes *p,
          gsize         i)
 {
-  if (p->marks != NULL && p->marks[i] == BD_MARK_KEEP)
-    return 255;
-  if (p->marks != NULL && p->marks[i] == BD_MARK_REMOVE)
-    return 0;
-  return p->mask[i];
+  return p->marks != NULL ? bd_mark_decide (p->marks[i], p->mask[i]) : p->mask[i];
 }
 
 static inline gboolean

@@ -6,9 +6,36 @@
 
 #include <glib/gi18n.h>
 
+#include "bd-crop.h"
 #include "bd-document-private.h"
 #include "bd-image-io.h"
 #include "bd-pixels.h"
+
+/* @whole cropped as @job's look says, around the mask as edited. */
+static GdkPixbuf *
+crop_result (ComposeJob  *job,
+             GdkPixbuf   *whole,
+             GError     **error)
+{
+  g_autofree guint8 *alpha = NULL;
+  guint32 fill = 0;   /* transparent; a colour fill pads with its colour */
+
+  if (job->look.crop == BD_CROP_NONE)
+    return g_object_ref (whole);
+  alpha = bd_compose_job_alpha (job, error);
+  if (alpha == NULL)
+    return NULL;
+  if (job->look.background_kind == BD_BACKGROUND_COLOR)
+    {
+      bd_background background;
+      bd_image image_view;
+
+      bd_look_to_background (&job->look, job->photo, &background, &image_view);
+      fill = (guint32) background.color[0] << 24 | (guint32) background.color[1] << 16 |
+             (guint32) background.color[2] << 8 | background.color[3];
+    }
+  return bd_crop_apply (whole, alpha, job->look.crop, fill);
+}
 
 static void
 render_thread (GTask        *task,
@@ -24,6 +51,21 @@ render_thread (GTask        *task,
   if (bytes == NULL)
     {
       g_task_return_error (task, error);
+      return;
+    }
+
+  if (job->look.crop != BD_CROP_NONE)
+    {
+      g_autoptr(GdkPixbuf) whole = bd_pixels_to_pixbuf (bytes, gdk_pixbuf_get_width (job->photo),
+                                                        gdk_pixbuf_get_height (job->photo));
+      g_autoptr(GdkPixbuf) cropped = crop_result (job, whole, &error);
+
+      if (cropped == NULL)
+        {
+          g_task_return_error (task, error);
+          return;
+        }
+      g_task_return_pointer (task, gdk_texture_new_for_pixbuf (cropped), g_object_unref);
       return;
     }
 
@@ -53,7 +95,7 @@ bd_document_render_async (BdDocument          *self,
       return;
     }
 
-  if (self->result != NULL && self->result_serial == self->serial)
+  if (self->result != NULL && self->result_serial == self->serial && self->look.crop == BD_CROP_NONE)
     {
       g_task_return_pointer (task, g_object_ref (self->result), g_object_unref);
       return;
@@ -111,6 +153,18 @@ save_thread (GTask        *task,
   pixbuf = bd_pixels_to_pixbuf (bytes,
                                 gdk_pixbuf_get_width (data->job->photo),
                                 gdk_pixbuf_get_height (data->job->photo));
+  if (data->job->look.crop != BD_CROP_NONE)
+    {
+      GdkPixbuf *cropped = crop_result (data->job, pixbuf, &error);
+
+      if (cropped == NULL)
+        {
+          g_task_return_error (task, error);
+          return;
+        }
+      g_object_unref (pixbuf);
+      pixbuf = cropped;
+    }
   /* The user confirmed the name in a file dialog: replace, through GIO (any GFile). */
   if (!bd_image_save_file (pixbuf, data->file, data->jpeg_quality, BD_SAVE_REPLACE, cancellable, &error))
     {

@@ -80,12 +80,7 @@ bd_compose_job_alpha (ComposeJob  *job,
       const guint8 *marks = g_bytes_get_data (job->marks, NULL);
 
       for (gsize i = 0; i < size; i++)
-        {
-          if (marks[i] == BD_MARK_KEEP)
-            alpha[i] = 255;
-          else if (marks[i] == BD_MARK_REMOVE)
-            alpha[i] = 0;
-        }
+        alpha[i] = bd_mark_decide (marks[i], alpha[i]);
     }
 
   if ((job->look.threshold > 0 || job->look.feather > 0) &&

@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "backdrop.h"
+#include "bd-crop.h"
 #include "bd-document-private.h"
 #include "bd-image-io.h"
 #include "bd-pixels.h"
@@ -73,7 +74,8 @@ bd_look_equal (const Look *a,
          a->background_kind == b->background_kind &&
          gdk_rgba_equal (&a->background_color, &b->background_color) &&
          a->background_blur == b->background_blur &&
-         a->background_image == b->background_image;
+         a->background_image == b->background_image &&
+         a->crop == b->crop;
 }
 
 /* The library's background for @look; @image_view receives the image's view. */
@@ -153,7 +155,7 @@ bd_document_set_feather (BdDocument *self,
 {
   g_return_if_fail (BD_IS_DOCUMENT (self));
 
-  CHANGE_LOOK (self, feather, CLAMP (feather, 0.0, 100.0), PROP_FEATHER);
+  CHANGE_LOOK (self, feather, CLAMP (feather, 0.0, 500.0), PROP_FEATHER);
 }
 
 guint
@@ -206,6 +208,62 @@ bd_document_set_background_blur (BdDocument *self,
   g_return_if_fail (BD_IS_DOCUMENT (self));
 
   CHANGE_LOOK (self, background_blur, CLAMP (blur, 0.0, 100.0), PROP_BACKGROUND_BLUR);
+}
+
+guint
+bd_document_get_crop (BdDocument *self)
+{
+  g_return_val_if_fail (BD_IS_DOCUMENT (self), BD_CROP_NONE);
+  return self->look.crop;
+}
+
+void
+bd_document_set_crop (BdDocument *self,
+                      guint       crop)
+{
+  g_return_if_fail (BD_IS_DOCUMENT (self));
+
+  CHANGE_LOOK (self, crop, MIN (crop, BD_CROP_LAST), PROP_CROP);
+}
+
+gboolean
+bd_document_get_crop_frame (BdDocument   *self,
+                            GdkRectangle *frame)
+{
+  int width, height, out_width, out_height;
+
+  g_return_val_if_fail (BD_IS_DOCUMENT (self), FALSE);
+
+  if (self->look.crop == BD_CROP_NONE || self->mask == NULL || self->photo == NULL)
+    return FALSE;
+
+  width = gdk_pixbuf_get_width (self->photo);
+  height = gdk_pixbuf_get_height (self->photo);
+  if (self->crop_box_serial != self->serial + 1)
+    {
+      const guint8 *mask = g_bytes_get_data (self->mask, NULL);
+      g_autofree guint8 *alpha = NULL;
+
+      /* The mask as the marks decide it (threshold and feather move the edge by a pixel or
+       * two: not worth a pass of their own); once an edit. */
+      if (self->marks != NULL)
+        {
+          const guint8 *marks = g_bytes_get_data (self->marks, NULL);
+          gsize size = (gsize) width * height;
+
+          alpha = g_malloc (size);
+          for (gsize i = 0; i < size; i++)
+            alpha[i] = bd_mark_decide (marks[i], mask[i]);
+        }
+      self->crop_box_found = bd_crop_subject_box (alpha ? alpha : mask, width, height, width, 1,
+                                                  &self->crop_box);
+      self->crop_box_serial = self->serial + 1;
+    }
+
+  if (!self->crop_box_found)
+    return FALSE;
+  bd_crop_frame (self->look.crop, &self->crop_box, width, height, frame, &out_width, &out_height);
+  return TRUE;
 }
 
 const char *
@@ -479,6 +537,10 @@ bd_document_get_property (GObject    *object,
       g_value_set_double (value, self->look.background_blur);
       break;
 
+    case PROP_CROP:
+      g_value_set_uint (value, self->look.crop);
+      break;
+
     case PROP_BACKGROUND_NAME:
       g_value_set_string (value, self->look.background_name);
       break;
@@ -530,6 +592,10 @@ bd_document_set_property (GObject      *object,
       bd_document_set_background_blur (self, g_value_get_double (value));
       break;
 
+    case PROP_CROP:
+      bd_document_set_crop (self, g_value_get_uint (value));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -567,13 +633,14 @@ bd_document_class_init (BdDocumentClass *klass)
   properties[PROP_CAN_UNDO] = g_param_spec_boolean ("can-undo", NULL, NULL, FALSE, ro);
   properties[PROP_CAN_REDO] = g_param_spec_boolean ("can-redo", NULL, NULL, FALSE, ro);
   properties[PROP_THRESHOLD] = g_param_spec_double ("threshold", NULL, NULL, 0, 1, 0, rw);
-  properties[PROP_FEATHER] = g_param_spec_double ("feather", NULL, NULL, 0, 100, 0, rw);
+  properties[PROP_FEATHER] = g_param_spec_double ("feather", NULL, NULL, 0, 500, 0, rw);
   properties[PROP_BACKGROUND_KIND] =
     g_param_spec_uint ("background-kind", NULL, NULL, 0, BD_BACKGROUND_IMAGE, 0, rw);
   properties[PROP_BACKGROUND_COLOR] =
     g_param_spec_boxed ("background-color", NULL, NULL, GDK_TYPE_RGBA, rw);
   properties[PROP_BACKGROUND_BLUR] =
     g_param_spec_double ("background-blur", NULL, NULL, 0, 100, 30, rw);
+  properties[PROP_CROP] = g_param_spec_uint ("crop", NULL, NULL, 0, BD_CROP_LAST, 0, rw);
   properties[PROP_BACKGROUND_NAME] = g_param_spec_string ("background-name", NULL, NULL, NULL, ro);
   properties[PROP_MODIFIED] = g_param_spec_boolean ("modified", NULL, NULL, FALSE, ro);
   /* The result's preview, patched ahead of the whole result after an edit of a part. */

@@ -23,6 +23,9 @@ typedef enum {
   BD_MARK_NONE = 0,
   BD_MARK_KEEP,
   BD_MARK_REMOVE,
+  /* Values from here up are the edge-aware brush's: an alpha the user decided, stored as
+   * BD_MARK_SOFT + alpha * 252 / 255 (see bd_mark_decide()). */
+  BD_MARK_SOFT,
 } BdMark;
 
 /* What the canvas shows: the photo as it came, the result, or the mask as the user edited
@@ -114,6 +117,14 @@ gboolean         bd_document_get_busy           (BdDocument          *self);
 /* The network's mask, width x height bytes; NULL until it is known. */
 GBytes          *bd_document_get_mask           (BdDocument          *self);
 
+/* Crop to the subject (a BdCrop), applied when saving and copying; undoable. */
+guint            bd_document_get_crop           (BdDocument          *self);
+void             bd_document_set_crop           (BdDocument          *self,
+                                                 guint                crop);
+/* The crop's frame in photo pixels; FALSE when there is none (no crop, nothing kept). */
+gboolean         bd_document_get_crop_frame     (BdDocument          *self,
+                                                 GdkRectangle        *frame);
+
 /* Mask edits. @radius is in photo pixels, @points in photo coordinates. Returns the serial
  * of the edit (0 when nothing changed). */
 guint64          bd_document_paint_stroke       (BdDocument             *self,
@@ -121,6 +132,14 @@ guint64          bd_document_paint_stroke       (BdDocument             *self,
                                                  double                  radius,
                                                  const graphene_point_t *points,
                                                  guint                   n_points);
+/* The same with a hardness (0..1): below 1 the stroke is edge-aware, its alpha follows the
+ * photo's edges around it (bd-edge-brush.c); 1 is the plain brush above. */
+guint64          bd_document_paint_stroke_edge  (BdDocument             *self,
+                                                 BdMark                  mark,
+                                                 double                  radius,
+                                                 const graphene_point_t *points,
+                                                 guint                   n_points,
+                                                 double                  hardness);
 /* Keeps or removes the whole region under photo point (@x, @y): the connected part of the
  * mask on the clicked side (for a removed part, also within the photo's edges), grown
  * through the undecided pixels around it whose alpha falls off away from it. A part that is kept is

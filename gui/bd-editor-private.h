@@ -37,11 +37,14 @@ struct _BdEditor
   GtkWidget           *tool_bar;
   GtkLabel            *zoom_label;
   GtkAdjustment       *brush_adjustment;
+  GtkAdjustment       *hardness_adjustment;
   GtkAdjustment       *feather_adjustment;
   GtkAdjustment       *threshold_adjustment;
   GtkAdjustment       *blur_adjustment;
   AdwPreferencesGroup *background_group;
   AdwComboRow         *background_row;
+  AdwComboRow         *crop_row;
+  AdwSplitButton      *open_button;
   AdwActionRow        *color_row;
   GtkColorDialogButton *color_button;
   GtkWidget           *blur_row;

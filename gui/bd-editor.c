@@ -12,8 +12,10 @@
 #include "bd-editor-private.h"
 #include "bd-image-io.h"
 #include "bd-pixels.h"
+#include "bd-recent.h"
 #include "bd-scale-row.h"
 #include "bd-utils.h"
+#include "bd-window.h"
 
 
 G_DEFINE_FINAL_TYPE (BdEditor, bd_editor, ADW_TYPE_BREAKPOINT_BIN)
@@ -260,6 +262,39 @@ update_zoom (BdEditor *self)
   gtk_label_set_label (self->zoom_label, text);
 }
 
+/* Edge Softness is relative to the photo, so that a setting looks the same on any size:
+ * 100 % feathers by this share of the longer side (the document keeps photo pixels). */
+#define FEATHER_FULL_SHARE 0.02
+
+static double
+feather_full_pixels (BdEditor *self)
+{
+  return FEATHER_FULL_SHARE * MAX (bd_document_get_width (self->document),
+                                   bd_document_get_height (self->document));
+}
+
+static gboolean
+feather_to_percent (GBinding     *binding,
+                    const GValue *from,
+                    GValue       *to,
+                    gpointer      user_data)
+{
+  double full = feather_full_pixels (user_data);
+
+  g_value_set_double (to, full > 0 ? g_value_get_double (from) / full * 100.0 : 0.0);
+  return TRUE;
+}
+
+static gboolean
+percent_to_feather (GBinding     *binding,
+                    const GValue *from,
+                    GValue       *to,
+                    gpointer      user_data)
+{
+  g_value_set_double (to, g_value_get_double (from) / 100.0 * feather_full_pixels (user_data));
+  return TRUE;
+}
+
 static gboolean
 threshold_to_percent (GBinding     *binding,
                       const GValue *from,
@@ -363,6 +398,42 @@ brush_size_action (GtkWidget  *widget,
   gtk_adjustment_set_value (self->brush_adjustment,
                             g_str_equal (action_name, "editor.brush-larger") ? value * 1.2
                                                                              : value / 1.2);
+}
+
+/* A photo from the open button's menu of recent ones, as if opened: the window asks
+ * before unsaved edits go. */
+static void
+open_recent_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  GtkRoot *root = gtk_widget_get_root (widget);
+  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (parameter, NULL));
+
+  if (BD_IS_WINDOW (root))
+    bd_window_open_files (BD_WINDOW (root), &file, 1);
+}
+
+/* A photo shown is a recent photo (opened again, it moves to the top). */
+static void
+remember_recent (BdEditor *self)
+{
+  if (bd_document_get_state (self->document) == BD_DOCUMENT_STATE_READY)
+    bd_recent_add (bd_document_get_file (self->document));
+}
+
+/* Shift+] and Shift+[: a quarter harder or softer, as in other editors. */
+static void
+brush_hardness_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  BdEditor *self = BD_EDITOR (widget);
+  double value = gtk_adjustment_get_value (self->hardness_adjustment);
+
+  gtk_adjustment_set_value (self->hardness_adjustment,
+                            g_str_equal (action_name, "editor.brush-harder") ? value + 25
+                                                                             : value - 25);
 }
 
 /* V: the next of result, mask, red overlay. */
@@ -523,14 +594,18 @@ bd_editor_set_document (BdEditor   *self,
 
   /* The document's settings and the sidebar's controls mirror each other. */
   g_ptr_array_add (self->document_bindings,
-                   g_object_bind_property (document, "feather", self->feather_adjustment, "value",
-                                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
+                   g_object_bind_property_full (document, "feather", self->feather_adjustment, "value",
+                                                G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL,
+                                                feather_to_percent, percent_to_feather, self, NULL));
   g_ptr_array_add (self->document_bindings,
                    g_object_bind_property_full (document, "threshold", self->threshold_adjustment, "value",
                                                 G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL,
                                                 threshold_to_percent, percent_to_threshold, NULL, NULL));
   g_ptr_array_add (self->document_bindings,
                    g_object_bind_property (document, "background-kind", self->background_row, "selected",
+                                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
+  g_ptr_array_add (self->document_bindings,
+                   g_object_bind_property (document, "crop", self->crop_row, "selected",
                                            G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
   g_ptr_array_add (self->document_bindings,
                    g_object_bind_property (document, "background-color", self->color_button, "rgba",
@@ -540,6 +615,7 @@ bd_editor_set_document (BdEditor   *self,
                                            G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL));
 
   g_signal_connect_object (self->document, "notify::state", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::state", G_CALLBACK (remember_recent), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::original", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::result", G_CALLBACK (update_state), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::title", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
@@ -660,6 +736,9 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_bind_template_child (widget_class, BdEditor, tool_bar);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, zoom_label);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, brush_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, hardness_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, crop_row);
+  gtk_widget_class_bind_template_child (widget_class, BdEditor, open_button);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, feather_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, threshold_adjustment);
   gtk_widget_class_bind_template_child (widget_class, BdEditor, blur_adjustment);
@@ -688,6 +767,9 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_install_action (widget_class, "editor.zoom-toggle", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "editor.brush-larger", NULL, brush_size_action);
   gtk_widget_class_install_action (widget_class, "editor.brush-smaller", NULL, brush_size_action);
+  gtk_widget_class_install_action (widget_class, "editor.brush-harder", NULL, brush_hardness_action);
+  gtk_widget_class_install_action (widget_class, "editor.open-recent", "s", open_recent_action);
+  gtk_widget_class_install_action (widget_class, "editor.brush-softer", NULL, brush_hardness_action);
   gtk_widget_class_install_action (widget_class, "editor.choose-background", NULL,
                                    choose_background_action);
   gtk_widget_class_install_action (widget_class, "editor.toggle-sidebar", NULL, toggle_sidebar_action);
@@ -710,6 +792,12 @@ bd_editor_class_init (BdEditorClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_CONTROL_MASK, "editor.zoom-actual", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketright, 0, "editor.brush-larger", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketleft, 0, "editor.brush-smaller", NULL);
+  /* Shift+] and Shift+[ give braces on most layouts; whether Shift is then counted as
+   * consumed differs between backends, so both forms. */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_braceright, GDK_SHIFT_MASK, "editor.brush-harder", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_braceleft, GDK_SHIFT_MASK, "editor.brush-softer", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_braceright, 0, "editor.brush-harder", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_braceleft, 0, "editor.brush-softer", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_m, 0, "editor.tool", "s", "move");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_k, 0, "editor.tool", "s", "keep");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, 0, "editor.tool", "s", "remove");
@@ -774,6 +862,11 @@ bd_editor_init (BdEditor *self)
 
     gtk_menu_button_set_menu_model (self->menu_button, menu);
   }
+  {
+    g_autoptr(GMenuModel) recent = bd_recent_menu_new ();
+
+    adw_split_button_set_menu_model (self->open_button, recent);
+  }
 
   self->settings = g_settings_new (APP_ID);
   self->document_bindings = g_ptr_array_new ();
@@ -786,6 +879,8 @@ bd_editor_init (BdEditor *self)
   g_object_bind_property (self->brush_adjustment, "value", self->canvas, "brush-size",
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
   g_settings_bind (self->settings, "brush-size", self->brush_adjustment, "value", G_SETTINGS_BIND_DEFAULT);
+  g_object_bind_property (self->hardness_adjustment, "value", self->canvas, "brush-hardness",
+                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
 
   /* "canvas.view" and "canvas.show-unsure" for the view menu of the tool bar. */
   {

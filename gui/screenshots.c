@@ -15,6 +15,7 @@
 
 #include "bd-application.h"
 #include "bd-batch-page.h"
+#include "bd-crop.h"
 #include "bd-editor.h"
 #include "bd-window.h"
 #include "bd-window-shot.h"
@@ -219,12 +220,80 @@ main (int   argc,
       bd_main_loop_spin (5000);   /* and the toast this change offers goes too */
     }
 
-  if (g_getenv ("BACKDROP_SCREENSHOT_MASK_PHOTO") != NULL)
+  /* 2d. The edge-aware brush on hair (BACKDROP_SCREENSHOT_BRUSH_PHOTO): keep strokes at
+   * hardness 0 along BACKDROP_SCREENSHOT_BRUSH_STROKES ("x0,y0,x1,y1;...", photo pixels, a
+   * brush of BACKDROP_SCREENSHOT_BRUSH_SIZE photo pixels) where the model cut hair off,
+   * seen close up as red over what is removed; then undone. */
+  if (g_getenv ("BACKDROP_SCREENSHOT_BRUSH_PHOTO") != NULL)
+    {
+      g_autoptr(GFile) other = g_file_new_for_commandline_arg (g_getenv ("BACKDROP_SCREENSHOT_BRUSH_PHOTO"));
+      g_auto(GStrv) strokes = g_strsplit (g_getenv ("BACKDROP_SCREENSHOT_BRUSH_STROKES") ?: "", ";", -1);
+      double size = g_ascii_strtod (g_getenv ("BACKDROP_SCREENSHOT_BRUSH_SIZE") ?: "16", NULL);
+      double cx = 0, cy = 0;
+      guint n = 0;
+
+      bd_window_open_files (window, &other, 1);
+      bd_main_loop_spin (300);
+      bd_main_loop_wait_for (document_settled, doc);
+      for (guint i = 0; strokes[i] != NULL; i++)
+        {
+          double x0, y0, x1, y1;
+
+          if (sscanf (strokes[i], "%lf,%lf,%lf,%lf", &x0, &y0, &x1, &y1) != 4)
+            g_error ("BACKDROP_SCREENSHOT_BRUSH_STROKES: “%s” is not x0,y0,x1,y1", strokes[i]);
+          cx += x0 + x1;
+          cy += y0 + y1;
+          n += 2;
+        }
+      if (n == 0)
+        g_error ("BACKDROP_SCREENSHOT_BRUSH_STROKES names no stroke");
+      bd_canvas_zoom_to (canvas, 3 * bd_canvas_get_zoom (canvas), cx / n, cy / n);
+      bd_main_loop_spin (300);
+      bd_canvas_set_tool (canvas, "keep");
+      bd_canvas_set_brush_hardness (canvas, 0);
+      bd_canvas_set_view (canvas, "overlay");
+      for (guint i = 0; strokes[i] != NULL; i++)
+        {
+          double v[4];
+          graphene_rect_t area;
+          graphene_point_t points[9];
+          double scale;
+
+          sscanf (strokes[i], "%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3]);
+          bd_canvas_get_photo_area (canvas, &area);
+          scale = area.size.width / bd_document_get_width (doc);
+          bd_canvas_set_brush_size (canvas, size * scale);
+          for (guint k = 0; k < G_N_ELEMENTS (points); k++)
+            points[k] = GRAPHENE_POINT_INIT (area.origin.x + (v[0] + (v[2] - v[0]) * k / 8.0) * scale,
+                                             area.origin.y + (v[1] + (v[3] - v[1]) * k / 8.0) * scale);
+          bd_canvas_paint (canvas, points, G_N_ELEMENTS (points));
+          bd_main_loop_spin (300);
+          bd_main_loop_wait_for (mask_views_ready, doc);
+        }
+      shoot (window, folder, "edge-brush.png");
+      while (bd_document_get_can_undo (doc))
+        bd_document_undo (doc);
+      bd_main_loop_wait_for (document_settled, doc);
+      bd_canvas_set_view (canvas, "result");
+      bd_canvas_set_brush_hardness (canvas, 100);
+      bd_canvas_set_tool (canvas, "move");
+      bd_canvas_zoom_fit (canvas);
+    }
+
+  if (g_getenv ("BACKDROP_SCREENSHOT_MASK_PHOTO") != NULL ||
+      g_getenv ("BACKDROP_SCREENSHOT_BRUSH_PHOTO") != NULL)
     {
       bd_window_open_files (window, &photo, 1);
       bd_main_loop_spin (300);
       bd_main_loop_wait_for (document_settled, doc);
     }
+
+  /* 2e. Crop to the subject, 4:5: the frame over the result, the rest dimmed; undone. */
+  bd_document_set_crop (doc, BD_CROP_PORTRAIT);
+  bd_main_loop_wait_for (document_settled, doc);
+  shoot (window, folder, "crop.png");
+  bd_document_undo (doc);
+  bd_main_loop_wait_for (document_settled, doc);
 
   /* 3. Dark: a blurred copy of the photo behind the person. */
   set_style (ADW_COLOR_SCHEME_FORCE_DARK);

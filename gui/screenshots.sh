@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # Makes docs/screenshots/*.png (welcome, editor light and dark, mask, unsure, region before
-# and after, narrow, batch)
+# and after, edge-aware brush, crop, narrow, batch)
 # with the real app, photos and model, under Xvfb with private HOME and XDG folders.
 #
 #   gui/screenshots.sh [BUILD-DIR]          (default: build; run from anywhere)
@@ -36,6 +36,9 @@ set -- ccp0024.webp ccp0003.webp ccp0005.webp ccp0008.webp ccp0016.webp ccp0037.
 export BACKDROP_SCREENSHOT_MASK_PHOTO="$photos/ccp0065.webp"
 # The region tool removes a garden lamp that Keep Passers-By keeps.
 export BACKDROP_SCREENSHOT_REGION_PHOTO="$photos/ccp0018.webp" BACKDROP_SCREENSHOT_REGION_POINT=72,165
+# The edge-aware brush keeps the wavy hair that the model cut off at both sides of a head.
+export BACKDROP_SCREENSHOT_BRUSH_PHOTO="$photos/ccp0003.webp" BACKDROP_SCREENSHOT_BRUSH_SIZE=18 \
+       BACKDROP_SCREENSHOT_BRUSH_STROKES='141,66,134,118;214,70,226,120'
 files=""
 for f in "$@"; do files="$files $photos/$f"; done
 

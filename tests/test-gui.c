@@ -2161,6 +2161,394 @@ test_region_click (void)
   gtk_window_destroy (GTK_WINDOW (other));
 }
 
+/* Drags the brush of @editor's canvas from photo pixel (@x, @y0) down to (@x, @y1) with a
+ * diameter of @size photo pixels, as the pointer would, and waits for the result. */
+static void
+drag_brush (BdEditor *editor,
+            double    x,
+            double    y0,
+            double    y1,
+            double    size)
+{
+  BdCanvas *canvas = bd_editor_get_canvas (editor);
+  BdDocument *doc = bd_editor_get_document (editor);
+  graphene_point_t points[8];
+  graphene_rect_t area;
+  double scale;
+  guint64 serial;
+
+  bd_canvas_get_photo_area (canvas, &area);
+  scale = area.size.width / SYN_W;
+  bd_canvas_set_brush_size (canvas, size * scale);
+  for (guint i = 0; i < G_N_ELEMENTS (points); i++)
+    points[i] = GRAPHENE_POINT_INIT (area.origin.x + x * scale,
+                                     area.origin.y + (y0 + (y1 - y0) * i / (G_N_ELEMENTS (points) - 1)) * scale);
+  serial = bd_canvas_paint (canvas, points, G_N_ELEMENTS (points));
+  g_assert_cmpuint (serial, >, 0);
+  g_assert_true (bd_main_loop_wait_for (result_settled_in, (gpointer[]) { doc, GSIZE_TO_POINTER (serial) }));
+}
+
+/* The edge-aware brush: on a photo whose mask missed a patch of the person, a soft keep
+ * stroke over the strip and the background beside it (Shift+[ down to hardness 0) keeps the
+ * strip and leaves the background removed; undone, the strip goes again; at hardness 100
+ * (Shift+]) the same stroke is the plain brush and keeps everything under it. */
+static void
+test_edge_brush (void)
+{
+  g_autoptr(GBytes) mask = NULL;
+  g_autoptr(GBytes) missed = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  BdWindow *other;
+  BdEditor *editor;
+  BdCanvas *canvas;
+  BdDocument *doc;
+  guint8 *alpha;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  /* The person is x 240..400; the mask misses a patch of it at its edge, x 240..280,
+   * y 90..190. */
+  path = write_region_photo (&mask);
+  alpha = g_bytes_unref_to_data (g_steal_pointer (&mask), &(gsize) { 0 });
+  for (int y = 90; y < 190; y++)
+    for (int x = 240; x < 280; x++)
+      alpha[y * SYN_W + x] = 0;
+  missed = g_bytes_new_take (alpha, SYN_W * SYN_H);
+  file = g_file_new_for_path (path);
+  other = bd_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (other), 900, 700);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  canvas = bd_editor_get_canvas (editor);
+  doc = open_and_settle (other, path);
+  bd_document_open_with_mask (doc, file, missed, "test", 0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (result_alpha (doc, 260, 140), ==, 0);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.tool", "s", "keep"));
+  g_assert_cmpfloat (bd_canvas_get_brush_hardness (canvas), ==, 100);
+  for (int i = 0; i < 4; i++)
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.brush-softer", NULL));
+  g_assert_cmpfloat (bd_canvas_get_brush_hardness (canvas), ==, 0);
+
+  /* Across the person's edge at x 240: x 225..285 under the brush. */
+  drag_brush (editor, 255, 100, 180, 60);
+  for (int y = 100; y <= 180; y += 20)
+    {
+      g_assert_cmpuint (result_alpha (doc, 245, y), >=, 240);
+      g_assert_cmpuint (result_alpha (doc, 262, y), >=, 240);
+      g_assert_cmpuint (result_alpha (doc, 275, y), >=, 240);
+      g_assert_cmpuint (result_alpha (doc, 236, y), <=, 15);
+      g_assert_cmpuint (result_alpha (doc, 228, y), <=, 15);
+    }
+  /* Off the stroke nothing changed. */
+  g_assert_cmpuint (result_alpha (doc, 200, 140), ==, 0);
+  g_assert_cmpuint (result_alpha (doc, 300, 140), ==, 255);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.undo", NULL));
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (result_alpha (doc, 262, 140), ==, 0);
+
+  /* The plain brush is still there. */
+  for (int i = 0; i < 4; i++)
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.brush-harder", NULL));
+  g_assert_cmpfloat (bd_canvas_get_brush_hardness (canvas), ==, 100);
+  drag_brush (editor, 255, 100, 180, 60);
+  g_assert_cmpuint (result_alpha (doc, 262, 140), ==, 255);
+  g_assert_cmpuint (result_alpha (doc, 232, 140), ==, 255);
+
+  bd_document_open_with_mask (doc, file, missed, "test", 0);
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
+/* Saves @editor's result to @name in the work folder and loads what was written. */
+static GdkPixbuf *
+save_and_load (BdEditor   *editor,
+               const char *name)
+{
+  g_autofree char *path = g_build_filename (work_dir, name, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  GdkPixbuf *saved;
+
+  g_unlink (path);
+  bd_editor_save_to_file (editor, file);
+  g_assert_true (bd_main_loop_wait_for (file_exists, path));
+  bd_main_loop_spin (100);
+  saved = gdk_pixbuf_new_from_file (path, &error);
+  g_assert_no_error (error);
+  g_unlink (path);
+  return saved;
+}
+
+/* Crop to the subject: choosing Square (1:1) in the Crop row frames the person with a margin
+ * on the canvas and the saved file is that square; undo takes the crop away; Passport
+ * writes 827 x 1063 pixels. */
+static void
+test_crop (void)
+{
+  g_autoptr(GBytes) mask = NULL;
+  g_autoptr(GBytes) person = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GdkPixbuf) square = NULL;
+  g_autoptr(GdkPixbuf) passport = NULL;
+  g_autoptr(GdkPixbuf) whole = NULL;
+  GdkRectangle frame;
+  AdwComboRow *row;
+  BdWindow *other;
+  BdEditor *editor;
+  BdDocument *doc;
+  guint8 *alpha;
+  const guint8 *px;
+  int stride;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  /* Only the person (x 240..400, y 40..320) is kept. */
+  path = write_region_photo (&mask);
+  alpha = g_bytes_unref_to_data (g_steal_pointer (&mask), &(gsize) { 0 });
+  for (int i = 0; i < SYN_W * SYN_H; i++)
+    if (i % SYN_W < 200)
+      alpha[i] = 0;
+  person = g_bytes_new_take (alpha, SYN_W * SYN_H);
+  file = g_file_new_for_path (path);
+  other = bd_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (other), 900, 700);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  doc = open_and_settle (other, path);
+  bd_document_open_with_mask (doc, file, person, "test", 0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_false (bd_document_get_crop_frame (doc, &frame));
+
+  row = find_combo_row_titled (GTK_WIDGET (editor), "Crop to Subject");
+  g_assert_nonnull (row);
+  adw_combo_row_set_selected (row, 2 /* Square (1:1) */);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (bd_document_get_crop (doc), ==, 2);
+  /* The person is 160 x 280 and cut by the photo's bottom edge: with a margin of 28 the
+   * square is 336 px, taller than the photo, so it ends at that edge and the fill pads
+   * the 16 px above the photo. */
+  g_assert_true (bd_document_get_crop_frame (doc, &frame));
+  g_assert_cmpint (frame.x, ==, 144);
+  g_assert_cmpint (frame.y, ==, -16);
+  g_assert_cmpint (frame.width, ==, 336);
+  g_assert_cmpint (frame.height, ==, 336);
+
+  square = save_and_load (editor, "crop-square.png");
+  g_assert_cmpint (gdk_pixbuf_get_width (square), ==, 336);
+  g_assert_cmpint (gdk_pixbuf_get_height (square), ==, 336);
+  px = gdk_pixbuf_read_pixels (square);
+  stride = gdk_pixbuf_get_rowstride (square);
+  g_assert_cmpuint (px[(gsize) 8 * stride + 150 * 4 + 3], ==, 0);     /* padding */
+  g_assert_cmpuint (px[(gsize) 116 * stride + 116 * 4 + 3], ==, 255); /* photo (260, 100) */
+  g_assert_cmpuint (px[(gsize) 116 * stride + 266 * 4 + 3], ==, 0);   /* photo (410, 100) */
+  g_assert_cmpuint (px[(gsize) 335 * stride + 200 * 4 + 3], ==, 255); /* photo (344, 319) */
+
+  /* One undoable step. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.undo", NULL));
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpuint (adw_combo_row_get_selected (row), ==, 0);
+  g_assert_false (bd_document_get_crop_frame (doc, &frame));
+  whole = save_and_load (editor, "crop-none.png");
+  g_assert_cmpint (gdk_pixbuf_get_width (whole), ==, SYN_W);
+  g_assert_cmpint (gdk_pixbuf_get_height (whole), ==, SYN_H);
+
+  adw_combo_row_set_selected (row, 4 /* Passport */);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  passport = save_and_load (editor, "crop-passport.png");
+  g_assert_cmpint (gdk_pixbuf_get_width (passport), ==, 827);
+  g_assert_cmpint (gdk_pixbuf_get_height (passport), ==, 1063);
+
+  bd_document_open_with_mask (doc, file, person, "test", 0);
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
+static gboolean
+is_split_button (GtkWidget *widget, gconstpointer data)
+{
+  return ADW_IS_SPLIT_BUTTON (widget);
+}
+
+static gboolean
+recent_has (gpointer data)
+{
+  gpointer *args = data;
+  GMenuModel *menu = args[0];
+  const char *uri = args[1];
+
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autoptr(GVariant) target = g_menu_model_get_item_attribute_value (menu, i, G_MENU_ATTRIBUTE_TARGET,
+                                                                         G_VARIANT_TYPE_STRING);
+
+      if (target != NULL && g_str_equal (g_variant_get_string (target, NULL), uri))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+document_is_file (gpointer data)
+{
+  gpointer *args = data;
+  GFile *file = bd_document_get_file (args[0]);
+
+  return file != NULL && g_file_equal (file, args[1]) &&
+         bd_document_get_state (args[0]) == BD_DOCUMENT_STATE_READY;
+}
+
+/* Recent photos: two photos opened one after the other are both in the open button's menu,
+ * newest first; choosing the first from the menu opens it again. */
+static void
+test_recent_files (void)
+{
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autoptr(GFile) first_file = NULL;
+  g_autoptr(GFile) second_file = NULL;
+  g_autofree char *first_uri = NULL;
+  g_autofree char *second_uri = NULL;
+  g_autoptr(GBytes) mask = NULL;
+  g_autoptr(GdkPixbuf) copy = NULL;
+  GMenuModel *menu;
+  AdwSplitButton *button;
+  BdWindow *other;
+  BdEditor *editor;
+  BdDocument *doc;
+  g_autoptr(GVariant) target = NULL;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  first = write_region_photo (&mask);
+  second = g_build_filename (tmp_dir, "regions-again.png", NULL);
+  copy = gdk_pixbuf_new_from_file (first, NULL);
+  g_assert_true (gdk_pixbuf_save (copy, second, "png", NULL, NULL));
+  first_file = g_file_new_for_path (first);
+  second_file = g_file_new_for_path (second);
+  first_uri = g_file_get_uri (first_file);
+  second_uri = g_file_get_uri (second_file);
+
+  other = bd_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (other), 900, 700);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  button = (AdwSplitButton *) find_matching (GTK_WIDGET (editor), is_split_button, NULL);
+  g_assert_nonnull (button);
+  menu = adw_split_button_get_menu_model (button);
+  g_assert_nonnull (menu);
+
+  doc = open_and_settle (other, first);
+  g_assert_true (bd_main_loop_wait_for (recent_has, (gpointer[]) { menu, first_uri }));
+  doc = open_and_settle (other, second);
+  g_assert_true (bd_main_loop_wait_for (recent_has, (gpointer[]) { menu, second_uri }));
+  g_assert_true (recent_has ((gpointer[]) { menu, first_uri }));
+  target = g_menu_model_get_item_attribute_value (menu, 0, G_MENU_ATTRIBUTE_TARGET, G_VARIANT_TYPE_STRING);
+  g_assert_cmpstr (g_variant_get_string (target, NULL), ==, second_uri);
+
+  /* The menu's item for the first photo, as a click on it would. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.open-recent", "s", first_uri));
+  g_assert_true (bd_main_loop_wait_for (document_is_file, (gpointer[]) { doc, first_file }));
+
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
+static gboolean
+is_row_titled (GtkWidget *widget, gconstpointer title)
+{
+  return ADW_IS_PREFERENCES_ROW (widget) &&
+         g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), title) == 0;
+}
+
+/* Edge Softness is relative to the photo: the same slider setting feathers a photo twice
+ * the size by twice the pixels, so the two results look alike at the same relative place. */
+static void
+test_feather_relative (void)
+{
+  g_autoptr(GBytes) mask = NULL;
+  g_autoptr(GBytes) big_mask = NULL;
+  g_autofree char *small_path = NULL;
+  g_autofree char *big_path = NULL;
+  g_autoptr(GFile) small_file = NULL;
+  g_autoptr(GFile) big_file = NULL;
+  g_autoptr(GdkPixbuf) small = NULL;
+  g_autoptr(GdkPixbuf) big = NULL;
+  GtkAdjustment *adjustment = NULL;
+  GtkWidget *row;
+  BdWindow *other;
+  BdEditor *editor;
+  BdDocument *doc;
+  const guint8 *m;
+  guint8 *bm;
+  guint8 near_small[3];
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  /* The region photo, and the same at twice the size with its mask doubled too. */
+  small_path = write_region_photo (&mask);
+  small = gdk_pixbuf_new_from_file (small_path, NULL);
+  big = gdk_pixbuf_scale_simple (small, SYN_W * 2, SYN_H * 2, GDK_INTERP_NEAREST);
+  big_path = g_build_filename (tmp_dir, "regions-big.png", NULL);
+  g_assert_true (gdk_pixbuf_save (big, big_path, "png", NULL, NULL));
+  m = g_bytes_get_data (mask, NULL);
+  bm = g_malloc (SYN_W * SYN_H * 4);
+  for (int y = 0; y < SYN_H * 2; y++)
+    for (int x = 0; x < SYN_W * 2; x++)
+      bm[y * SYN_W * 2 + x] = m[(y / 2) * SYN_W + x / 2];
+  big_mask = g_bytes_new_take (bm, SYN_W * SYN_H * 4);
+  small_file = g_file_new_for_path (small_path);
+  big_file = g_file_new_for_path (big_path);
+
+  other = bd_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (other), 900, 700);
+  gtk_window_present (GTK_WINDOW (other));
+  editor = bd_window_get_editor (other);
+  row = find_matching (GTK_WIDGET (editor), is_row_titled, "Edge Softness");
+  g_assert_nonnull (row);
+  g_object_get (row, "adjustment", &adjustment, NULL);
+
+  doc = open_and_settle (other, small_path);
+  bd_document_open_with_mask (doc, small_file, mask, "test", 0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  gtk_adjustment_set_value (adjustment, 50);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  /* 50 % of 2 % of 480 px. */
+  g_assert_cmpfloat_with_epsilon (bd_document_get_feather (doc), 4.8, 1e-9);
+  for (int i = 0; i < 3; i++)
+    near_small[i] = result_alpha (doc, 236 + 3 * i, 200);
+  g_assert_cmpuint (near_small[0], >, 0);
+  g_assert_cmpuint (near_small[2], <, 255);
+
+  bd_document_open_with_mask (doc, big_file, big_mask, "test", 0);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+  gtk_adjustment_set_value (adjustment, 50);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpfloat_with_epsilon (bd_document_get_feather (doc), 9.6, 1e-9);
+  for (int i = 0; i < 3; i++)
+    {
+      int a = result_alpha (doc, 2 * (236 + 3 * i) + 1, 400);
+
+      g_assert_cmpint (ABS (a - near_small[i]), <=, 16);
+    }
+
+  /* One undo takes the softness back. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.undo", NULL));
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpfloat (bd_document_get_feather (doc), ==, 0);
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+
+  g_object_unref (adjustment);
+  bd_document_open_with_mask (doc, small_file, mask, "test", 0);
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
 /* An open file chooser window, or NULL (without a portal, GtkFileDialog shows one). */
 static GtkWindow *
 file_chooser_shown (void)
@@ -2866,8 +3254,11 @@ main (int   argc,
     g_autofree char *cache = g_build_filename (tmp_dir, "cache", NULL);
     g_autofree char *config = g_build_filename (tmp_dir, "config", NULL);
 
+    g_autofree char *data = g_build_filename (tmp_dir, "data", NULL);
+
     g_setenv ("XDG_CACHE_HOME", cache, TRUE);
     g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+    g_setenv ("XDG_DATA_HOME", data, TRUE);   /* recently-used.xbel */
   }
   if (g_getenv ("GSETTINGS_BACKEND") == NULL)
     g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
@@ -2928,6 +3319,10 @@ main (int   argc,
   g_test_add_func ("/gui/new-photo-fresh-look", test_new_photo_fresh_look);
   g_test_add_func ("/gui/mask-views", test_mask_views);
   g_test_add_func ("/gui/region-click", test_region_click);
+  g_test_add_func ("/gui/edge-brush", test_edge_brush);
+  g_test_add_func ("/gui/crop", test_crop);
+  g_test_add_func ("/gui/recent-files", test_recent_files);
+  g_test_add_func ("/gui/feather-relative", test_feather_relative);
   g_test_add_func ("/gui/fill-image-asks", test_fill_image_asks);
   g_test_add_func ("/gui/stroke-preview-first", test_stroke_preview_first);
   g_test_add_func ("/gui/big-photo-honest", test_big_photo_honest);

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Recent photos through GtkRecentManager: shared with the desktop (Files and other apps
+ * list them too), filtered to the images Backdrop itself opened. */
+#include "config.h"
+
+#include "bd-recent.h"
+
+void
+bd_recent_add (GFile *file)
+{
+  g_autofree char *uri = NULL;
+
+  if (file == NULL)
+    return;
+  uri = g_file_get_uri (file);
+  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+}
+
+static int
+newest_first (gconstpointer a,
+              gconstpointer b)
+{
+  GDateTime *ta = gtk_recent_info_get_modified (*(GtkRecentInfo **) a);
+  GDateTime *tb = gtk_recent_info_get_modified (*(GtkRecentInfo **) b);
+
+  return g_date_time_compare (tb, ta);
+}
+
+static void
+fill_menu (GtkRecentManager *manager,
+           GMenu            *menu)
+{
+  GList *items = gtk_recent_manager_get_items (manager);
+  g_autoptr(GPtrArray) ours = g_ptr_array_new ();
+  const char *app = g_get_application_name ();
+
+  for (GList *l = items; l != NULL; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+      const char *mime = gtk_recent_info_get_mime_type (info);
+
+      if (app != NULL && gtk_recent_info_has_application (info, app) &&
+          mime != NULL && g_str_has_prefix (mime, "image/") && gtk_recent_info_exists (info))
+        g_ptr_array_add (ours, info);
+    }
+  g_ptr_array_sort (ours, newest_first);
+
+  g_menu_remove_all (menu);
+  for (guint i = 0; i < MIN (ours->len, BD_RECENT_MAX); i++)
+    {
+      GtkRecentInfo *info = g_ptr_array_index (ours, i);
+      g_autoptr(GMenuItem) item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
+
+      g_menu_item_set_action_and_target (item, "editor.open-recent", "s", gtk_recent_info_get_uri (info));
+      g_menu_append_item (menu, item);
+    }
+
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+}
+
+GMenuModel *
+bd_recent_menu_new (void)
+{
+  GtkRecentManager *manager = gtk_recent_manager_get_default ();
+  GMenu *menu = g_menu_new ();
+
+  fill_menu (manager, menu);
+  g_signal_connect_object (manager, "changed", G_CALLBACK (fill_menu), menu, 0);
+  return G_MENU_MODEL (menu);
+}
