@@ -90,6 +90,9 @@ int              bd_canvas_photo_width     (BdCanvas      *self);
 int              bd_canvas_photo_height    (BdCanvas      *self);
 /* The photo's rectangle in widget coordinates, on whole pixels. */
 graphene_rect_t  bd_canvas_photo_rect      (BdCanvas      *self);
+/* Everything the canvas shows (bd-canvas-draw.c). */
+void             bd_canvas_draw            (BdCanvas      *self,
+                                            GtkSnapshot   *snapshot);
 graphene_point_t bd_canvas_to_photo        (BdCanvas      *self,
                                             double         x,
                                             double         y);
