@@ -139,6 +139,11 @@ BD_API bd_status   bd_session_run    (bd_session *session, const bd_image *photo
                                const bd_run_options *options,
                                uint8_t *alpha, size_t alpha_stride, bd_error *error);
 
+/* What bd_run_options.decisive does, for a mask kept soft (decisive = 0) to show where the
+ * network was unsure: alpha 0 or 255 farther than 0.15% of the diagonal from the mask's edges. */
+BD_API bd_status   bd_mask_make_decisive (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
+                                          bd_error *error);
+
 /* Mask edits: pixels above @threshold (0..1; a negative value keeps the soft mask) become
  * opaque, below transparent, then the edge is softened by a blur of @feather pixels. */
 BD_API bd_status   bd_mask_adjust    (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,

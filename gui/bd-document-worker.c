@@ -55,16 +55,14 @@ bd_document_snapshot (BdDocument *self,
   return job;
 }
 
-guint8 *
-bd_compose_job_alpha (ComposeJob  *job,
-                   GError     **error)
+/* The network's mask with the user's marks: soft where the network was unsure. */
+static guint8 *
+compose_job_marked (ComposeJob  *job,
+                    GError     **error)
 {
   gsize size;
   const guint8 *mask = g_bytes_get_data (job->mask, &size);
   guint8 *alpha = g_try_malloc (size);
-  int width = gdk_pixbuf_get_width (job->photo);
-  int height = gdk_pixbuf_get_height (job->photo);
-  bd_error bd_err = { 0 };
 
   if (alpha == NULL)
     {
@@ -82,17 +80,39 @@ bd_compose_job_alpha (ComposeJob  *job,
       for (gsize i = 0; i < size; i++)
         alpha[i] = bd_mark_decide (marks[i], alpha[i]);
     }
+  return alpha;
+}
 
+/* @marked made decisive (the engine keeps the network's mask soft, so that the unsure areas
+ * can be shown: bd-engine.c), then the look's threshold and feather, in place. */
+static gboolean
+compose_job_finish_alpha (ComposeJob  *job,
+                          guint8      *alpha,
+                          GError     **error)
+{
+  int width = gdk_pixbuf_get_width (job->photo);
+  int height = gdk_pixbuf_get_height (job->photo);
+  bd_error bd_err = { 0 };
+
+  if (!bd_pixels_check (bd_mask_make_decisive (alpha, width, height, width, &bd_err), &bd_err, error))
+    return FALSE;
   if ((job->look.threshold > 0 || job->look.feather > 0) &&
       !bd_pixels_check (bd_mask_adjust (alpha, width, height, width,
                                         job->look.threshold > 0 ? job->look.threshold : -1.0f,
                                         job->look.feather, &bd_err),
                         &bd_err, error))
-    {
-      g_free (alpha);
-      return NULL;
-    }
+    return FALSE;
+  return TRUE;
+}
 
+guint8 *
+bd_compose_job_alpha (ComposeJob  *job,
+                      GError     **error)
+{
+  guint8 *alpha = compose_job_marked (job, error);
+
+  if (alpha != NULL && !compose_job_finish_alpha (job, alpha, error))
+    g_clear_pointer (&alpha, g_free);
   return alpha;
 }
 
@@ -190,6 +210,7 @@ preview_new (const guint8  *pixels,
 static void
 compose_mask_views (ComposeJob   *job,
                     const guint8 *alpha,
+                    const guint8 *marked,
                     Composed     *composed)
 {
   int width = gdk_pixbuf_get_width (job->photo);
@@ -211,8 +232,16 @@ compose_mask_views (ComposeJob   *job,
                                   g_bytes_get_data (small, NULL), pw, ph);
   composed->overlay_preview = bd_texture_new (overlay, pw, ph, 3, FALSE);
 
-  unsure = bd_mask_view_unsure (g_bytes_get_data (small, NULL), pw, ph, band,
-                                &composed->unsure_fraction);
+  /* Where the network was unsure, from its soft mask with the user's marks: the decisive
+   * pass has settled those places in the result, so the result alone would show none. */
+  {
+    g_autoptr(GBytes) soft = (pw == width && ph == height)
+                             ? g_bytes_new (marked, (gsize) width * height)
+                             : bd_pixels_resample (marked, width, 1, 0, 0, width, height, pw, ph);
+
+    unsure = bd_mask_view_unsure (g_bytes_get_data (soft, NULL), pw, ph, band,
+                                  &composed->unsure_fraction);
+  }
   composed->unsure_preview = bd_texture_new (unsure, pw, ph, 4, TRUE);
 }
 
@@ -228,11 +257,13 @@ compose_thread (GTask        *task,
   GError *error = NULL;
   Composed *composed;
   g_autofree guint8 *alpha = NULL;
+  g_autofree guint8 *marked = NULL;
   bd_background background;
   bd_image image_view;
 
-  alpha = bd_compose_job_alpha (job, &error);
-  if (alpha == NULL)
+  marked = compose_job_marked (job, &error);
+  alpha = marked != NULL ? g_memdup2 (marked, (gsize) width * height) : NULL;
+  if (alpha == NULL || !compose_job_finish_alpha (job, alpha, &error))
     {
       g_task_return_error (task, error);
       return;
@@ -249,7 +280,7 @@ compose_thread (GTask        *task,
     }
 
   if (job->mask_views)
-    compose_mask_views (job, alpha, composed);
+    compose_mask_views (job, alpha, marked, composed);
 
   composed->texture = bd_texture_new (composed->bytes, width, height, 4, job->premultiplied);
   if (job->premultiplied)

@@ -228,6 +228,9 @@ bd_engine_segment_thread (GTask        *task,
   g_mutex_lock (&self->lock);
   options.main_subject_only = !self->all_people;
   g_mutex_unlock (&self->lock);
+  /* The network's mask stays soft here, to show where it was unsure; the document makes it
+   * decisive when it composes (bd_mask_make_decisive), as bd_session_run would have. */
+  options.decisive = 0;
 
   start = g_get_monotonic_time ();
   if (!bd_pixels_check (bd_session_run (self->session, &view, &options, alpha, view.width, &bd_err),

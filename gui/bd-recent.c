@@ -13,7 +13,22 @@ bd_recent_add (GFile *file)
   if (file == NULL)
     return;
   uri = g_file_get_uri (file);
-  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+  /* The whole record, not gtk_recent_manager_add_item: that one builds the command line from
+   * g_get_prgname (), and a program that never set it (the screenshot tool) crashed GTK. */
+  {
+    g_autofree char *basename = g_file_get_basename (file);
+    g_autofree char *type = g_content_type_guess (basename, NULL, 0, NULL);
+    g_autofree char *mime = g_content_type_get_mime_type (type);
+    GtkRecentData data = {
+      .display_name = NULL,
+      .mime_type = mime != NULL ? mime : (char *) "application/octet-stream",
+      .app_name = (char *) g_get_application_name (),
+      .app_exec = (char *) "backdrop %u",
+    };
+
+    if (data.app_name != NULL)
+      gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
+  }
 }
 
 static int

@@ -137,3 +137,10 @@ bd_mask_decide (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t h
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
 	return BD_OK;
 }
+
+bd_status
+bd_mask_make_decisive (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride, bd_error *error)
+{
+	/* One thread: the editor calls this on its own workers, a pool per call would cost more. */
+	return bd_mask_decide (NULL, alpha, width, height, stride, bd_decide_radius (width, height), error);
+}
