@@ -3,6 +3,8 @@
  * list them too), filtered to the images Backdrop itself opened. */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "bd-recent.h"
 
 void
@@ -61,6 +63,10 @@ fill_menu (GtkRecentManager *manager,
   g_ptr_array_sort (ours, newest_first);
 
   g_menu_remove_all (menu);
+  /* Said rather than an empty menu under the button's arrow: an item without an action
+   * shows greyed out. */
+  if (ours->len == 0)
+    g_menu_append (menu, _("No Recent Photos"), NULL);
   for (guint i = 0; i < MIN (ours->len, BD_RECENT_MAX); i++)
     {
       GtkRecentInfo *info = g_ptr_array_index (ours, i);
