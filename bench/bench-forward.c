@@ -17,20 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double
-now_ms (void)
-{
-	struct timespec ts;
-	clock_gettime (CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-	double x = *(const double *) a, y = *(const double *) b;
-	return (x > y) - (x < y);
-}
+#include "bench-clock.h"
 
 static double
 flops (const bd_synthetic_spec *s, uint32_t h, uint32_t w)

@@ -12,13 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-static double
-now_ms (void)
-{
-	struct timespec ts;
-	clock_gettime (CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+#include "bench-clock.h"
 
 /* im2col from a zero-bordered NHWC image [(h+2)][(w+2)][c], then out = col x w. */
 static void

@@ -14,20 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-static double
-now_ms (void)
-{
-	struct timespec ts;
-	clock_gettime (CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-	double x = *(const double *) a, y = *(const double *) b;
-	return (x > y) - (x < y);
-}
+#include "bench-clock.h"
 
 /* A soft disc of alpha @peak at (cx, cy), radius r, edge width soft, drawn with max. */
 static void
