@@ -18,7 +18,7 @@ while [[ $# -gt 0 && $1 != -- ]]; do clis+=("$1"); shift; done
 args=("$@")
 [[ ${#args[@]} -gt 0 ]] || args=(--output cutout)
 [[ ${#clis[@]} -ge 1 ]] || { echo "bench/cli-folder.sh: no CLI given" >&2; exit 2; }
-n=$(find "$folder" -maxdepth 1 -type f | wc -l)
+n=$(find -L "$folder" -maxdepth 1 -type f | wc -l)
 declare -A best
 for ((r = 1; r <= runs; r++)); do
     for cli in "${clis[@]}"; do
