@@ -94,6 +94,13 @@ patch_thread (GTask        *task,
         for (int x = 0; x < aw; x++)
           out[x] = bd_mark_decide (marks[row + x], out[x]);
     }
+  /* Decisive too, so that no soft region the whole result settles flashes half kept here;
+   * the part's radius is its own, a pixel or two off the photo's, until the result comes. */
+  if (!bd_pixels_check (bd_mask_make_decisive (alpha, aw, ah, aw, &bd_err), &bd_err, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
   if ((job->look.threshold > 0 || job->look.feather > 0) &&
       !bd_pixels_check (bd_mask_adjust (alpha, aw, ah, aw,
                                         job->look.threshold > 0 ? job->look.threshold : -1.0f,
