@@ -58,8 +58,11 @@ CLIP = os.path.join(tmp, "in.mp4")
 if FRAMES:
     for i, f in enumerate(FRAMES):
         os.symlink(f, os.path.join(tmp, "f%03d.webp" % i))
-    ff("-framerate", "15", "-i", os.path.join(tmp, "f%03d.webp"), "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
-       "-shortest", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", CLIP)
+    # The sound as long as the frames: -shortest against an endless sine let the sound run on
+    # (1.47 s beside 1 s of video) when the machine was busy, and the timing check failed.
+    ff("-framerate", "15", "-i", os.path.join(tmp, "f%03d.webp"), "-f", "lavfi", "-i",
+       "sine=frequency=440:sample_rate=44100:duration=%g" % (len(FRAMES) / 15.0),
+       "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", CLIP)
 else:
     ff("-f", "lavfi", "-i", "testsrc2=size=320x240:rate=15:duration=1", "-f", "lavfi", "-i",
        "sine=frequency=440:sample_rate=44100:duration=1", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", CLIP)
@@ -73,8 +76,11 @@ def streams(info, kind):
 def same_timing(out):
     vin, vout = streams(IN, "video")[0], streams(out, "video")[0]
     assert vout["nb_read_frames"] == vin["nb_read_frames"], "%s frames, want %s" % (vout["nb_read_frames"], vin["nb_read_frames"])
-    dur_in, dur_out = float(vin["duration"]), float(out["format"]["duration"])
-    assert abs(dur_in - dur_out) < 0.01, "duration %.4f s, want %.4f" % (dur_out, dur_in)
+    # The files' durations (their longest stream, the sound here), within less than a video
+    # frame (67 ms at 15 fps): re-encoded sound ends on its codec's frames and Opus in WebM
+    # adds its pre-skip (29 ms seen); the frame count above holds the video exactly.
+    dur_in, dur_out = float(IN["format"]["duration"]), float(out["format"]["duration"])
+    assert abs(dur_in - dur_out) < 0.05, "duration %.4f s, want %.4f" % (dur_out, dur_in)
     a = streams(out, "audio")
     assert len(a) == 1, "the sound is lost"
     assert int(a[0]["nb_read_frames"]) > 0
