@@ -11,7 +11,8 @@
 # bring back; export.py reads it). STEPS: 13071 for the shipped model (its run was given 16
 # minutes on an H100 and fixed that count; --minutes M instead of a number fits a budget
 # again). INIT_BDM defaults to the shipped model. Resumable: labels already written are kept;
-# a finished run is not repeated.
+# a finished run is not repeated. LR, SEED and MIX in the environment change the recipe
+# (round3.sh uses them); unset, they are the second round's.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 data=$1 teacher=$2 work=$3 steps=$4
@@ -34,9 +35,9 @@ if [ ! -f "$work/run/val.json" ]; then
     # as described in data.combine_teacher; whole web-like photos 30% of draws; the penalty
     # on undecided pixels away from edges against ghosts.
     $py train.py --data "$data" --teacher "$work/teacher" --out "$work/run" --init-bdm "$init" \
-        --lr 2e-4 --warmup 200 $(case $steps in --minutes*) echo "$steps";; *) echo "--steps $steps";; esac) \
-        --workers 15 --seed 3 --decisive 0.2 \
-        --mix web=0.3
+        --lr "${LR:-2e-4}" --warmup 200 $(case $steps in --minutes*) echo "$steps";; *) echo "--steps $steps";; esac) \
+        --workers 15 --seed "${SEED:-3}" --decisive 0.2 \
+        --mix "${MIX:-web=0.3}"
 fi
 $py - "$work/run/last.pt" "$work/last-f16.pt" <<'PY'
 import sys, torch
