@@ -149,6 +149,15 @@ BD_API bd_status   bd_mask_make_decisive (uint8_t *alpha, uint32_t width, uint32
 BD_API bd_status   bd_mask_adjust    (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
                                float threshold, float feather, bd_error *error);
 
+/* @pixels (8-bit, @channels interleaved: 1 for a mask, 3 or 4 for RGB(A), straight or
+ * premultiplied) resampled to @out_width x @out_height into @out, as the library brings
+ * photos to the network's size: each output pixel the exact average of the source area it
+ * covers when shrinking; the nearest source pixel when enlarging, so that a view zoomed in
+ * shows pixels. On the calling thread. */
+BD_API bd_status   bd_resample       (const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
+                                      uint32_t channels, uint8_t *out, uint32_t out_width, uint32_t out_height,
+                                      size_t out_stride, bd_error *error);
+
 typedef enum {
 	BD_BACKGROUND_TRANSPARENT = 0,
 	BD_BACKGROUND_COLOR,

@@ -39,6 +39,92 @@ test_resample (void)
 	}
 }
 
+/* Exact area average of a 1-channel image over output pixel (i, j), in doubles: the
+ * definition bd_resample must meet when shrinking. */
+static double
+area_mean (const uint8_t *px, int w, int h, int ow, int oh, int i, int j)
+{
+	double sx = (double) w / ow, sy = (double) h / oh, sum = 0, area = 0;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			double cx = fmin (x + 1, (i + 1) * sx) - fmax (x, i * sx);
+			double cy = fmin (y + 1, (j + 1) * sy) - fmax (y, j * sy);
+			if (cx > 0 && cy > 0) {
+				sum += cx * cy * px[y * w + x];
+				area += cx * cy;
+			}
+		}
+	return sum / area;
+}
+
+static void
+test_resample_public (void)
+{
+	/* Shrinking by an odd ratio (7x5 to 3x2): each pixel the exact mean of its area. */
+	uint8_t mask[7 * 5];
+	for (int i = 0; i < 7 * 5; i++)
+		mask[i] = (uint8_t) (i * 37 % 251);
+	uint8_t small[3 * 2];
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_resample (mask, 7, 5, 7, 1, small, 3, 2, 3, &err), ==, BD_OK);
+	for (int j = 0; j < 2; j++)
+		for (int i = 0; i < 3; i++)
+			g_assert_cmpfloat (fabs (small[j * 3 + i] - area_mean (mask, 7, 5, 3, 2, i, j)), <=, 0.5 + 1e-4);
+
+	/* Enlarging repeats pixels (a view zoomed in shows them), every channel of RGBA alike,
+	 * from a part of a wider image (its stride). */
+	uint8_t rgba[2 * 3 * 4];   /* 3 wide in memory, the first 2 columns used */
+	for (int i = 0; i < (int) sizeof rgba; i++)
+		rgba[i] = (uint8_t) (i * 11);
+	uint8_t big[4 * 2 * 4];
+	g_assert_cmpint (bd_resample (rgba, 2, 2, 12, 4, big, 4, 2, 16, &err), ==, BD_OK);
+	for (int y = 0; y < 2; y++)
+		for (int x = 0; x < 4; x++)
+			g_assert_cmpmem (big + y * 16 + x * 4, 4, rgba + y * 12 + (x / 2) * 4, 4);
+
+	/* Same size: a copy. */
+	uint8_t copy[7 * 5];
+	g_assert_cmpint (bd_resample (mask, 7, 5, 7, 1, copy, 7, 5, 7, &err), ==, BD_OK);
+	g_assert_cmpmem (copy, sizeof copy, mask, sizeof mask);
+
+	/* Bad arguments: a status and a message, nothing written. */
+	memset (small, 9, sizeof small);
+	g_assert_cmpint (bd_resample (mask, 7, 5, 7, 5, small, 3, 2, 15, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_nonnull (strstr (err.message, "channels"));
+	g_assert_cmpint (bd_resample (mask, 7, 5, 6, 1, small, 3, 2, 3, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_nonnull (strstr (err.message, "stride"));
+	g_assert_cmpint (bd_resample (mask, 7, 5, 7, 1, small, 0, 2, 3, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_resample (NULL, 7, 5, 7, 1, small, 3, 2, 3, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_resample (mask, 70000, 70000, 70000, 1, small, 3, 2, 3, &err), ==, BD_ERR_TOO_LARGE);
+	for (int i = 0; i < (int) sizeof small; i++)
+		g_assert_cmpuint (small[i], ==, 9);
+}
+
+/* The network's input comes from the same resampler on the session's threads: a photo
+ * shrunk by a ratio that is not whole matches the exact area means on every channel. */
+static void
+test_resample_threads (void)
+{
+	enum { W = 301, H = 203, OW = 64, OH = 45 };
+	uint8_t *px = g_malloc (W * H * 3), *plane = g_malloc (W * H);
+	for (int i = 0; i < W * H * 3; i++)
+		px[i] = (uint8_t) ((i * 2654435761u) >> 24);
+	bd_image img = { px, W, H, W * 3, BD_PIXEL_RGB8 };
+	float *out = g_new (float, OW * OH * 3);
+	g_assert_cmpint (bd_resample_rgb (pool, &img, OW, OH, out, NULL, 0, 3, NULL), ==, BD_OK);
+	for (int c = 0; c < 3; c++) {
+		for (int i = 0; i < W * H; i++)
+			plane[i] = px[i * 3 + c];
+		for (int j = 0; j < OH; j += 7)
+			for (int i = 0; i < OW; i += 5)
+				g_assert_cmpfloat (fabs (out[(j * OW + i) * 3 + c] * 255.0 - area_mean (plane, W, H, OW, OH, i, j)),
+				                   <, 1e-3);
+	}
+	g_free (px);
+	g_free (plane);
+	g_free (out);
+}
+
 /* A photo dark on the left, bright on the right, and a blurry low-resolution mask of the
  * same edge: the refined mask must switch at the photo's edge, far more sharply. */
 /* Three box passes of radius r along one line, border samples repeated: the definition
@@ -861,6 +947,8 @@ main (int argc, char **argv)
 	g_test_init (&argc, &argv, NULL);
 	pool = bd_thread_pool_new (2);
 	g_test_add_func ("/core/image/resample", test_resample);
+	g_test_add_func ("/core/image/resample-public", test_resample_public);
+	g_test_add_func ("/core/image/resample-threads", test_resample_threads);
 	g_test_add_func ("/core/image/upsample-follows-edges", test_upsample_follows_edges);
 	g_test_add_func ("/core/image/composite", test_composite);
 	g_test_add_func ("/core/image/box-line", test_box_line);

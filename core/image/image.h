@@ -29,9 +29,32 @@ bd_status bd_mask_adjust_on_pool (bd_thread_pool *pool, uint8_t *alpha, uint32_t
 /* Checks a view's pointer, size, stride and the pixel limit. */
 bd_status bd_image_check (const bd_image *image, const char *what, bd_error *error);
 
-/* Resamples the RGB of @src (area-averaging when shrinking, bilinear when enlarging) to
- * @width x @height, as interleaved RGB floats in [0, 1] (@dst_f32) or bytes (@dst_u8, rows
- * @dst_stride apart, 3 or 4 channels as @dst_channels says; a fourth is set to 255). */
+/* 8-bit pixels to resample: rows @stride apart, @pixel_bytes from one pixel to the next, of
+ * which the first @channels (1 to 4) are taken. */
+typedef struct {
+	const uint8_t *pixels;
+	uint32_t       width, height;
+	size_t         stride;
+	uint32_t       pixel_bytes;
+	uint32_t       channels;
+} bd_plane;
+
+/* What an enlarged picture shows between source pixels: a blend (photos) or the nearest
+ * pixel (a view zoomed in, where the user wants to see pixels). */
+typedef enum {
+	BD_GROW_BILINEAR,
+	BD_GROW_NEAREST,
+} bd_grow;
+
+/* The one resampler (resample.c): @src to @width x @height, each output pixel the exact
+ * average of the source area it covers when shrinking, as @grow says when enlarging; into
+ * floats in [0, 1] (@dst_f32, interleaved, the source's channel count) or bytes (@dst_u8,
+ * rows @dst_stride apart, @dst_channels a pixel; those past the source's are set to 255). */
+bd_status bd_resample_plane (bd_thread_pool *pool, const bd_plane *src, uint32_t width, uint32_t height,
+                             bd_grow grow, float *dst_f32, uint8_t *dst_u8, size_t dst_stride,
+                             uint32_t dst_channels, bd_error *error);
+
+/* The RGB of a photo view through bd_resample_plane, bilinear when enlarging. */
 bd_status bd_resample_rgb (bd_thread_pool *pool, const bd_image *src, uint32_t width, uint32_t height,
                            float *dst_f32, uint8_t *dst_u8, size_t dst_stride, uint32_t dst_channels,
                            bd_error *error);

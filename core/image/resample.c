@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Separable resampling of 8-bit RGB(A): exact area coverage when shrinking (so a 12 MP photo
- * brought to the network's size does not alias), bilinear when enlarging. */
+/* The one resampler of 8-bit pixels, for the network's input, backgrounds, the app's views,
+ * previews and thumbnails: separable, exact area coverage when shrinking (so a 12 MP photo
+ * brought to the network's size does not alias), bilinear or nearest when enlarging. */
 #include "image.h"
 
 #include <math.h>
 #include <stdlib.h>
-
+#include <string.h>
 typedef struct {
 	uint32_t *start;    /* first source index of each output index */
 	uint32_t *count;
@@ -22,7 +23,7 @@ taps_clear (taps *t)
 }
 
 static bool
-taps_make (taps *t, uint32_t src, uint32_t dst)
+taps_make (taps *t, uint32_t src, uint32_t dst, bd_grow grow)
 {
 	double scale = (double) src / dst;   /* source pixels per output pixel */
 	t->max_taps = scale > 1.0 ? (uint32_t) ceil (scale) + 1 : 2;
@@ -50,6 +51,11 @@ taps_make (taps *t, uint32_t src, uint32_t dst)
 				w[s - s0] /= (float) sum;
 			t->start[i] = s0;
 			t->count[i] = s1 - s0;
+		} else if (grow == BD_GROW_NEAREST) {
+			uint32_t s0 = (uint32_t) ((i + 0.5) * scale);
+			t->start[i] = s0 < src ? s0 : src - 1;
+			t->count[i] = 1;
+			w[0] = 1;
 		} else {
 			double c = (i + 0.5) * scale - 0.5;
 			if (c < 0)
@@ -71,46 +77,70 @@ taps_make (taps *t, uint32_t src, uint32_t dst)
 	return true;
 }
 
+/* The horizontal pass's rows are kept for a band of output rows at a time: a 24 MP photo
+ * shown at 1280 pixels would need 80 MB for all of them. */
+#define BAND_BYTES ((size_t) 8 << 20)
+
 typedef struct {
-	const bd_image *src;
+	const bd_plane *src;
 	uint32_t        width, height;
 	taps            tx, ty;
-	float          *rows;       /* src->height x width x 3, after the horizontal pass */
+	float          *rows;       /* the band's source rows after the horizontal pass */
+	uint32_t        row0;       /* the source row that rows begins with */
+	uint32_t        y0;         /* the band's first output row */
 	float          *dst_f32;
 	uint8_t        *dst_u8;
 	size_t          dst_stride;
 	uint32_t        dst_channels;
 } resample_ctx;
 
-static void
-horizontal_task (void *data, size_t y)
+/* Source row @y filtered horizontally. Inlined for each channel count, so that the loop over
+ * channels unrolls. */
+static inline __attribute__ ((always_inline)) void
+filter_row (const resample_ctx *c, size_t y, const uint32_t ch)
 {
-	const resample_ctx *c = data;
-	uint32_t ch = bd_image_channels (c->src);
-	const uint8_t *s = c->src->pixels + y * c->src->stride;
-	float *d = c->rows + y * c->width * 3;
+	const bd_plane *s = c->src;
+	const uint32_t pb = s->pixel_bytes;
+	const uint8_t *row = s->pixels + (c->row0 + y) * s->stride;
+	float *d = c->rows + y * c->width * ch;
 	for (uint32_t x = 0; x < c->width; x++) {
 		const float *w = c->tx.weight + (size_t) x * c->tx.max_taps;
-		const uint8_t *p = s + (size_t) c->tx.start[x] * ch;
-		float r = 0, g = 0, b = 0;
-		for (uint32_t k = 0; k < c->tx.count[x]; k++, p += ch) {
-			r += w[k] * p[0];
-			g += w[k] * p[1];
-			b += w[k] * p[2];
+		const uint8_t *p = row + (size_t) c->tx.start[x] * pb;
+		const uint32_t count = c->tx.count[x];
+		float v0 = 0, v1 = 0, v2 = 0, v3 = 0;
+		for (uint32_t k = 0; k < count; k++, p += pb) {
+			v0 += w[k] * p[0];
+			if (ch > 1) v1 += w[k] * p[1];
+			if (ch > 2) v2 += w[k] * p[2];
+			if (ch > 3) v3 += w[k] * p[3];
 		}
-		d[3 * x] = r;
-		d[3 * x + 1] = g;
-		d[3 * x + 2] = b;
+		d[x * ch] = v0;
+		if (ch > 1) d[x * ch + 1] = v1;
+		if (ch > 2) d[x * ch + 2] = v2;
+		if (ch > 3) d[x * ch + 3] = v3;
 	}
 }
 
 static void
-vertical_task (void *data, size_t y)
+horizontal_task (void *data, size_t y)
 {
 	const resample_ctx *c = data;
-	const float *w = c->ty.weight + y * c->ty.max_taps;
-	size_t n = (size_t) c->width * 3;
-	const float *first = c->rows + (size_t) c->ty.start[y] * n;
+	switch (c->src->channels) {
+	case 1: filter_row (c, y, 1); break;
+	case 2: filter_row (c, y, 2); break;
+	case 3: filter_row (c, y, 3); break;
+	default: filter_row (c, y, 4); break;
+	}
+}
+
+static void
+vertical_task (void *data, size_t j)
+{
+	const resample_ctx *c = data;
+	uint32_t ch = c->src->channels, y = c->y0 + (uint32_t) j;
+	const float *w = c->ty.weight + (size_t) y * c->ty.max_taps;
+	size_t n = (size_t) c->width * ch;
+	const float *first = c->rows + (size_t) (c->ty.start[y] - c->row0) * n;
 	for (size_t i = 0; i < n; i++) {
 		float v = 0;
 		for (uint32_t k = 0; k < c->ty.count[y]; k++)
@@ -118,18 +148,18 @@ vertical_task (void *data, size_t y)
 		if (c->dst_f32) {
 			c->dst_f32[y * n + i] = v * (1.0f / 255.0f);
 		} else {
-			uint8_t *o = c->dst_u8 + y * c->dst_stride + (i / 3) * c->dst_channels + i % 3;
+			uint8_t *o = c->dst_u8 + y * c->dst_stride + (i / ch) * c->dst_channels + i % ch;
 			*o = bd_u8_from_float (v + 0.5f);
-			if (c->dst_channels == 4 && i % 3 == 2)
-				o[1] = 255;
+			if (i % ch == ch - 1)
+				for (uint32_t k = ch; k < c->dst_channels; k++)
+					o[k - ch + 1] = 255;
 		}
 	}
 }
 
 bd_status
-bd_resample_rgb (bd_thread_pool *pool, const bd_image *src, uint32_t width, uint32_t height,
-                 float *dst_f32, uint8_t *dst_u8, size_t dst_stride, uint32_t dst_channels,
-                 bd_error *error)
+bd_resample_plane (bd_thread_pool *pool, const bd_plane *src, uint32_t width, uint32_t height, bd_grow grow,
+                   float *dst_f32, uint8_t *dst_u8, size_t dst_stride, uint32_t dst_channels, bd_error *error)
 {
 	if (width == 0 || height == 0)
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "cannot resample to an empty size");
@@ -137,21 +167,83 @@ bd_resample_rgb (bd_thread_pool *pool, const bd_image *src, uint32_t width, uint
 		.src = src, .width = width, .height = height,
 		.dst_f32 = dst_f32, .dst_u8 = dst_u8, .dst_stride = dst_stride, .dst_channels = dst_channels,
 	};
-	c.rows = bd_alloc_zeroed ((size_t) src->height * width, 3 * sizeof (float));
-	bool ok = c.rows && taps_make (&c.tx, src->width, width);
-	if (ok && !taps_make (&c.ty, src->height, height)) {
+	size_t n = (size_t) width * src->channels;
+	bool ok = taps_make (&c.tx, src->width, width, grow);
+	if (ok && !taps_make (&c.ty, src->height, height, grow)) {
 		taps_clear (&c.tx);
 		ok = false;
 	}
-	if (!ok) {
-		bd_free_aligned (c.rows);
+	/* A band holds at least one output row's source rows. */
+	size_t band_rows = BAND_BYTES / (n * sizeof (float));
+	if (band_rows < c.ty.max_taps)
+		band_rows = c.ty.max_taps;
+	if (band_rows > src->height)
+		band_rows = src->height;
+	c.rows = ok ? bd_alloc_zeroed (band_rows, n * sizeof (float)) : NULL;
+	if (!c.rows) {
+		if (ok) {
+			taps_clear (&c.tx);
+			taps_clear (&c.ty);
+		}
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory resampling a %ux%u image",
 		                     src->width, src->height);
 	}
-	bd_thread_pool_run (pool, src->height, horizontal_task, &c);
-	bd_thread_pool_run (pool, height, vertical_task, &c);
+	/* Both passes per band, output rows in order; a source row shared by two bands is
+	 * filtered twice. */
+	for (uint32_t y1 = 0; y1 < height;) {
+		c.y0 = y1;
+		c.row0 = c.ty.start[c.y0];
+		uint32_t end = c.row0;
+		while (y1 < height && c.ty.start[y1] + c.ty.count[y1] - c.row0 <= band_rows) {
+			if (c.ty.start[y1] + c.ty.count[y1] > end)
+				end = c.ty.start[y1] + c.ty.count[y1];
+			y1++;
+		}
+		bd_thread_pool_run (pool, end - c.row0, horizontal_task, &c);
+		bd_thread_pool_run (pool, y1 - c.y0, vertical_task, &c);
+	}
 	taps_clear (&c.tx);
 	taps_clear (&c.ty);
 	bd_free_aligned (c.rows);
 	return BD_OK;
+}
+
+bd_status
+bd_resample_rgb (bd_thread_pool *pool, const bd_image *src, uint32_t width, uint32_t height,
+                 float *dst_f32, uint8_t *dst_u8, size_t dst_stride, uint32_t dst_channels,
+                 bd_error *error)
+{
+	bd_plane plane = {
+		.pixels = src->pixels, .width = src->width, .height = src->height, .stride = src->stride,
+		.pixel_bytes = bd_image_channels (src), .channels = 3,
+	};
+	return bd_resample_plane (pool, &plane, width, height, BD_GROW_BILINEAR, dst_f32, dst_u8, dst_stride,
+	                          dst_channels, error);
+}
+
+bd_status
+bd_resample (const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride, uint32_t channels,
+             uint8_t *out, uint32_t out_width, uint32_t out_height, size_t out_stride, bd_error *error)
+{
+	if (!pixels || !out)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "no pixels given to resample");
+	if (channels < 1 || channels > 4)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "cannot resample %u channels (1 to 4)", channels);
+	if (width == 0 || height == 0 || out_width == 0 || out_height == 0)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "cannot resample %ux%u pixels to %ux%u",
+		                     width, height, out_width, out_height);
+	if ((uint64_t) width * height > BD_MAX_PIXELS || (uint64_t) out_width * out_height > BD_MAX_PIXELS)
+		return bd_error_set (error, BD_ERR_TOO_LARGE, "cannot resample %ux%u pixels to %ux%u: Backdrop "
+		                     "handles up to %llu megapixels", width, height, out_width, out_height,
+		                     (unsigned long long) (BD_MAX_PIXELS / 1000000));
+	if (!bd_stride_ok ((size_t) width * channels, height, stride) ||
+	    !bd_stride_ok ((size_t) out_width * channels, out_height, out_stride))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
+		                     "a row stride is smaller than a row or reaches past addressable memory");
+	bd_plane plane = {
+		.pixels = pixels, .width = width, .height = height, .stride = stride,
+		.pixel_bytes = channels, .channels = channels,
+	};
+	return bd_resample_plane (NULL, &plane, out_width, out_height, BD_GROW_NEAREST, NULL, out, out_stride,
+	                          channels, error);
 }
