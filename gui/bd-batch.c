@@ -126,7 +126,8 @@ thumbnail_thread (GTask        *task,
 
   thumbnail = bd_pixels_thumbnail (work->photo, g_bytes_get_data (work->segmentation->alpha, NULL),
                                    THUMBNAIL_SIZE);
-  work->thumbnail = gdk_texture_new_for_pixbuf (thumbnail);
+  /* Without one (no memory) the row keeps its placeholder. */
+  work->thumbnail = thumbnail != NULL ? gdk_texture_new_for_pixbuf (thumbnail) : NULL;
   g_task_return_boolean (task, TRUE);
 }
 

@@ -29,8 +29,8 @@ GBytes     *bd_pixels_composite       (GdkPixbuf           *photo,
                                        GError             **error);
 
 /* The part (@x, @y, @width, @height) of @pixels (@channels bytes a pixel, rows @stride
- * apart) resampled to @out_width x @out_height: averaged when it shrinks, repeated when it
- * grows. Averages premultiplied pixels correctly; for display. Any thread. */
+ * apart) resampled to @out_width x @out_height by the library's bd_resample(): averaged
+ * when it shrinks, repeated when it grows; premultiplied pixels too. Any thread. */
 GBytes     *bd_pixels_resample        (const guint8   *pixels,
                                        gsize           stride,
                                        int             channels,
@@ -46,7 +46,8 @@ GdkPixbuf  *bd_pixels_to_pixbuf       (GBytes         *rgba,
                                        int             width,
                                        int             height);
 
-/* A small picture of the cut-out (long side @size) on a transparent background. */
+/* A small picture of the cut-out (long side @size) on a transparent background; NULL when
+ * there is no memory for it. */
 GdkPixbuf  *bd_pixels_thumbnail       (GdkPixbuf      *photo,
                                        const guint8   *alpha,
                                        int             size);
