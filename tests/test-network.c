@@ -97,6 +97,42 @@ test_random_unets (void)
 	}
 }
 
+/* The two kept sizes share one arena: sizes in turn (a photo's pass and its mirror pass),
+ * a third size that takes the place of the older, growing and shrinking, each exactly as a
+ * fresh session computes it. Stale padding or spare lanes left by another size would show. */
+static void
+test_sizes_share_buffers (void)
+{
+	const net_case *c = &net_cases[4];   /* widths not multiples of 16 */
+	static const uint32_t sizes[][2] = { { 24, 40 }, { 16, 16 }, { 24, 40 }, { 32, 24 }, { 16, 16 },
+	                                     { 40, 48 }, { 16, 16 }, { 24, 40 } };
+	for (int precision = 0; precision < 2; precision++) {
+		bd_precision pr = precision ? BD_PRECISION_FAST : BD_PRECISION_EXACT;
+		g_autofree uint8_t *bytes = NULL;
+		bd_model *m = NULL;
+		bd_session *s = case_session (c, 31, &bytes, &m, pr);
+		for (size_t i = 0; i < G_N_ELEMENTS (sizes); i++) {
+			uint32_t h = sizes[i][0], w = sizes[i][1];
+			size_t n = (size_t) h * w;
+			g_autofree float *in = g_new (float, 3 * n), *got = g_new (float, n), *fresh = g_new (float, n);
+			bd_rng rng = { 100 + i };
+			for (size_t k = 0; k < 3 * n; k++)
+				in[k] = bd_rng_uniform (&rng, -2, 2);
+			bd_error err = { 0 };
+			g_assert_cmpint (bd_session_forward (s, in, h, w, got, &err), ==, BD_OK);
+			g_autofree uint8_t *bytes2 = NULL;
+			bd_model *m2 = NULL;
+			bd_session *s2 = case_session (c, 31, &bytes2, &m2, pr);
+			g_assert_cmpint (bd_session_forward (s2, in, h, w, fresh, &err), ==, BD_OK);
+			g_assert_cmpmem (got, n * sizeof *got, fresh, n * sizeof *fresh);
+			bd_session_free (s2);
+			bd_model_free (m2);
+		}
+		bd_session_free (s);
+		bd_model_free (m);
+	}
+}
+
 /* bd_session_forward_batch: each of a batch of different inputs as the reference gives it. */
 static void
 test_batch (void)
@@ -260,6 +296,7 @@ main (int argc, char **argv)
 	g_test_init (&argc, &argv, NULL);
 	g_test_add_func ("/core/network/random-unets", test_random_unets);
 	g_test_add_func ("/core/network/batch", test_batch);
+	g_test_add_func ("/core/network/sizes-share-buffers", test_sizes_share_buffers);
 	g_test_add_func ("/core/network/bad-sizes", test_bad_sizes);
 	g_test_add_func ("/core/network/letterbox", test_letterbox);
 	g_test_add_func ("/core/network/golden", test_golden);
