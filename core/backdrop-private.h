@@ -126,6 +126,9 @@ typedef struct bd_backend_ops {
 	double    (*network_ms) (bd_session *session);
 	/* Optional: how many devices of this backend a session could use now. */
 	int       (*device_count) (void);
+	/* Optional: makes room for a forward pass at @height x @width ahead of a smaller one, so
+	 * that memory sized for the smaller is not made and then remade larger. */
+	bd_status (*reserve) (bd_session *session, uint32_t height, uint32_t width, bd_error *error);
 } bd_backend_ops;
 
 typedef struct bd_thread_pool bd_thread_pool;

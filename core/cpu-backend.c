@@ -369,6 +369,13 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 	return BD_OK;
 }
 
+static bd_status
+cpu_reserve (bd_session *session, uint32_t height, uint32_t width, bd_error *error)
+{
+	cpu_plan *p;
+	return plan_for (session->backend_data, session->model, height, width, &p, error);
+}
+
 /* The threads already share each layer: a batch gains nothing from running together. */
 static bd_status
 cpu_forward (bd_session *session, const float *input, uint32_t batch, uint32_t height, uint32_t width,
@@ -386,4 +393,5 @@ const bd_backend_ops bd_cpu_backend = {
 	.forward = cpu_forward,
 	.destroy = cpu_destroy,
 	.run = NULL,
+	.reserve = cpu_reserve,
 };

@@ -320,6 +320,11 @@ run_on_host (bd_session *session, const bd_image *photo, const bd_run_options *o
 		goto out;
 	}
 	st = fill_canvas (session, photo, &lb, false, rgb, input, error);
+	if (st == BD_OK && options->mirror_average && session->backend->reserve) {
+		/* The mirror pass runs at 9/8 of the scale: its buffers first. */
+		bd_letterbox lb2 = bd_letterbox_mirror_for (session, photo->width, photo->height);
+		st = session->backend->reserve (session, lb2.ph, lb2.pw, error);
+	}
 	if (st != BD_OK)
 		goto out;
 	half_progress half = { options, 0.0f };
