@@ -73,3 +73,6 @@ $PY export.py --ckpt $RUNS/round2/last-f16.pt --out $RUNS/round2.bdm --f16
 $PY interpolate.py --a $RUNS/round1.bdm --b $RUNS/round2.bdm --t 0.75 --out ../data/backdrop-portrait.bdm
 $PY export.py --model-file ../data/backdrop-portrait.bdm \
     --golden ../tests/golden/portrait.bdg --golden-image "$DATA/ccp-person/images/ccp0006.webp"
+
+# A third round was tried and not shipped (docs/MODEL.md, "A third round for CCP"):
+#   sh round3.sh ../.data-all teacher/.cache/isnet-medium.onnx $RUNS/round3 7000 ../data/backdrop-portrait.bdm
