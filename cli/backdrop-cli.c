@@ -400,7 +400,7 @@ main (int argc, char **argv)
 	if (!usage_error) {
 		if (!bd_library_parse_devices (opt_device, &sopts.device, &sopts.device_index, &every_gpu))
 			usage_error = g_str_has_prefix (opt_device, "cuda:")
-			              ? _("--device cuda:N needs a GPU number N, 0 for the first, or “all”.")
+			              ? _("--device cuda:N needs a GPU number N, 0 for the first; cuda:all takes every GPU.")
 			              : _("--device must be auto, cpu, cuda, cuda:N or cuda:all.");
 	}
 	if (!usage_error) {

@@ -53,6 +53,8 @@ bd_library_parse_devices (const char *text, bd_device *device, int *index, gbool
 {
 	*index = 0;
 	*all = FALSE;
+	if (!text)
+		return FALSE;
 	if (!g_strcmp0 (text, "cuda:all")) {
 		*device = BD_DEVICE_CUDA;
 		*all = TRUE;
