@@ -1,25 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The calling thread admits photos in order (prepare, then a decode job) while fewer than
- * the run's capacity are in flight, and reports the oldest once it is done. Decoders put
- * photos on a ready list, lowest index first; lanes take them from it, compute, and push the
- * result to the save pool. One lock and one condition guard every photo's state. */
+/* The calling thread admits photos in order (prepare, then its decode is started) while
+ * fewer than the run's capacity are in flight, and reports the oldest once it is done. Lanes
+ * take the admitted photos in order, wait for their decode, compute, and push the result to
+ * the save pool. One lock and one condition guard every photo's state. */
 #include "bd-batch-run.h"
+#include "bd-decode-ahead.h"
 
 typedef enum {
-	PHOTO_DECODING,   /* admitted: queued for a decoder, or being decoded */
-	PHOTO_READY,      /* decoded, waiting for a lane */
-	PHOTO_COMPUTING,
+	PHOTO_QUEUED,     /* admitted: decoding or decoded, waiting for a lane */
+	PHOTO_COMPUTING,  /* a lane has it: waiting for its decode, or in the network */
 	PHOTO_SAVING,     /* in the save pool */
 	PHOTO_DONE,       /* saved, or failed (error) */
-	PHOTO_DROPPED,    /* cancelled before a lane took it up: not reported */
+	PHOTO_DROPPED,    /* cancelled before a lane began its network: not reported */
 } photo_state;
 
 typedef struct {
 	BdBatchPhoto photo;
 	photo_state  state;
-	GdkPixbuf   *pixels;    /* decoded, until computed */
 	GError      *error;
-	gboolean     started;   /* a lane took it up */
+	gboolean     started;   /* a lane began its network */
 	gint64       t0;        /* when */
 } batch_photo;
 
@@ -28,10 +27,11 @@ typedef struct {
 	gpointer            user_data;
 	GCancellable       *cancellable;
 	BdSavePool         *saves;
+	BdDecodeAhead      *decoder;
 	GMutex              lock;
 	GCond               changed;
-	GQueue              ready;     /* batch_photo in PHOTO_READY, lowest index first */
-	gboolean            closing;   /* no more photos come: lanes end once ready is empty */
+	GQueue              queued;    /* batch_photo in PHOTO_QUEUED, in input order */
+	gboolean            closing;   /* no more photos come: lanes end once queued is empty */
 } batch;
 
 typedef struct {
@@ -42,39 +42,9 @@ typedef struct {
 static void
 batch_photo_free (batch_photo *p)
 {
-	g_clear_object (&p->pixels);
 	g_clear_error (&p->error);
 	g_free (p->photo.output);
 	g_free (p);
-}
-
-static gint
-by_index (gconstpointer a, gconstpointer b, gpointer data)
-{
-	guint i = ((const batch_photo *) a)->photo.index, j = ((const batch_photo *) b)->photo.index;
-	return i < j ? -1 : i > j;
-}
-
-static void
-decode_one (gpointer data, gpointer batch_data)
-{
-	batch_photo *p = data;
-	batch *b = batch_data;
-	GError *error = NULL;
-	/* Cancelled while queued: not decoded, and not reported (no lane took it up). */
-	gboolean cancelled = g_cancellable_is_cancelled (b->cancellable);
-	GdkPixbuf *pixels = cancelled ? NULL : bd_image_load (p->photo.input, &error);
-	g_mutex_lock (&b->lock);
-	if (pixels) {
-		p->pixels = pixels;
-		p->state = PHOTO_READY;
-		g_queue_insert_sorted (&b->ready, p, by_index, NULL);
-	} else {
-		p->error = error;
-		p->state = cancelled ? PHOTO_DROPPED : PHOTO_DONE;
-	}
-	g_cond_broadcast (&b->changed);
-	g_mutex_unlock (&b->lock);
 }
 
 static gpointer
@@ -84,25 +54,40 @@ lane_run (gpointer data)
 	batch *b = l->b;
 	g_mutex_lock (&b->lock);
 	for (;;) {
-		while (g_queue_is_empty (&b->ready) && !b->closing)
+		while (g_queue_is_empty (&b->queued) && !b->closing)
 			g_cond_wait (&b->changed, &b->lock);
-		batch_photo *p = g_queue_pop_head (&b->ready);
+		batch_photo *p = g_queue_pop_head (&b->queued);
 		if (!p)
 			break;
-		if (g_cancellable_is_cancelled (b->cancellable)) {
-			g_clear_object (&p->pixels);
-			p->state = PHOTO_DROPPED;
+		p->state = PHOTO_COMPUTING;
+		g_mutex_unlock (&b->lock);
+
+		GdkPixbuf *pixels = NULL;
+		GError *error = NULL;
+		/* Cancelled before its network began: not decoded if it was not yet, not reported. */
+		gboolean cancelled = g_cancellable_is_cancelled (b->cancellable);
+		if (cancelled)
+			bd_decode_ahead_forget (b->decoder, NULL, p->photo.input);
+		else if (!bd_decode_ahead_take (b->decoder, NULL, p->photo.input, &pixels, &error))
+			g_assert_not_reached ();   /* every photo queued was started */
+		cancelled = cancelled || g_cancellable_is_cancelled (b->cancellable);
+		if (cancelled || !pixels) {
+			g_clear_object (&pixels);
+			if (cancelled)
+				g_clear_error (&error);
+			g_mutex_lock (&b->lock);
+			p->state = cancelled ? PHOTO_DROPPED : PHOTO_DONE;
+			p->error = error;
 			g_cond_broadcast (&b->changed);
 			continue;
 		}
-		p->state = PHOTO_COMPUTING;
+		g_mutex_lock (&b->lock);
 		p->started = TRUE;
 		p->t0 = g_get_monotonic_time ();
 		g_mutex_unlock (&b->lock);
 
-		GError *error = NULL;
-		GdkPixbuf *result = b->funcs->compute (l->session, p->pixels, &p->photo, b->user_data, &error);
-		g_clear_object (&p->pixels);   /* the photo can go as soon as the network is done */
+		GdkPixbuf *result = b->funcs->compute (l->session, pixels, &p->photo, b->user_data, &error);
+		g_clear_object (&pixels);   /* the photo can go as soon as the network is done */
 
 		g_mutex_lock (&b->lock);
 		if (result && p->photo.output) {
@@ -127,7 +112,7 @@ wait_for (batch *b, batch_photo *head)
 {
 	for (;;) {
 		g_mutex_lock (&b->lock);
-		while (head->state == PHOTO_DECODING || head->state == PHOTO_READY || head->state == PHOTO_COMPUTING)
+		while (head->state == PHOTO_QUEUED || head->state == PHOTO_COMPUTING)
 			g_cond_wait (&b->changed, &b->lock);
 		photo_state state = head->state;
 		g_mutex_unlock (&b->lock);
@@ -161,9 +146,9 @@ bd_batch_run (const char *const *inputs, guint n_inputs, const BdBatchOptions *o
 	batch b = { .funcs = funcs, .user_data = user_data, .cancellable = cancellable };
 	g_mutex_init (&b.lock);
 	g_cond_init (&b.changed);
-	g_queue_init (&b.ready);
+	g_queue_init (&b.queued);
 	b.saves = bd_save_pool_new (encoders, cancellable);
-	GThreadPool *decoders = g_thread_pool_new (decode_one, &b, (gint) look_ahead, TRUE, NULL);
+	b.decoder = bd_decode_ahead_new (look_ahead);
 	lane *lane_data = g_new0 (lane, lanes);
 	GThread **threads = g_new0 (GThread *, lanes);
 	for (guint i = 0; i < lanes; i++) {
@@ -186,15 +171,21 @@ bd_batch_run (const char *const *inputs, guint n_inputs, const BdBatchOptions *o
 				p->state = PHOTO_DONE;
 				continue;
 			}
-			p->state = PHOTO_DECODING;
-			g_thread_pool_push (decoders, p, NULL);
+			/* Decoded now, in order, by the look-ahead's threads; taken by a lane. */
+			bd_decode_ahead_start (b.decoder, NULL, p->photo.input);
+			g_mutex_lock (&b.lock);
+			p->state = PHOTO_QUEUED;
+			g_queue_push_tail (&b.queued, p);
+			g_cond_broadcast (&b.changed);
+			g_mutex_unlock (&b.lock);
 		}
 		batch_photo *head = g_queue_pop_head (&in_flight);
 		if (!head)
 			break;
 		wait_for (&b, head);
-		/* After a cancel, a photo no lane took up was never begun, as in a run that stopped
-		 * before it: it is not reported, even when it failed to decode or to prepare. */
+		/* After a cancel, a photo whose network had not begun was never begun, as in a run
+		 * that stopped before it: it is not reported, even when it failed to decode or to
+		 * prepare. */
 		gboolean begun = head->started || !g_cancellable_is_cancelled (cancellable);
 		if (head->state == PHOTO_DONE && begun) {
 			reported++;
@@ -216,7 +207,7 @@ bd_batch_run (const char *const *inputs, guint n_inputs, const BdBatchOptions *o
 	g_mutex_unlock (&b.lock);
 	for (guint i = 0; i < lanes; i++)
 		g_thread_join (threads[i]);
-	g_thread_pool_free (decoders, FALSE, TRUE);
+	bd_decode_ahead_free (b.decoder);
 	bd_save_pool_free (b.saves);
 	g_free (threads);
 	g_free (lane_data);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A batch of photos at the speed of its slowest stage: photos decode on worker threads ahead
- * of the network, the network runs on "lanes" (worker threads with a session each: one for
+ * of the network (bd-decode-ahead.h), the network runs on "lanes" (worker threads with a session each: one for
  * the CPU or one GPU, one per GPU for cuda:all), the results are saved by a BdSavePool, and
  * each photo's outcome comes back on the calling thread in input order. At most lanes +
  * look-ahead + encoders photos are in flight, so memory stays flat on any folder. */
@@ -53,8 +53,8 @@ typedef struct {
 /* Runs @funcs over the @n_inputs files of @inputs and returns once every photo begun has been
  * reported. @cancellable (may be NULL) stops it: no photo is begun after it and the saves stop
  * between writes, each removing its unfinished file (compute should watch it too, through
- * the session's progress callback). A photo no lane had taken up yet is not reported; one
- * that was is reported, G_IO_ERROR_CANCELLED unless it was saved before. */
+ * the session's progress callback). A photo whose network had not begun is not reported;
+ * one whose had is reported, G_IO_ERROR_CANCELLED unless it was saved before. */
 void bd_batch_run (const char *const *inputs, guint n_inputs, const BdBatchOptions *options,
                    const BdBatchFuncs *funcs, gpointer user_data, GCancellable *cancellable);
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The batch engine (common/bd-batch-run.h) without a network: compute inverts each photo,
+/* The batch engine (common/bd-batch-run.h, and its bd-decode-ahead.h) without a network: compute inverts each photo,
  * slowly and unevenly so that lanes finish out of order. Every photo is reported once, in
  * input order, broken ones with their own error; every good one is written, and correctly;
  * no more photos are in flight than the bound; a cancel leaves only whole files. */
 #include "bd-batch-run.h"
+#include "bd-decode-ahead.h"
 #include "bd-image-io.h"
 
 #include <glib/gstdio.h>
@@ -279,6 +280,50 @@ test_empty_and_cancelled (void)
 	run_clear (&r);
 }
 
+/* Decoding ahead alone: a photo started twice is handed out twice, one forgotten or never
+ * started is not handed out, errors come with the photo's own name, and freeing with photos
+ * still held drops them. */
+static void
+test_decode_ahead (void)
+{
+	const char *broken[3] = { [1] = "half" };
+	g_autoptr (GPtrArray) inputs = make_inputs ("ahead-in", 3, broken, 40, 30);
+	const char *good = inputs->pdata[0], *bad = inputs->pdata[1], *other = inputs->pdata[2];
+	g_autoptr (GFile) good_file = g_file_new_for_path (good);
+	g_autoptr (GFile) other_file = g_file_new_for_path (other);
+	BdDecodeAhead *ahead = bd_decode_ahead_new (2);
+	bd_decode_ahead_start (ahead, NULL, good);
+	bd_decode_ahead_start (ahead, NULL, good);
+	bd_decode_ahead_start (ahead, NULL, bad);
+	bd_decode_ahead_start (ahead, other_file, NULL);
+	bd_decode_ahead_start (ahead, good_file, NULL);   /* by file: another name, decoded apart */
+	for (int i = 0; i < 2; i++) {
+		GdkPixbuf *photo = NULL;
+		g_autoptr (GError) error = NULL;
+		g_assert_true (bd_decode_ahead_take (ahead, NULL, good, &photo, &error));
+		g_assert_no_error (error);
+		g_assert_cmpint (gdk_pixbuf_get_width (photo), ==, 40);
+		g_object_unref (photo);
+	}
+	GdkPixbuf *photo = NULL;
+	g_autoptr (GError) error = NULL;
+	g_assert_false (bd_decode_ahead_take (ahead, NULL, good, &photo, &error));   /* both taken */
+	g_assert_true (bd_decode_ahead_take (ahead, NULL, bad, &photo, &error));
+	g_assert_null (photo);
+	g_assert_nonnull (error);
+	g_assert_nonnull (strstr (error->message, bad));   /* the name as given */
+	g_clear_error (&error);
+	g_assert_true (bd_decode_ahead_take (ahead, other_file, NULL, &photo, &error));
+	g_assert_nonnull (photo);
+	g_clear_object (&photo);
+	bd_decode_ahead_forget (ahead, NULL, other);   /* never started by that name: nothing */
+	bd_decode_ahead_start (ahead, NULL, other);
+	bd_decode_ahead_forget (ahead, NULL, other);
+	g_assert_false (bd_decode_ahead_take (ahead, NULL, other, &photo, &error));
+	g_assert_no_error (error);
+	bd_decode_ahead_free (ahead);   /* good_file's photo, never taken, goes with it */
+}
+
 static void
 remove_tree (const char *path)
 {
@@ -302,6 +347,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/batch-run/order-and-errors", test_order_and_errors);
 	g_test_add_func ("/batch-run/cancel", test_cancel);
 	g_test_add_func ("/batch-run/empty-and-cancelled", test_empty_and_cancelled);
+	g_test_add_func ("/batch-run/decode-ahead", test_decode_ahead);
 	int status = g_test_run ();
 	remove_tree (tmpdir);
 	return status;
