@@ -4,12 +4,12 @@
 
 #include "backdrop.h"
 #include "bd-background.h"
+#include "bd-batch-run.h"
 #include "bd-image-io.h"
 #include "bd-image-types.h"
 #include "bd-library.h"
 #include "bd-output-name.h"
 #include "bd-pixbuf.h"
-#include "bd-save-pool.h"
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
@@ -33,7 +33,6 @@ typedef struct {
 	bd_background  background;
 	GdkPixbuf     *background_pixbuf;
 	bd_image       background_image;
-	bd_session    *session;
 	bd_run_options run;
 	float          threshold, feather;
 	int            quality;
@@ -43,7 +42,7 @@ typedef struct {
 static char *opt_output_file, *opt_output_dir, *opt_format, *opt_output = "cutout", *opt_background;
 static char *opt_device = "auto", *opt_model, *opt_precision = "fast";
 static double opt_threshold = -1, opt_feather = 0;
-static int opt_quality = 92, opt_threads = 0;
+static int opt_quality = 92, opt_threads = 0, opt_lanes = 1;
 static gboolean opt_no_refine, opt_all_people, opt_quiet, opt_version, opt_overwrite, opt_overwrite_inputs;
 static char **opt_inputs;
 
@@ -53,7 +52,7 @@ static const GOptionEntry entries[] = {
 	{ "format", 'f', 0, G_OPTION_ARG_STRING, &opt_format, N_("File format with --output-dir: png (default), webp or jpg"), N_("FORMAT") },
 	{ "output", 0, 0, G_OPTION_ARG_STRING, &opt_output, N_("What to write: cutout (default), mask or composite"), N_("KIND") },
 	{ "background", 'b', 0, G_OPTION_ARG_STRING, &opt_background, N_("For composites: a colour (#rrggbb, white…), blur[:RADIUS] or an image file"), N_("BG") },
-	{ "device", 0, 0, G_OPTION_ARG_STRING, &opt_device, N_("auto (default), cpu, cuda or cuda:N (the GPU numbered N, from 0)"), N_("DEVICE") },
+	{ "device", 0, 0, G_OPTION_ARG_STRING, &opt_device, N_("auto (default), cpu, cuda, cuda:N (the GPU numbered N, from 0) or cuda:all (every GPU)"), N_("DEVICE") },
 	{ "precision", 0, 0, G_OPTION_ARG_STRING, &opt_precision, N_("fast (default) or exact"), N_("PRECISION") },
 	{ "model", 'm', 0, G_OPTION_ARG_FILENAME, &opt_model, N_("Model file (default: the shipped model)"), N_("FILE") },
 	{ "threshold", 't', 0, G_OPTION_ARG_DOUBLE, &opt_threshold, N_("Make the mask hard: opaque above T (0..1)"), N_("T") },
@@ -64,6 +63,9 @@ static const GOptionEntry entries[] = {
 	{ "all-people", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &opt_all_people, NULL, NULL },
 	{ "quality", 0, 0, G_OPTION_ARG_INT, &opt_quality, N_("JPEG quality, 1..100 (default 92)"), N_("Q") },
 	{ "threads", 0, 0, G_OPTION_ARG_INT, &opt_threads, N_("CPU threads (default: one per core)"), N_("N") },
+	/* Sessions side by side on the one device, as cuda:all runs one per GPU: lets the tests
+	 * run that path on the CPU (and measures whether CPU lanes pay). Not for users. */
+	{ "lanes", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &opt_lanes, NULL, NULL },
 	{ "overwrite", 0, 0, G_OPTION_ARG_NONE, &opt_overwrite, N_("Replace output files that already exist (never an input)"), NULL },
 	{ "overwrite-inputs", 0, 0, G_OPTION_ARG_NONE, &opt_overwrite_inputs, N_("Also let a photo's output replace that photo itself"), NULL },
 	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, N_("Print errors only"), NULL },
@@ -231,47 +233,10 @@ on_progress (float fraction, void *data)
 	return g_cancellable_is_cancelled (data);
 }
 
-/* A photo decoded on a thread of its own while the network works on the one before. */
-typedef struct {
-	char      *path;
-	GdkPixbuf *photo;
-	GError    *error;
-	GThread   *thread;
-} prefetch;
-
-static gpointer
-prefetch_run (gpointer data)
-{
-	prefetch *f = data;
-	f->photo = bd_image_load (f->path, &f->error);
-	return NULL;
-}
-
-static prefetch *
-prefetch_start (const char *path)
-{
-	prefetch *f = g_new0 (prefetch, 1);
-	f->path = g_strdup (path);
-	f->thread = g_thread_new ("decode", prefetch_run, f);
-	return f;
-}
-
-/* Waits for the decode; returns the photo (or NULL and @error) and frees @f. */
+/* The result for a decoded @photo (the mask, cut-out or composite), ready to save; on a
+ * lane's thread, with that lane's @session. */
 static GdkPixbuf *
-prefetch_finish (prefetch *f, GError **error)
-{
-	g_thread_join (f->thread);
-	GdkPixbuf *photo = f->photo;
-	if (f->error)
-		g_propagate_error (error, f->error);
-	g_free (f->path);
-	g_free (f);
-	return photo;
-}
-
-/* The result for a decoded @photo (the mask, cut-out or composite), ready to save. */
-static GdkPixbuf *
-compute (job *j, GdkPixbuf *photo, GError **error)
+compute (const job *j, bd_session *session, GdkPixbuf *photo, GError **error)
 {
 	int w = gdk_pixbuf_get_width (photo), h = gdk_pixbuf_get_height (photo);
 	bd_image image;
@@ -283,9 +248,9 @@ compute (job *j, GdkPixbuf *photo, GError **error)
 		return NULL;
 	}
 	bd_error err = { 0 };
-	if (bd_session_run (j->session, &image, &j->run, alpha, (size_t) w, &err) != BD_OK ||
+	if (bd_session_run (session, &image, &j->run, alpha, (size_t) w, &err) != BD_OK ||
 	    ((j->threshold >= 0 || j->feather > 0) &&
-	     bd_session_mask_adjust (j->session, alpha, (uint32_t) w, (uint32_t) h, (size_t) w, j->threshold,
+	     bd_session_mask_adjust (session, alpha, (uint32_t) w, (uint32_t) h, (size_t) w, j->threshold,
 	                            j->feather, &err) != BD_OK)) {
 		bd_library_set_error (error, &err, NULL);
 		return NULL;
@@ -297,76 +262,12 @@ compute (job *j, GdkPixbuf *photo, GError **error)
 		return NULL;
 	bd_background transparent = { .kind = BD_BACKGROUND_TRANSPARENT };
 	const bd_background *bg = j->kind == OUTPUT_CUTOUT ? &transparent : &j->background;
-	if (bd_session_composite (j->session, &image, alpha, (size_t) w, bg, gdk_pixbuf_get_pixels (result),
+	if (bd_session_composite (session, &image, alpha, (size_t) w, bg, gdk_pixbuf_get_pixels (result),
 	                          (size_t) gdk_pixbuf_get_rowstride (result), &err) != BD_OK) {
 		bd_library_set_error (error, &err, NULL);
 		return NULL;
 	}
 	return g_steal_pointer (&result);
-}
-
-/* A photo on its way: computed, then saved by the pool, reported when its save is done. */
-typedef struct {
-	guint  index;
-	char  *input, *output;
-	gint64 t0;
-} photo_item;
-
-static void
-photo_item_free (photo_item *p)
-{
-	g_free (p->input);
-	g_free (p->output);
-	g_free (p);
-}
-
-/* What the run has done so far, for the report lines and the summary. */
-typedef struct {
-	guint      total, reported, done;
-	gint64     start;
-	GPtrArray *failed;
-} run_state;
-
-/* One line per photo, in input order: its result, or why it failed. With several photos the
- * line also tells the rate so far and the time left at that rate. */
-static void
-report (job *j, run_state *r, photo_item *p, GError *e)
-{
-	r->reported++;
-	if (!e) {
-		r->done++;
-		double ms = (g_get_monotonic_time () - p->t0) / 1000.0;
-		double elapsed = (g_get_monotonic_time () - r->start) / 1e6;
-		if (r->total > 1 && elapsed > 0) {
-			double rate = r->reported / elapsed;
-			say (j, _("[%u/%u] %s → %s (%.0f ms; %.2f photos/s, %.0f s left)\n"), p->index + 1, r->total,
-			     p->input, p->output, ms, rate, (r->total - r->reported) / rate);
-		} else {
-			say (j, "[%u/%u] %s → %s (%.0f ms)\n", p->index + 1, r->total, p->input, p->output, ms);
-		}
-	} else if (g_error_matches (e, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
-		fprintf (stderr, "[%u/%u] %s: %s\n", p->index + 1, r->total, p->input,
-		         _("interrupted; its unfinished output was removed"));
-	} else {
-		fprintf (stderr, "[%u/%u] %s: %s\n", p->index + 1, r->total, p->input, e->message);
-		g_ptr_array_add (r->failed, g_strdup (p->input));
-	}
-	photo_item_free (p);
-}
-
-/* Reports the saves that have finished, oldest first; with @wait, waits until no more
- * than @keep are pending. */
-static void
-report_saved (job *j, run_state *r, BdSavePool *saves, gboolean wait, guint keep)
-{
-	for (;;) {
-		gboolean block = wait && bd_save_pool_pending (saves) > keep;
-		gpointer data = NULL;
-		g_autoptr (GError) e = NULL;
-		if (!bd_save_pool_pop (saves, block, &data, &e))
-			return;
-		report (j, r, data, e);
-	}
 }
 
 /* Names given to this run's outputs (full paths), so that two inputs of one name (from two
@@ -392,6 +293,61 @@ output_name (const char *input, const char *kind, const char *ext, output_names 
 	char *path = g_build_filename (names->dir, name, NULL);
 	g_hash_table_add (names->used, g_strdup (path));
 	return path;
+}
+
+/* What the run needs to name, check and report its photos, and what it has done so far. */
+typedef struct {
+	const job    *j;
+	const char   *kind_name, *ext;
+	output_names *names;
+	GArray       *protected;
+	guint         done;
+	GPtrArray    *failed;
+} run_state;
+
+/* Before a photo is decoded, in input order: its output's name, and whether it may be written. */
+static gboolean
+prepare_photo (BdBatchPhoto *photo, gpointer data, GError **error)
+{
+	run_state *r = data;
+	photo->output = opt_output_file ? g_strdup (opt_output_file)
+	                                : output_name (photo->input, r->kind_name, r->ext, r->names);
+	gboolean replace = FALSE;
+	if (!output_allowed (photo->input, photo->output, r->protected, &replace, error))
+		return FALSE;
+	photo->flags = (replace ? BD_SAVE_REPLACE : BD_SAVE_NO_REPLACE) | (r->j->kind == OUTPUT_MASK ? BD_SAVE_MASK : 0);
+	photo->quality = r->j->quality;
+	return TRUE;
+}
+
+static GdkPixbuf *
+compute_photo (bd_session *session, GdkPixbuf *pixels, const BdBatchPhoto *photo, gpointer data, GError **error)
+{
+	const run_state *r = data;
+	return compute (r->j, session, pixels, error);
+}
+
+/* One line per photo, in input order: its result, or why it failed. With several photos the
+ * line also tells the rate so far and the time left at that rate. */
+static void
+report_photo (const BdBatchPhoto *p, const GError *e, const BdBatchProgress *progress, gpointer data)
+{
+	run_state *r = data;
+	if (!e) {
+		r->done++;
+		double ms = p->seconds * 1000;
+		if (progress->total > 1 && progress->elapsed > 0)
+			say (r->j, _("[%u/%u] %s → %s (%.0f ms; %.2f photos/s, %.0f s left)\n"), p->index + 1, progress->total,
+			     p->input, p->output, ms, progress->photos_per_s, progress->seconds_left);
+		else
+			say (r->j, "[%u/%u] %s → %s (%.0f ms)\n", p->index + 1, progress->total, p->input, p->output, ms);
+	} else if (g_error_matches (e, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+		fprintf (stderr, "[%u/%u] %s: %s\n", p->index + 1, progress->total, p->input,
+		         _("interrupted; its unfinished output was removed"));
+	} else {
+		fprintf (stderr, "[%u/%u] %s: %s\n", p->index + 1, progress->total, p->input, e->message);
+		g_ptr_array_add (r->failed, g_strdup (p->input));
+	}
 }
 
 int
@@ -440,11 +396,12 @@ main (int argc, char **argv)
 	bd_session_options sopts;
 	bd_session_options_init (&sopts);
 	sopts.threads = opt_threads;
+	gboolean every_gpu = FALSE;
 	if (!usage_error) {
-		if (!bd_library_parse_device (opt_device, &sopts.device, &sopts.device_index))
+		if (!bd_library_parse_devices (opt_device, &sopts.device, &sopts.device_index, &every_gpu))
 			usage_error = g_str_has_prefix (opt_device, "cuda:")
-			              ? _("--device cuda:N needs a GPU number N, 0 for the first.")
-			              : _("--device must be auto, cpu, cuda or cuda:N.");
+			              ? _("--device cuda:N needs a GPU number N, 0 for the first; cuda:all takes every GPU.")
+			              : _("--device must be auto, cpu, cuda, cuda:N or cuda:all.");
 	}
 	if (!usage_error) {
 		if (!g_strcmp0 (opt_precision, "fast")) sopts.precision = BD_PRECISION_FAST;
@@ -465,7 +422,8 @@ main (int argc, char **argv)
 	if (!usage_error && (opt_quality < 1 || opt_quality > 100))
 		usage_error = _("--quality must be from 1 to 100.");
 	/* Written so that NaN fails every test. */
-	if (!usage_error && (!(opt_threshold <= 1) || !(opt_feather >= 0 && opt_feather <= 500) || opt_threads < 0))
+	if (!usage_error && (!(opt_threshold <= 1) || !(opt_feather >= 0 && opt_feather <= 500) || opt_threads < 0 ||
+	                     opt_lanes < 1 || opt_lanes > 64))
 		usage_error = _("--threshold must be at most 1, --feather within 0..500, --threads not negative.");
 	if (!usage_error && j.kind != OUTPUT_COMPOSITE && opt_background)
 		usage_error = _("--background goes with --output composite.");
@@ -512,16 +470,22 @@ main (int argc, char **argv)
 
 	g_autofree char *model_path = opt_model ? g_strdup (opt_model) : bd_library_default_model ();
 	bd_model *model = NULL;
+	bd_session **sessions = NULL;
+	guint lanes = 0;
 	if (!bd_library_open_model (model_path, &model, &error) ||
-	    !bd_library_new_session (model, &sopts, &j.session, &error)) {
+	    !bd_library_new_sessions (model, &sopts, every_gpu, (guint) opt_lanes, &sessions, &lanes, &error)) {
 		fprintf (stderr, "backdrop-cli: %s\n", error->message);
 		bd_model_free (model);
 		return EXIT_SETUP;
 	}
 	/* Always said, even with --quiet: which device ran is part of the result. */
+	g_autoptr (GString) devices = g_string_new (NULL);
+	for (guint i = 0; i < lanes; i++)
+		g_string_append_printf (devices, i ? " + %s" : "%s", bd_session_device_description (sessions[i]));
 	fprintf (stderr, "backdrop-cli: ");
-	/* TRANSLATORS: %s is the processor that runs the network, e.g. "CPU (2 threads)". */
-	fprintf (stderr, _("using %s"), bd_session_device_description (j.session));
+	/* TRANSLATORS: %s is the processor that runs the network, e.g. "CPU (2 threads)", or
+	 * several joined by " + " (one per GPU). */
+	fprintf (stderr, _("using %s"), devices->str);
 	fprintf (stderr, "\n");
 
 	/* A run killed outright (SIGKILL, a power cut) leaves its temporary file: clear them. */
@@ -545,43 +509,17 @@ main (int argc, char **argv)
 		[OUTPUT_CUTOUT] = BD_OUTPUT_CUTOUT, [OUTPUT_MASK] = BD_OUTPUT_MASK, [OUTPUT_COMPOSITE] = BD_OUTPUT_COMPOSITE,
 	};
 	g_autoptr (GPtrArray) failed = g_ptr_array_new_with_free_func (g_free);
-	run_state r = { .total = inputs->len, .start = g_get_monotonic_time (), .failed = failed };
-	/* The network runs here, the next photo decodes on a thread beside it and the saving
-	 * (most of a GPU run's time) on workers. At most one finished result per worker waits,
-	 * so memory stays flat on any folder. */
-	guint encoders = MAX (1, g_get_num_processors () / 2);
-	BdSavePool *saves = bd_save_pool_new (encoders, interrupt);
-	prefetch *next = prefetch_start (inputs->pdata[0]);
-	for (guint i = 0; i < inputs->len && !g_cancellable_is_cancelled (interrupt); i++) {
-		photo_item *p = g_new0 (photo_item, 1);
-		p->index = i;
-		p->input = g_strdup (inputs->pdata[i]);
-		p->output = opt_output_file ? g_strdup (opt_output_file)
-		                            : output_name (p->input, kind_names[j.kind], ext, &names);
-		p->t0 = g_get_monotonic_time ();
-		g_autoptr (GError) e = NULL;
-		gboolean replace = FALSE;
-		gboolean allowed = output_allowed (p->input, p->output, protected, &replace, &e);
-		g_autoptr (GdkPixbuf) photo = prefetch_finish (next, allowed ? &e : NULL);
-		next = i + 1 < inputs->len ? prefetch_start (inputs->pdata[i + 1]) : NULL;
-		g_autoptr (GdkPixbuf) result = allowed && photo ? compute (&j, photo, &e) : NULL;
-		report_saved (&j, &r, saves, TRUE, result ? encoders : 0);
-		if (!result) {
-			report (&j, &r, p, e);
-			continue;
-		}
-		BdSaveFlags flags = (replace ? BD_SAVE_REPLACE : BD_SAVE_NO_REPLACE) |
-		                    (j.kind == OUTPUT_MASK ? BD_SAVE_MASK : 0);
-		bd_save_pool_push (saves, result, p->output, j.quality, flags, p);
-	}
-	if (next) {   /* interrupted: the decode under way is not needed */
-		GdkPixbuf *unused = prefetch_finish (next, NULL);
-		g_clear_object (&unused);
-	}
-	report_saved (&j, &r, saves, TRUE, 0);
-	bd_save_pool_free (saves);
+	run_state r = { .j = &j, .kind_name = kind_names[j.kind], .ext = ext, .names = &names, .protected = protected,
+	                .failed = failed };
+	/* Photos decode on threads ahead of the network, which runs on a lane per session, and
+	 * are saved (most of a GPU run's time) on workers; reported in input order. A bounded
+	 * number are in flight, so memory stays flat on any folder (bd-batch-run.h). */
+	static const BdBatchFuncs funcs = { .prepare = prepare_photo, .compute = compute_photo, .report = report_photo };
+	BdBatchOptions batch = { .sessions = sessions, .lanes = lanes };
+	gint64 start = g_get_monotonic_time ();
+	bd_batch_run ((const char *const *) inputs->pdata, inputs->len, &batch, &funcs, &r, interrupt);
 	guint done = r.done;
-	double seconds = (g_get_monotonic_time () - r.start) / 1e6;
+	double seconds = (g_get_monotonic_time () - start) / 1e6;
 	int sig = g_atomic_int_get (&interrupt_signal);
 	if (sig)
 		fprintf (stderr, ngettext ("backdrop-cli: interrupted (%s): %u of %u photo done in %.1f s\n",
@@ -597,7 +535,7 @@ main (int argc, char **argv)
 		for (guint i = 0; i < failed->len; i++)
 			fprintf (stderr, "  %s\n", (const char *) failed->pdata[i]);
 	}
-	bd_session_free (j.session);
+	bd_library_free_sessions (sessions);
 	bd_model_free (model);
 	g_clear_object (&j.background_pixbuf);
 	if (sig)

@@ -44,8 +44,21 @@ bd_library_default_model (void)
 gboolean
 bd_library_parse_device (const char *text, bd_device *device, int *index)
 {
+	gboolean all;
+	return bd_library_parse_devices (text, device, index, &all) && !all;
+}
+
+gboolean
+bd_library_parse_devices (const char *text, bd_device *device, int *index, gboolean *all)
+{
 	*index = 0;
-	if (!g_strcmp0 (text, "auto"))
+	*all = FALSE;
+	if (!text)
+		return FALSE;
+	if (!g_strcmp0 (text, "cuda:all")) {
+		*device = BD_DEVICE_CUDA;
+		*all = TRUE;
+	} else if (!g_strcmp0 (text, "auto"))
 		*device = BD_DEVICE_AUTO;
 	else if (!g_strcmp0 (text, "cpu"))
 		*device = BD_DEVICE_CPU;
@@ -96,6 +109,45 @@ bd_library_new_session (const bd_model *model, const bd_session_options *options
 	bd_library_set_error (error, &bd, options && options->device == BD_DEVICE_CUDA ? _("Could not use the GPU")
 	                                                                              : _("Could not start Backdrop"));
 	return FALSE;
+}
+
+gboolean
+bd_library_new_sessions (const bd_model *model, const bd_session_options *options, gboolean all, guint lanes,
+                         bd_session ***sessions, guint *n_sessions, GError **error)
+{
+	bd_session_options one = *options;
+	guint n = MAX (lanes, 1);
+	if (all) {
+		/* No GPU: one session on GPU 0 fails and says why (no driver, a build without CUDA). */
+		n = (guint) MAX (bd_device_count (BD_DEVICE_CUDA), 1);
+		one.device = BD_DEVICE_CUDA;
+	}
+	/* Sessions side by side share the cores (the CPU network; on a GPU, compositing) rather
+	 * than each taking them all. */
+	if (n > 1 && options->threads == 0)
+		one.threads = (int) MAX (g_get_num_processors () / n, 1);
+	*sessions = NULL;
+	*n_sessions = 0;
+	bd_session **made = g_new0 (bd_session *, n + 1);
+	for (guint i = 0; i < n; i++) {
+		if (all)
+			one.device_index = (int) i;
+		if (!bd_library_new_session (model, &one, &made[i], error)) {
+			bd_library_free_sessions (made);
+			return FALSE;
+		}
+	}
+	*sessions = made;
+	*n_sessions = n;
+	return TRUE;
+}
+
+void
+bd_library_free_sessions (bd_session **sessions)
+{
+	for (bd_session **s = sessions; s && *s; s++)
+		bd_session_free (*s);
+	g_free (sessions);
 }
 
 gboolean

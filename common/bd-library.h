@@ -26,6 +26,10 @@ char     *bd_library_default_model (void);
 /* "auto", "cpu", "cuda" (or "gpu"), "cuda:N": FALSE for anything else. */
 gboolean  bd_library_parse_device (const char *text, bd_device *device, int *index);
 
+/* bd_library_parse_device for programs that can run a session per GPU: "cuda:all" too, which
+ * sets *@all (and BD_DEVICE_CUDA); the others clear it. */
+gboolean  bd_library_parse_devices (const char *text, bd_device *device, int *index, gboolean *all);
+
 /* bd_model_open on @path (NULL: bd_library_default_model ()). On failure "Could not load the
  * model “PATH”: why", or, when the installed model is missing, how to install it. */
 gboolean  bd_library_open_model (const char *path, bd_model **model, GError **error);
@@ -34,6 +38,14 @@ gboolean  bd_library_open_model (const char *path, bd_model **model, GError **er
  * "Could not start Backdrop: why". */
 gboolean  bd_library_new_session (const bd_model *model, const bd_session_options *options,
                                   bd_session **session, GError **error);
+
+/* Sessions for @options on every GPU (@all, whatever device_index says), else @lanes of them
+ * on @options' one device (each with its share of the CPU threads, for the CPU): an array of
+ * *@n_sessions, NULL-terminated, for bd_library_free_sessions. With no usable GPU, cuda:all
+ * fails as cuda does: "Could not use the GPU: why". */
+gboolean  bd_library_new_sessions (const bd_model *model, const bd_session_options *options, gboolean all,
+                                   guint lanes, bd_session ***sessions, guint *n_sessions, GError **error);
+void      bd_library_free_sessions (bd_session **sessions);
 
 /* FALSE with BD_LIBRARY_ERROR / BD_ERR_TOO_LARGE when a @width x @height photo is over the
  * library's limit (BD_MAX_PIXELS) or empty; @name (a file's or layer's) is for the message. */

@@ -333,7 +333,10 @@ allow_smem (bd_error *error)
 	return BD_OK;
 }
 
-int hopper_state = -1;   /* -1 unknown, 0 unusable, 1 usable */
+int hopper_state = -1;   /* -1 unknown, 0 unusable, 1 usable: decided on the first GPU */
+/* cudaFuncSetAttribute holds for the current device only, so each GPU a session opens
+ * (cuda:all opens every one) has the kernels' shared memory granted: a bit per device. */
+unsigned long long smem_devices;
 
 /* The fast path's tiles. */
 enum fast_tile {
@@ -344,15 +347,47 @@ enum fast_tile {
 /* BACKDROP_GPU_TILE names one tile for every layer it fits (bench-conv-cuda compares them). */
 fast_tile forced_tile = TILE_AUTO;
 
+/* The kernels' shared memory on the current device (@bit), then conv2d-tma.cu's, whose
+ * warp-specialised kernels take the fast layers they fit. */
+bd_status
+grant_smem (unsigned long long bit, bd_error *error)
+{
+	bd_status st = allow_smem<256, 64, true, false> (error);
+	if (st == BD_OK)
+		st = allow_smem<128, 128, false, false> (error);
+	if (st == BD_OK)
+		st = allow_smem<256, 128, false, false> (error);
+	if (st == BD_OK)
+		st = allow_smem<128, 256, false, false> (error);
+	if (st == BD_OK)
+		st = allow_smem<128, 128, false, false, 2> (error);
+	if (st == BD_OK)
+		st = allow_smem<128, 64, true, false, 2> (error);
+	if (st == BD_OK)
+		st = allow_smem<128, 64, true, false, 3> (error);
+	if (st == BD_OK)
+		st = allow_smem<128, 64, false, true> (error);
+	if (st == BD_OK)
+		st = allow_smem<128, 128, false, true> (error);
+	if (st != BD_OK)
+		return st;
+	hopper_state = 1;
+	smem_devices |= bit;
+	return bd_gpu_conv2d_tma_init (error);
+}
+
 } // namespace
 
 bd_status
 bd_gpu_conv2d_hopper_init (bd_error *error)
 {
-	if (hopper_state >= 0)
-		return BD_OK;
 	int dev = 0, major = 0, minor = 0;
 	BD_CUDA_CHECK (cudaGetDevice (&dev));
+	const unsigned long long bit = dev < 64 ? 1ull << dev : 0;   /* beyond 64: granted each time */
+	if (hopper_state == 0 || (hopper_state == 1 && (smem_devices & bit)))
+		return BD_OK;
+	if (hopper_state == 1)
+		return grant_smem (bit, error);
 	BD_CUDA_CHECK (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev));
 	BD_CUDA_CHECK (cudaDeviceGetAttribute (&minor, cudaDevAttrComputeCapabilityMinor, dev));
 	/* BACKDROP_GPU_NO_WGMMA=1 keeps the portable kernels, to compare the two. */
@@ -377,30 +412,11 @@ bd_gpu_conv2d_hopper_init (bd_error *error)
 		e = cudaMemcpy (&has, flag, sizeof has, cudaMemcpyDeviceToHost);
 	cudaFree (flag);
 	BD_CUDA_CHECK (e);
-	bd_status st = BD_OK;
-	if (has && st == BD_OK)
-		st = allow_smem<256, 64, true, false> (error);
-	if (has && st == BD_OK)
-		st = allow_smem<128, 128, false, false> (error);
-	if (has && st == BD_OK)
-		st = allow_smem<256, 128, false, false> (error);
-	if (has && st == BD_OK)
-		st = allow_smem<128, 256, false, false> (error);
-	if (has && st == BD_OK)
-		st = allow_smem<128, 128, false, false, 2> (error);
-	if (has && st == BD_OK)
-		st = allow_smem<128, 64, true, false, 2> (error);
-	if (has && st == BD_OK)
-		st = allow_smem<128, 64, true, false, 3> (error);
-	if (has && st == BD_OK)
-		st = allow_smem<128, 64, false, true> (error);
-	if (has && st == BD_OK)
-		st = allow_smem<128, 128, false, true> (error);
-	if (st != BD_OK)
-		return st;
-	hopper_state = has;
-	/* The warp-specialised kernels of conv2d-tma.cu take the fast layers they fit. */
-	return has ? bd_gpu_conv2d_tma_init (error) : BD_OK;
+	if (!has) {
+		hopper_state = 0;
+		return BD_OK;
+	}
+	return grant_smem (bit, error);
 }
 
 bool

@@ -739,7 +739,8 @@ const char *const ws_names[] = {
 	"wsresident", "ws256x128",
 };
 ws_choice forced = WS_AUTO;
-int tma_state = -1;   /* -1 unknown, 0 unusable, 1 usable */
+int tma_state = -1;   /* -1 unknown, 0 unusable, 1 usable: decided on the first GPU */
+unsigned long long tma_devices;   /* those whose shared memory is granted, a bit each */
 int wide_split = 128;       /* BACKDROP_GPU_WIDE_SPLIT=N: its fewest steps (0: never; bd_gpu_conv2d_tma) */
 bool wide_pixels = true;    /* BACKDROP_GPU_WIDE_PIXELS=0 turns 256 x 128 off (both rules) */
 bool swapped_up = true;     /* BACKDROP_GPU_SWAPPED_UP=0 turns them off (bd_gpu_conv2d_tma) */
@@ -886,11 +887,20 @@ allow_resident_smem (bd_error *error)
 
 } // namespace
 
+static bd_status grant_tma_smem (int device, unsigned long long bit, bd_error *error);
+
 bd_status
 bd_gpu_conv2d_tma_init (bd_error *error)
 {
-	if (tma_state >= 0)
+	/* The shared memory is granted per device (cudaFuncSetAttribute), the rest once. */
+	int device = 0;
+	if (cudaGetDevice (&device) != cudaSuccess)
+		return bd_error_set (error, BD_ERR_DEVICE, "cannot tell the current GPU");
+	const unsigned long long bit = device < 64 ? 1ull << device : 0;
+	if (tma_state == 0 || (tma_state == 1 && (tma_devices & bit)))
 		return BD_OK;
+	if (tma_state == 1)
+		return grant_tma_smem (device, bit, error);
 	tma_state = 0;
 	/* BACKDROP_GPU_NO_TMA=1 keeps conv2d-hopper.cu's kernels, to compare the two. */
 	const bd_gpu_switches &sw = bd_gpu_switches_get ();
@@ -920,6 +930,13 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 			forced = (ws_choice) i;
 	if (tile && *tile && forced == WS_AUTO)
 		return BD_OK;
+	return grant_tma_smem (device, bit, error);
+}
+
+/* The kernels' shared memory on the current @device (@bit of tma_devices). */
+static bd_status
+grant_tma_smem (int device, unsigned long long bit, bd_error *error)
+{
 	bd_status st = allow_smem<128, 128, false, 1> (error);
 	if (st == BD_OK)
 		st = allow_smem<128, 256, false, 1> (error);
@@ -948,13 +965,12 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 	                    cudaFuncSetAttribute (conv2d_resident_up_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
 	                                          resident_up_tile<2>::SMEM) != cudaSuccess))
 		st = bd_error_set (error, BD_ERR_DEVICE, "cannot give the resident up-convolution its shared memory");
-	int device = 0;
-	if (st == BD_OK && (cudaGetDevice (&device) != cudaSuccess ||
-	                    cudaDeviceGetAttribute (&multiprocessors, cudaDevAttrMultiProcessorCount, device) != cudaSuccess))
+	if (st == BD_OK && cudaDeviceGetAttribute (&multiprocessors, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
 		st = bd_error_set (error, BD_ERR_DEVICE, "cannot count the GPU's multiprocessors");
 	if (st != BD_OK)
 		return st;
 	tma_state = 1;
+	tma_devices |= bit;
 	return BD_OK;
 }
 

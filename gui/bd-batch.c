@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "bd-batch.h"
+#include "bd-decode-ahead.h"
 #include "bd-image-io.h"
 #include "bd-output-name.h"
 #include "bd-pixels.h"
@@ -18,6 +19,8 @@ struct _BdBatch
   BdEngine     *engine;
   BdBatchItem  *working;        /* being processed */
   GCancellable *cancellable;    /* for the processing of @working */
+  BdDecodeAhead *ahead;         /* decodes the next photo while @working is segmented */
+  BdBatchItem  *ahead_item;     /* that next photo, started and not yet taken */
   GTask        *export_task;    /* of bd_batch_export_async(), while it runs */
   gboolean      busy;           /* as last notified */
 };
@@ -77,6 +80,7 @@ typedef struct
   GdkPixbuf      *photo;
   BdSegmentation *segmentation;
   GdkTexture     *thumbnail;
+  gboolean        decoded_ahead; /* @item's photo was started in self->ahead */
 } Work;
 
 static void
@@ -178,9 +182,13 @@ load_thread (GTask        *task,
              GCancellable *cancellable)
 {
   Work *work = task_data;
+  GFile *file = bd_batch_item_get_file (work->item);
   GError *error = NULL;
 
-  work->photo = bd_image_load_file (bd_batch_item_get_file (work->item), cancellable, &error);
+  /* Decoded while the photo before it was segmented (waiting for the decode to end), or now. */
+  if (!work->decoded_ahead ||
+      !bd_decode_ahead_take (work->self->ahead, file, NULL, &work->photo, &error))
+    work->photo = bd_image_load_file (file, cancellable, &error);
   if (work->photo == NULL)
     g_task_return_error (task, error);
   else
@@ -217,6 +225,40 @@ on_loaded (GObject      *object,
                            self->cancellable, on_segmented, next);
 }
 
+/* Forgets the photo decoded ahead, if any: it is not the next one any more. */
+static void
+drop_ahead (BdBatch *self)
+{
+  if (self->ahead_item != NULL)
+    bd_decode_ahead_forget (self->ahead, bd_batch_item_get_file (self->ahead_item), NULL);
+  g_clear_object (&self->ahead_item);
+}
+
+/* Starts decoding the first waiting photo after the one being processed, so that its
+ * decoding overlaps the network's work (one photo ahead, as the CLI's batch engine does). */
+static void
+decode_next_ahead (BdBatch *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  g_autoptr(BdBatchItem) next = NULL;
+
+  for (guint i = 0; i < n && next == NULL; i++)
+    {
+      g_autoptr(BdBatchItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+
+      if (item != self->working && bd_batch_item_get_state (item) == BD_BATCH_ITEM_WAITING)
+        next = g_steal_pointer (&item);
+    }
+
+  if (next == self->ahead_item)
+    return;
+  drop_ahead (self);
+  if (next == NULL)
+    return;
+  bd_decode_ahead_start (self->ahead, bd_batch_item_get_file (next), NULL);
+  self->ahead_item = g_steal_pointer (&next);
+}
+
 static void
 process_next (BdBatch *self)
 {
@@ -225,7 +267,10 @@ process_next (BdBatch *self)
   Work *work;
 
   if (self->working != NULL)
-    return;
+    {
+      decode_next_ahead (self);  /* the list may have changed behind it */
+      return;
+    }
 
   for (guint i = 0; i < n && self->working == NULL; i++)
     {
@@ -245,6 +290,11 @@ process_next (BdBatch *self)
   work = g_new0 (Work, 1);
   work->self = g_object_ref (self);
   work->item = g_object_ref (self->working);
+  /* Started ahead: the load takes it over. */
+  work->decoded_ahead = self->ahead_item == self->working;
+  if (work->decoded_ahead)
+    g_clear_object (&self->ahead_item);
+  decode_next_ahead (self);
 
   task = g_task_new (self, self->cancellable, on_loaded, NULL);
   g_task_set_task_data (task, work, (GDestroyNotify) work_free);
@@ -519,6 +569,7 @@ bd_batch_clear (BdBatch *self)
   g_return_if_fail (BD_IS_BATCH (self));
 
   stop_working (self);
+  drop_ahead (self);
   g_list_store_remove_all (self->items);
 }
 
@@ -637,10 +688,22 @@ bd_batch_dispose (GObject *object)
   BdBatch *self = BD_BATCH (object);
 
   stop_working (self);
+  drop_ahead (self);
   g_clear_object (&self->items);
   g_clear_object (&self->engine);
 
   G_OBJECT_CLASS (bd_batch_parent_class)->dispose (object);
+}
+
+static void
+bd_batch_finalize (GObject *object)
+{
+  BdBatch *self = BD_BATCH (object);
+
+  /* Here, not in dispose: a load still running holds a reference and may be taking from it. */
+  bd_decode_ahead_free (self->ahead);
+
+  G_OBJECT_CLASS (bd_batch_parent_class)->finalize (object);
 }
 
 static void
@@ -676,6 +739,7 @@ bd_batch_class_init (BdBatchClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = bd_batch_dispose;
+  object_class->finalize = bd_batch_finalize;
   object_class->get_property = bd_batch_get_property;
 
   properties[PROP_N_ITEMS] =
@@ -700,6 +764,7 @@ bd_batch_class_init (BdBatchClass *klass)
 static void
 bd_batch_init (BdBatch *self)
 {
+  self->ahead = bd_decode_ahead_new (1);
   self->items = g_list_store_new (BD_TYPE_BATCH_ITEM);
   g_signal_connect_object (self->items, "items-changed", G_CALLBACK (on_items_changed), self,
                            G_CONNECT_SWAPPED);

@@ -718,6 +718,144 @@ test_names_and_numbers (void)
 	}
 }
 
+/* Every file of @dir, by name, with its contents. */
+static GHashTable *
+folder_contents (const char *dir)
+{
+	GHashTable *files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_bytes_unref);
+	g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+	g_assert_nonnull (d);
+	for (const char *n; (n = g_dir_read_name (d));) {
+		g_autofree char *p = g_build_filename (dir, n, NULL);
+		gsize len;
+		char *data = contents_of (p, &len);
+		g_hash_table_insert (files, g_strdup (n), g_bytes_new_take (data, len));
+	}
+	return files;
+}
+
+/* A folder with broken files in the middle through one lane and through two side by side
+ * (the path cuda:all takes, here on the CPU): the same files, byte for byte, each error
+ * against its own photo, every line in input order, every good photo written. */
+static void
+test_lanes (void)
+{
+	g_autofree char *in = path_in ("lanes-in");
+	g_mkdir (in, 0755);
+	enum { N = 9 };
+	for (int i = 0; i < N; i++) {
+		g_autofree char *name = g_strdup_printf ("lanes-in/p%d.%s", i, i % 2 ? "png" : "jpg");
+		g_autofree char *made = small_photo (name, 90 + 17 * i, 60 + 11 * i);
+	}
+	g_autofree char *broken_text = path_in ("lanes-in/p3.png"), *broken_half = path_in ("lanes-in/p6.jpg");
+	g_assert_true (g_file_set_contents (broken_text, "no photo here", -1, NULL));
+	gsize len;
+	g_autofree char *whole = contents_of (broken_half, &len);
+	g_assert_true (g_file_set_contents (broken_half, whole, (gssize) len / 3, NULL));
+	g_autoptr (GHashTable) first = NULL;
+	for (int lanes = 1; lanes <= 2; lanes++) {
+		g_autofree char *out = g_strdup_printf ("%s/lanes-out-%d", tmpdir, lanes);
+		g_autofree char *lanes_arg = g_strdup_printf ("%d", lanes);
+		run_result r = run_cli ("--device", "cpu", "--lanes", lanes_arg, "--output", "composite", "-b", "blur:4", in,
+		                        "--output-dir", out, NULL);
+		g_assert_cmpint (r.status, ==, 1);
+		g_assert_nonnull (strstr (r.err, "2 of 9 photos failed"));
+		if (lanes == 2)
+			g_assert_nonnull (strstr (r.err, " + CPU"));   /* both sessions named */
+		const char *at = r.err;
+		for (int i = 0; i < N; i++) {
+			g_autofree char *line = g_strdup_printf ("[%d/%d] %s/p%d.%s", i + 1, N, in, i, i % 2 ? "png" : "jpg");
+			at = strstr (at, line);
+			if (!at)
+				g_error ("no “%s” after the previous photo's line in: %s", line, r.err);
+			const char *end = strchr (at, '\n');
+			g_autofree char *text = g_strndup (at, (gsize) (end - at));
+			if (i == 3)
+				g_assert_nonnull (strstr (text, "not an image"));
+			else if (i == 6)
+				g_assert_nonnull (strstr (text, "truncated"));
+			else
+				g_assert_nonnull (strstr (text, "→"));
+		}
+		g_free (r.err);
+		GHashTable *files = folder_contents (out);
+		g_assert_cmpuint (g_hash_table_size (files), ==, N - 2);
+		if (!first) {
+			first = files;
+			continue;
+		}
+		GHashTableIter it;
+		gpointer name, bytes;
+		g_hash_table_iter_init (&it, first);
+		while (g_hash_table_iter_next (&it, &name, &bytes)) {
+			GBytes *other = g_hash_table_lookup (files, name);
+			if (!other || !g_bytes_equal (bytes, other))
+				g_error ("%s differs between one lane and two", (const char *) name);
+		}
+		g_hash_table_unref (files);
+	}
+}
+
+/* cuda:all fails as cuda does when no GPU is usable, and runs where cuda runs; a GPU number
+ * past the last is refused with the library's reason; a misspelt one is a usage error. */
+static void
+test_devices (void)
+{
+	g_autofree char *photo = small_photo ("devices.jpg", 40, 30), *out = path_in ("devices-out.png");
+	run_result cuda = run_cli ("--device", "cuda", photo, "-o", out, NULL);
+	g_unlink (out);
+	run_result all = run_cli ("--device", "cuda:all", photo, "-o", out, NULL);
+	if (cuda.status == 3) {
+		g_assert_cmpint (all.status, ==, 3);
+		g_assert_nonnull (strstr (all.err, "Could not use the GPU: "));
+		g_assert_cmpstr (all.err, ==, cuda.err);   /* the same reason, in the same words */
+		assert_no_output (out);
+	} else {
+		/* A folder over every GPU: the same bytes as on the first (a GPU past the first
+		 * whose kernels were never given their shared memory failed every photo). */
+		g_assert_cmpint (cuda.status, ==, 0);
+		g_assert_cmpint (all.status, ==, 0);
+		g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
+		g_unlink (out);
+		g_autofree char *in = path_in ("devices-in"), *one = path_in ("devices-one"), *every = path_in ("devices-all");
+		g_mkdir (in, 0755);
+		for (int i = 0; i < 8; i++) {
+			g_autofree char *name = g_strdup_printf ("devices-in/p%d.jpg", i);
+			g_autofree char *made = small_photo (name, 300 + 20 * i, 200 + 10 * i);
+		}
+		run_result r = run_cli ("--device", "cuda", "--output", "mask", in, "--output-dir", one, NULL);
+		g_assert_cmpint (r.status, ==, 0);
+		g_free (r.err);
+		r = run_cli ("--device", "cuda:all", "--output", "mask", in, "--output-dir", every, NULL);
+		g_assert_cmpint (r.status, ==, 0);
+		g_free (r.err);
+		g_autoptr (GHashTable) a = folder_contents (one), b = folder_contents (every);
+		g_assert_cmpuint (g_hash_table_size (a), ==, 8);
+		g_assert_cmpuint (g_hash_table_size (b), ==, 8);
+		GHashTableIter it;
+		gpointer name, bytes;
+		g_hash_table_iter_init (&it, a);
+		while (g_hash_table_iter_next (&it, &name, &bytes))
+			if (!g_bytes_equal (bytes, g_hash_table_lookup (b, name)))
+				g_error ("%s differs between cuda and cuda:all", (const char *) name);
+	}
+	g_free (cuda.err);
+	g_free (all.err);
+	run_result far = run_cli ("--device", "cuda:99999", photo, "-o", out, NULL);
+	g_assert_cmpint (far.status, ==, 3);
+	g_assert_nonnull (strstr (far.err, "Could not use the GPU: "));
+	g_free (far.err);
+	assert_no_output (out);
+	static const char *const bad[] = { "cuda:al", "cuda:ALL", "cuda:all:0", "all" };
+	for (gsize i = 0; i < G_N_ELEMENTS (bad); i++) {
+		run_result r = run_cli ("--device", bad[i], photo, "-o", out, NULL);
+		g_assert_cmpint (r.status, ==, 2);
+		g_assert_nonnull (strstr (r.err, "cuda:all"));   /* the message names the choices */
+		g_free (r.err);
+	}
+	assert_no_output (out);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -753,6 +891,8 @@ main (int argc, char **argv)
 	g_test_add_func ("/cli/signals", test_signals);
 	g_test_add_func ("/cli/names-and-numbers", test_names_and_numbers);
 	g_test_add_func ("/cli/output-names", test_output_names);
+	g_test_add_func ("/cli/lanes", test_lanes);
+	g_test_add_func ("/cli/devices", test_devices);
 	int ret = g_test_run ();
 	g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
 	if (system (cmd) != 0)

@@ -363,6 +363,82 @@ test_save_file (void)
 	g_assert_nonnull (error);
 }
 
+/* Device names: cuda:N by number, cuda:all for every GPU only where a program asks for it. */
+static void
+test_device_names (void)
+{
+	const struct { const char *text; gboolean ok; bd_device device; int index; gboolean all; } cases[] = {
+		{ "auto", TRUE, BD_DEVICE_AUTO, 0, FALSE }, { "cpu", TRUE, BD_DEVICE_CPU, 0, FALSE },
+		{ "cuda", TRUE, BD_DEVICE_CUDA, 0, FALSE }, { "gpu", TRUE, BD_DEVICE_CUDA, 0, FALSE },
+		{ "cuda:0", TRUE, BD_DEVICE_CUDA, 0, FALSE }, { "cuda:3", TRUE, BD_DEVICE_CUDA, 3, FALSE },
+		{ "cuda:all", TRUE, BD_DEVICE_CUDA, 0, TRUE }, { "cuda:", FALSE, 0, 0, FALSE }, { "cuda:-1", FALSE, 0, 0, FALSE },
+		{ "cuda:all0", FALSE, 0, 0, FALSE }, { "cuda:ALL", FALSE, 0, 0, FALSE }, { "all", FALSE, 0, 0, FALSE },
+		{ "cuda:99999999999", FALSE, 0, 0, FALSE },
+		{ NULL, FALSE, 0, 0, FALSE },
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+		bd_device device = BD_DEVICE_CPU;
+		int index = -1;
+		gboolean all = TRUE;
+		gboolean ok = bd_library_parse_devices (cases[i].text, &device, &index, &all);
+		if (ok != cases[i].ok)
+			g_error ("%s: parsed %d, expected %d", cases[i].text, ok, cases[i].ok);
+		if (ok) {
+			g_assert_cmpint (device, ==, cases[i].device);
+			g_assert_cmpint (index, ==, cases[i].index);
+			g_assert_cmpint (all, ==, cases[i].all);
+		}
+		/* The one-device parser (the video tools) takes the same names but cuda:all. */
+		g_assert_cmpint (bd_library_parse_device (cases[i].text, &device, &index), ==, ok && !cases[i].all);
+	}
+}
+
+/* Lanes on the CPU share its threads; cuda:all without a usable GPU fails as cuda does, with
+ * the GPU's reason, and leaves nothing open. */
+static void
+test_new_sessions (void)
+{
+	g_autofree char *path = g_build_filename (g_getenv ("BACKDROP_SOURCE_ROOT"), "data", "backdrop-portrait.bdm", NULL);
+	if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
+		g_test_skip ("the shipped model is absent");
+		return;
+	}
+	bd_model *model = NULL;
+	g_autoptr (GError) error = NULL;
+	g_assert_true (bd_library_open_model (path, &model, &error));
+	bd_session_options o;
+	bd_session_options_init (&o);
+	o.device = BD_DEVICE_CPU;
+	bd_session **sessions = NULL;
+	guint n = 0;
+	g_assert_true (bd_library_new_sessions (model, &o, FALSE, 2, &sessions, &n, &error));
+	g_assert_no_error (error);
+	g_assert_cmpuint (n, ==, 2);
+	g_assert_nonnull (sessions[0]);
+	g_assert_nonnull (sessions[1]);
+	g_assert_null (sessions[2]);
+	g_assert_true (sessions[0] != sessions[1]);
+	g_autofree char *want = g_strdup_printf ("CPU (%u thread", MAX (g_get_num_processors () / 2, 1));
+	g_assert_true (g_str_has_prefix (bd_session_device_description (sessions[1]), want));
+	bd_library_free_sessions (sessions);
+
+	if (bd_device_count (BD_DEVICE_CUDA) == 0) {
+		g_assert_false (bd_library_new_sessions (model, &o, TRUE, 1, &sessions, &n, &error));
+		g_assert_null (sessions);
+		g_assert_cmpuint (n, ==, 0);
+		g_assert_nonnull (error);
+		g_test_message ("%s", error->message);
+		g_assert_true (g_str_has_prefix (error->message, "Could not use the GPU: "));
+	} else {
+		g_assert_true (bd_library_new_sessions (model, &o, TRUE, 1, &sessions, &n, &error));
+		g_assert_cmpuint (n, ==, (guint) bd_device_count (BD_DEVICE_CUDA));
+		for (guint i = 0; i < n; i++)
+			g_assert_cmpint (bd_session_device (sessions[i]), ==, BD_DEVICE_CUDA);
+		bd_library_free_sessions (sessions);
+	}
+	bd_model_free (model);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -373,6 +449,8 @@ main (int argc, char **argv)
 	g_test_add_func ("/common/output-name", test_output_name);
 	g_test_add_func ("/common/pixbuf/view", test_pixbuf_view);
 	g_test_add_func ("/common/library/size-limit", test_size_limit);
+	g_test_add_func ("/common/library/device-names", test_device_names);
+	g_test_add_func ("/common/library/new-sessions", test_new_sessions);
 	g_test_add_func ("/common/image-io/save-file", test_save_file);
 	g_test_add_func ("/common/image-io/save-remote", test_save_remote);
 	int status = g_test_run ();
