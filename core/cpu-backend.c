@@ -72,16 +72,17 @@ buffer_layout (cpu_plan *p, cpu_buffer *b, uint32_t channels, uint32_t height, u
 	return BD_OK;
 }
 
-/* Points @b into @arena and zeroes its borders, which another size's buffers may have
- * written: kernels read them as padding and write only inside. */
+/* Points @b into @arena and, unless the arena is @fresh (all zero), zeroes its borders,
+ * which another size's buffers may have written: kernels read them as padding and write only
+ * inside. */
 static void
-buffer_bind (cpu_buffer *b, float *arena)
+buffer_bind (cpu_buffer *b, float *arena, bool fresh)
 {
 	if (!b->floats)
 		return;
 	bd_cpu_view *v = &b->view;
 	v->data = arena + b->offset + v->row_stride + BD_LANES;
-	for (uint32_t pl = 0; pl < b->planes; pl++) {
+	for (uint32_t pl = 0; !fresh && pl < b->planes; pl++) {
 		float *top = v->data + pl * v->plane_stride - v->row_stride - BD_LANES;
 		memset (top, 0, v->row_stride * sizeof *top);
 		memset (top + (size_t) (v->height + 1) * v->row_stride, 0, v->row_stride * sizeof *top);
@@ -102,14 +103,14 @@ planes_of (const cpu_buffer *b, uint32_t first)
 }
 
 static void
-plan_bind (cpu_plan *p, float *arena, uint32_t depth)
+plan_bind (cpu_plan *p, float *arena, uint32_t depth, bool fresh)
 {
-	buffer_bind (&p->input, arena);
+	buffer_bind (&p->input, arena, fresh);
 	for (uint32_t l = 0; l < depth; l++) {
-		buffer_bind (&p->pooled[l], arena);
-		buffer_bind (&p->tmp[l], arena);
-		buffer_bind (&p->cat[l], arena);
-		buffer_bind (&p->out[l], arena);
+		buffer_bind (&p->pooled[l], arena, fresh);
+		buffer_bind (&p->tmp[l], arena, fresh);
+		buffer_bind (&p->cat[l], arena, fresh);
+		buffer_bind (&p->out[l], arena, fresh);
 	}
 }
 
@@ -163,29 +164,34 @@ plan_for (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, cpu_
 		if (st != BD_OK)
 			return st;
 	}
+	bool fresh = false;
 	if (p->floats > s->arena_floats || p->half_floats > s->half_floats) {
-		/* Grown for the larger size; the other plan binds again when used. */
-		bd_free_aligned (s->arena);
-		bd_free_aligned (s->half);
+		/* Grown for the larger size; the other plan binds again when used. Fresh pages are
+		 * zero and faulted in by the pool's threads as the first pass writes them. */
+		bd_free_pages (s->arena, s->arena_floats * sizeof (float));
+		bd_free_pages (s->half, s->half_floats * sizeof *s->half);
 		size_t floats = p->floats > s->arena_floats ? p->floats : s->arena_floats;
 		size_t half = p->half_floats > s->half_floats ? p->half_floats : s->half_floats;
-		s->arena = bd_alloc_zeroed (floats, sizeof (float));
-		s->half = half ? bd_alloc_zeroed (half, sizeof *s->half) : NULL;
+		size_t bytes, half_bytes;
+		bool sizes_ok = bd_size_mul (floats, sizeof (float), &bytes) && bd_size_mul (half, sizeof *s->half, &half_bytes);
+		s->arena = sizes_ok ? bd_alloc_pages (bytes) : NULL;
+		s->half = sizes_ok && half ? bd_alloc_pages (half_bytes) : NULL;
+		s->arena_floats = s->arena ? floats : 0;
+		s->half_floats = s->half ? half : 0;
 		s->bound = NULL;
 		if (!s->arena || (half && !s->half)) {
-			bd_free_aligned (s->arena);
-			bd_free_aligned (s->half);
+			bd_free_pages (s->arena, s->arena_floats * sizeof (float));
+			bd_free_pages (s->half, s->half_floats * sizeof *s->half);
 			s->arena = NULL;
 			s->half = NULL;
 			s->arena_floats = s->half_floats = 0;
 			return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory for the network's %ux%u activations",
 			                     width, height);
 		}
-		s->arena_floats = floats;
-		s->half_floats = half;
+		fresh = true;
 	}
 	if (s->bound != p) {
-		plan_bind (p, s->arena, m->depth);
+		plan_bind (p, s->arena, m->depth, fresh);
 		s->bound = p;
 	}
 	p->last_used = ++s->uses;
@@ -284,8 +290,8 @@ cpu_destroy (bd_session *session)
 		for (int t = 0; t < 4; t++)
 			bd_cpu_conv_clear (&s->up[l][t]);
 	}
-	bd_free_aligned (s->arena);
-	bd_free_aligned (s->half);
+	bd_free_pages (s->arena, s->arena_floats * sizeof (float));
+	bd_free_pages (s->half, s->half_floats * sizeof *s->half);
 	free (s);
 	session->backend_data = NULL;
 }
