@@ -156,7 +156,10 @@ main (int argc, char **argv)
 			while ((f = bd_video_stream_next (s, k == end))) {
 				filter_seconds += (g_get_monotonic_time () - t1) / 1e6;
 				guint8 *rgba = bd_video_frame_get_tag (f);
-				const guint8 *raw = bd_video_frame_get_raw_alpha (f), *alpha = bd_video_frame_get_alpha (f);
+				/* Per-frame: the network's mask made decisive, as a photo's is by default. */
+				guint8 *raw = g_memdup2 (bd_video_frame_get_raw_alpha (f), n);
+				const guint8 *alpha = bd_video_frame_get_alpha (f);
+				bd_mask_make_decisive (raw, w, h, w, NULL);
 				g_autofree char *mname = g_strdup (names->pdata[out_index]);
 				strcpy (strrchr (mname, '.'), ".png");
 				g_autofree char *mpath = g_build_filename (dir, "masks", mname, NULL);
@@ -210,6 +213,7 @@ main (int argc, char **argv)
 				memcpy (prev_alpha, alpha, n);
 				memcpy (prev_label, label, n);
 				g_free (label);
+				g_free (raw);
 				g_free (prev_rgba);
 				prev_rgba = g_memdup2 (rgba, n * 4);
 				bd_video_frame_free (f);

@@ -12,7 +12,7 @@
 
 struct _BdVideoFrame {
 	guint8        *rgba;      /* width * 4 bytes a row */
-	guint8        *raw;       /* the network's mask */
+	guint8        *raw;       /* the network's mask, soft (before the decisive pass) */
 	guint8        *alpha;     /* steadied, edited when rendered */
 	gpointer       tag;
 	GDestroyNotify tag_free;
@@ -24,7 +24,8 @@ struct _BdVideoStream {
 	BdVideoSettings settings;
 	bd_background   background;
 	GQueue          frames;     /* waiting for their look-ahead, oldest first */
-	/* The last frame that left: its photo and steadied mask (before the edits). */
+	/* The last frame that left: its photo and steadied soft mask (before the decisive pass
+	 * and the edits). */
 	guint8         *last_rgba, *last_alpha;
 	gboolean        have_last;
 	guint8         *edited;     /* scratch: the mask after threshold and feather */
@@ -154,6 +155,9 @@ bd_video_stream_push (BdVideoStream *stream, const guint8 *rgba, gsize stride, g
 	 * temporal filter steadies the mask instead, at a fraction of the cost. */
 	run.mirror_average = 0;
 	run.main_subject_only = !s->settings.all_people;
+	/* Soft: the filter steadies the network's own values, which the decisive pass would
+	 * have settled to 0 or 255 frame by frame (bd_video_stream_next decides after it). */
+	run.decisive = 0;
 	bd_image photo = view (s, f->rgba);
 	bd_error err = { 0 };
 	if (bd_session_run (s->session, &photo, &run, f->raw, s->width, &err) != BD_OK) {
@@ -193,6 +197,9 @@ bd_video_stream_next (BdVideoStream *stream, gboolean draining)
 	memcpy (s->last_rgba, f->rgba, n * 4);
 	memcpy (s->last_alpha, f->alpha, n);
 	s->have_last = TRUE;
+	/* Then decisive, as a photo's mask is (bd_run_options.decisive): a steadied neighbour is
+	 * kept or removed, never left half. Fails only on arguments that cannot occur here. */
+	bd_mask_make_decisive (f->alpha, s->width, s->height, s->width, NULL);
 	return f;
 }
 

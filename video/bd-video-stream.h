@@ -60,7 +60,8 @@ guint          bd_video_stream_queued   (BdVideoStream *stream);
 gboolean       bd_video_stream_render   (BdVideoStream *stream, BdVideoFrame *frame, guint8 *out,
                                          gsize out_stride, GError **error);
 gpointer       bd_video_frame_get_tag   (BdVideoFrame *frame);
-/* The frame's steadied mask (width bytes a row) and its network mask before the filter. */
+/* The frame's steadied mask (width bytes a row; decisive, as a photo's mask is) and its
+ * network mask before the filter (soft: bd_mask_make_decisive not applied). */
 const guint8  *bd_video_frame_get_alpha (BdVideoFrame *frame);
 const guint8  *bd_video_frame_get_raw_alpha (BdVideoFrame *frame);
 void           bd_video_frame_free      (BdVideoFrame *frame);

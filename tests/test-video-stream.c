@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The video stream (video/bd-video-stream.c) on a DAVIS clip with the shipped model: the
+ * network's mask stays soft for the temporal filter, and what leaves is decisive, as a
+ * photo's mask is. Skipped without ../shared/datasets. */
+#include "bd-video-stream.h"
+
+#include <string.h>
+
+static const char *root;
+
+/* The first @count frames of the DAVIS clip `lucia` as RGBA, all of one size. */
+static GPtrArray *
+clip_frames (guint count, guint *width, guint *height)
+{
+	g_autofree char *dir = g_build_filename (root, "..", "shared", "datasets", "davis-people-train", "images", NULL);
+	GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
+	for (guint i = 0; i < count; i++) {
+		g_autofree char *name = g_strdup_printf ("lucia-%05u.webp", 2 * i);
+		g_autofree char *path = g_build_filename (dir, name, NULL);
+		g_autoptr (GdkPixbuf) p = gdk_pixbuf_new_from_file (path, NULL);
+		if (!p) {
+			g_ptr_array_unref (frames);
+			return NULL;
+		}
+		g_autoptr (GdkPixbuf) rgba = gdk_pixbuf_add_alpha (p, FALSE, 0, 0, 0);
+		*width = (guint) gdk_pixbuf_get_width (rgba);
+		*height = (guint) gdk_pixbuf_get_height (rgba);
+		guint8 *px = g_malloc ((gsize) *width * *height * 4);
+		for (guint y = 0; y < *height; y++)
+			memcpy (px + (gsize) y * *width * 4, gdk_pixbuf_read_pixels (rgba) + (gsize) y * gdk_pixbuf_get_rowstride (rgba),
+			        (gsize) *width * 4);
+		g_ptr_array_add (frames, px);
+	}
+	return frames;
+}
+
+static void
+test_soft_then_decisive (void)
+{
+	guint w = 0, h = 0;
+	g_autoptr (GPtrArray) frames = clip_frames (4, &w, &h);
+	if (!frames) {
+		g_test_skip ("../shared/datasets/davis-people-train is absent");
+		return;
+	}
+	g_autofree char *path = g_build_filename (root, "data", "backdrop-portrait.bdm", NULL);
+	bd_model *model = NULL;
+	bd_session *session = NULL;
+	bd_error err = { 0 };
+	bd_session_options o;
+	bd_session_options_init (&o);
+	o.device = BD_DEVICE_CPU;
+	g_assert_cmpint (bd_model_open (path, &model, &err), ==, BD_OK);
+	g_assert_cmpint (bd_session_new (model, &o, &session, &err), ==, BD_OK);
+	gsize n = (gsize) w * h;
+	g_autofree guint8 *check = g_malloc (n);
+
+	/* Without the filter, what leaves is the network's mask made decisive; with it, the
+	 * steadied mask made decisive (deciding it again changes nothing). Some frame's network
+	 * mask is soft where the decisive pass settles it, or the filter would have nothing the
+	 * decisive pass hides. */
+	gboolean some_soft = FALSE;
+	for (int steady = 0; steady < 2; steady++) {
+		BdVideoStream *s = bd_video_stream_new (session, w, h);
+		BdVideoSettings set = { .output = BD_VIDEO_OUTPUT_MASK, .threshold = -1, .latency = 1,
+		                        .steadiness = steady ? BD_VIDEO_DEFAULT_STEADINESS : 0 };
+		bd_video_stream_set (s, &set);
+		guint left = 0;
+		for (guint i = 0; i <= frames->len; i++) {
+			g_autoptr (GError) e = NULL;
+			if (i < frames->len)
+				g_assert_true (bd_video_stream_push (s, frames->pdata[i], (gsize) w * 4, NULL, NULL, &e));
+			BdVideoFrame *f;
+			while ((f = bd_video_stream_next (s, i == frames->len))) {
+				const guint8 *raw = bd_video_frame_get_raw_alpha (f), *alpha = bd_video_frame_get_alpha (f);
+				memcpy (check, raw, n);
+				g_assert_cmpint (bd_mask_make_decisive (check, w, h, w, &err), ==, BD_OK);
+				some_soft = some_soft || memcmp (check, raw, n) != 0;
+				if (!steady)
+					g_assert_cmpmem (alpha, n, check, n);
+				memcpy (check, alpha, n);
+				g_assert_cmpint (bd_mask_make_decisive (check, w, h, w, &err), ==, BD_OK);
+				g_assert_cmpmem (check, n, alpha, n);
+				bd_video_frame_free (f);
+				left++;
+			}
+		}
+		g_assert_cmpuint (left, ==, frames->len);
+		bd_video_stream_free (s);
+	}
+	g_assert_true (some_soft);
+	bd_session_free (session);
+	bd_model_free (model);
+}
+
+int
+main (int argc, char **argv)
+{
+	g_test_init (&argc, &argv, NULL);
+	root = g_getenv ("BACKDROP_SOURCE_ROOT");
+	g_assert_nonnull (root);
+	g_test_add_func ("/video/stream/soft-then-decisive", test_soft_then_decisive);
+	return g_test_run ();
+}
