@@ -37,10 +37,11 @@ typedef struct {
 	bd_cpu_conv dec[BD_MAX_DEPTH][2];
 	/* The two input sizes used last: mirror averaging alternates between two, and one plan
 	 * would be remade twice a photo. Their buffers share one arena (a forward pass keeps
-	 * nothing for the next), which halves the memory a photo first touches: 250 MB instead
-	 * of 480 MB for the shipped model, whose page faults were a fifth of a lone photo's time. */
+	 * nothing for the next): 250 MB instead of 480 MB for the shipped model, and a third
+	 * fewer page faults for a lone photo (docs/ARCHITECTURE.md). */
 	cpu_plan    plans[2];
 	cpu_plan   *bound;      /* the plan whose views point into the arena, borders zeroed */
+	bool        fresh;      /* the arena is all zero: no plan has been bound to it yet */
 	float      *arena;
 	size_t      arena_floats;
 	uint16_t   *half;       /* bf16 sessions: a convolution's input in bf16 */
@@ -146,10 +147,10 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, bo
 	return BD_OK;
 }
 
-/* The plan for this size, bound to the arena: a kept one, or a new one in place of the one
- * used longest ago. */
+/* The plan for this size: a kept one, or a new one in place of the one used longest ago;
+ * the arena grown to hold it, and with @bind the plan bound to it. */
 static bd_status
-plan_for (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, cpu_plan **out,
+plan_for (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, bool bind, cpu_plan **out,
           bd_error *error)
 {
 	cpu_plan *p = NULL;
@@ -164,7 +165,6 @@ plan_for (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, cpu_
 		if (st != BD_OK)
 			return st;
 	}
-	bool fresh = false;
 	if (p->floats > s->arena_floats || p->half_floats > s->half_floats) {
 		/* Grown for the larger size; the other plan binds again when used. Fresh pages are
 		 * zero and faulted in by the pool's threads as the first pass writes them. */
@@ -188,10 +188,11 @@ plan_for (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, cpu_
 			return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory for the network's %ux%u activations",
 			                     width, height);
 		}
-		fresh = true;
+		s->fresh = true;
 	}
-	if (s->bound != p) {
-		plan_bind (p, s->arena, m->depth, fresh);
+	if (bind && s->bound != p) {
+		plan_bind (p, s->arena, m->depth, s->fresh);
+		s->fresh = false;
 		s->bound = p;
 	}
 	p->last_used = ++s->uses;
@@ -328,7 +329,7 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 	cpu_state *state = session->backend_data;
 	bd_thread_pool *pool = session->pool;
 	cpu_plan *p = NULL;
-	bd_status st = plan_for (state, m, height, width, &p, error);
+	bd_status st = plan_for (state, m, height, width, true, &p, error);
 	if (st != BD_OK)
 		return st;
 
@@ -379,7 +380,7 @@ static bd_status
 cpu_reserve (bd_session *session, uint32_t height, uint32_t width, bd_error *error)
 {
 	cpu_plan *p;
-	return plan_for (session->backend_data, session->model, height, width, &p, error);
+	return plan_for (session->backend_data, session->model, height, width, false, &p, error);
 }
 
 /* The threads already share each layer: a batch gains nothing from running together. */

@@ -637,6 +637,42 @@ test_mirror_average (void)
 		}
 }
 
+/* A session run on photos of other shapes in turn (each photo's two passes at two sizes, the
+ * larger made room for first) gives what a fresh session gives: the sizes' shared memory
+ * leaves nothing behind. */
+static void
+test_session_run_shapes (void)
+{
+	bd_synthetic_spec spec;
+	bd_synthetic_spec_init (&spec, 3, 8, 64, 9);
+	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-shapes.bdm", NULL);
+	g_assert_true (bd_synthetic_model_write (&spec, path));
+	bd_model *m = NULL;
+	bd_session *s = NULL;
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_model_open (path, &m, &err), ==, BD_OK);
+	g_unlink (path);
+	g_assert_cmpint (bd_session_new (m, NULL, &s, &err), ==, BD_OK);
+	static const uint32_t shapes[][2] = { { 333, 517 }, { 200, 150 }, { 333, 517 }, { 90, 300 }, { 200, 150 } };
+	for (size_t i = 0; i < G_N_ELEMENTS (shapes); i++) {
+		uint32_t w = shapes[i][0], h = shapes[i][1];
+		g_autofree uint8_t *px = g_malloc ((size_t) w * h * 3);
+		bd_rng rng = { 40 + w };
+		for (size_t k = 0; k < (size_t) w * h * 3; k++)
+			px[k] = (uint8_t) bd_rng_uniform (&rng, 0, 256);
+		bd_image photo = { px, w, h, (size_t) w * 3, BD_PIXEL_RGB8 };
+		g_autofree uint8_t *got = g_malloc ((size_t) w * h), *want = g_malloc ((size_t) w * h);
+		g_assert_cmpint (bd_session_run (s, &photo, NULL, got, w, &err), ==, BD_OK);
+		bd_session *fresh = NULL;
+		g_assert_cmpint (bd_session_new (m, NULL, &fresh, &err), ==, BD_OK);
+		g_assert_cmpint (bd_session_run (fresh, &photo, NULL, want, w, &err), ==, BD_OK);
+		bd_session_free (fresh);
+		g_assert_cmpmem (got, (size_t) w * h, want, (size_t) w * h);
+	}
+	bd_session_free (s);
+	bd_model_free (m);
+}
+
 static void
 test_session_run (void)
 {
@@ -962,6 +998,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/session-image-functions", test_session_image_functions);
 	g_test_add_func ("/core/image/mirror-average", test_mirror_average);
 	g_test_add_func ("/core/image/session-run", test_session_run);
+	g_test_add_func ("/core/image/session-run-shapes", test_session_run_shapes);
 	int ret = g_test_run ();
 	bd_thread_pool_free (pool);
 	return ret;
