@@ -111,7 +111,8 @@ plan_bind (cpu_plan *p, float *arena, uint32_t depth, bool fresh)
 		buffer_bind (&p->pooled[l], arena, fresh);
 		buffer_bind (&p->tmp[l], arena, fresh);
 		buffer_bind (&p->cat[l], arena, fresh);
-		buffer_bind (&p->out[l], arena, fresh);
+		/* Read only by 1x1 operations (the up-convolution, the head): no padding to zero. */
+		buffer_bind (&p->out[l], arena, true);
 	}
 }
 
