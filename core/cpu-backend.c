@@ -116,20 +116,42 @@ plan_bind (cpu_plan *p, float *arena, uint32_t depth, bool fresh)
 	}
 }
 
+/* Places a buffer of @channels over planes @first.. of @host (same level, so the same
+ * geometry), where the two are never needed at once. */
+static void
+buffer_alias (cpu_buffer *b, const cpu_buffer *host, uint32_t first, uint32_t channels)
+{
+	*b = *host;
+	b->planes = PLANES (channels);
+	b->offset = host->offset + (size_t) first * host->view.plane_stride;
+	b->floats = (size_t) b->planes * host->view.plane_stride;
+}
+
+/* Buffers share memory where their lives do not overlap (the forward pass in cpu_forward_one):
+ * a decoder block's output lies over its level's skip half of cat, which the block's first
+ * convolution has consumed; the network's input and a level's pooled input lie over the up
+ * half of cat, which the up-convolution writes only later in the decoder. A third less
+ * memory for a photo to touch. */
 static bd_status
 plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, bool bf16, bd_error *error)
 {
 	memset (s, 0, sizeof *s);
-	bd_status st = buffer_layout (s, &s->input, 3, height, width, error);
+	bd_status st = BD_OK;
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
 		uint32_t h = height >> l, w = width >> l, c = m->widths[l];
-		if (l > 0)
-			st = buffer_layout (s, &s->pooled[l], m->widths[l - 1], h, w, error);
-		if (st == BD_OK)
-			st = buffer_layout (s, &s->tmp[l], c, h, w, error);
-		if (st == BD_OK && l + 1 < m->depth)
+		bool has_cat = l + 1 < m->depth;
+		uint32_t in_channels = l > 0 ? m->widths[l - 1] : 3;
+		st = buffer_layout (s, &s->tmp[l], c, h, w, error);
+		if (st == BD_OK && has_cat)
 			st = buffer_layout (s, &s->cat[l], 2 * PLANES (c) * BD_LANES, h, w, error);
-		if (st == BD_OK)
+		cpu_buffer *in = l > 0 ? &s->pooled[l] : &s->input;
+		if (st == BD_OK && has_cat && PLANES (in_channels) <= PLANES (c))
+			buffer_alias (in, &s->cat[l], PLANES (c), in_channels);
+		else if (st == BD_OK)
+			st = buffer_layout (s, in, in_channels, h, w, error);
+		if (st == BD_OK && has_cat)
+			buffer_alias (&s->out[l], &s->cat[l], 0, c);
+		else if (st == BD_OK)
 			st = buffer_layout (s, &s->out[l], c, h, w, error);
 	}
 	if (st != BD_OK) {
