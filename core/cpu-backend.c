@@ -37,8 +37,8 @@ typedef struct {
 	bd_cpu_conv dec[BD_MAX_DEPTH][2];
 	/* The two input sizes used last: mirror averaging alternates between two, and one plan
 	 * would be remade twice a photo. Their buffers share one arena (a forward pass keeps
-	 * nothing for the next): 250 MB instead of 480 MB for the shipped model, and a third
-	 * fewer page faults for a lone photo (docs/ARCHITECTURE.md). */
+	 * nothing for the next): with plan_layout's sharing, about 170 MB instead of 480 MB for
+	 * the shipped model, and half the page faults of a lone photo (docs/ARCHITECTURE.md). */
 	cpu_plan    plans[2];
 	cpu_plan   *bound;      /* the plan whose views point into the arena, borders zeroed */
 	bool        fresh;      /* the arena is all zero: no plan has been bound to it yet */
