@@ -6,7 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
+
 typedef struct {
 	uint32_t *start;    /* first source index of each output index */
 	uint32_t *count;

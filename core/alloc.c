@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The library's memory: vector-aligned zeroed blocks, and large ones straight from the
+ * kernel (the CPU backend's activation arena). */
+#include "backdrop-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#endif
+
+void *
+bd_alloc_zeroed (size_t count, size_t size)
+{
+	size_t bytes;
+	if (!bd_size_mul (count, size, &bytes) || bytes > SIZE_MAX - 64)
+		return NULL;
+	/* Round up so aligned_alloc's size rule holds; 64 bytes suits AVX-512 loads. */
+	bytes = (bytes + 63) & ~(size_t) 63;
+	void *p = aligned_alloc (64, bytes ? bytes : 64);
+	if (p)
+		memset (p, 0, bytes);
+	return p;
+}
+
+void *
+bd_alloc_pages (size_t bytes)
+{
+#if defined(MAP_ANONYMOUS)
+	/* Fresh pages are zero and cost nothing until touched: the threads that first write them
+	 * take the faults, instead of one memset touching everything before the work begins. */
+	void *p = mmap (NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+#else
+	return bd_alloc_zeroed (bytes, 1);
+#endif
+}
+
+void
+bd_free_pages (void *p, size_t bytes)
+{
+	if (!p)
+		return;
+#if defined(MAP_ANONYMOUS)
+	munmap (p, bytes ? bytes : 1);
+#else
+	(void) bytes;
+	bd_free_aligned (p);
+#endif
+}
+
+void
+bd_free_aligned (void *p)
+{
+	free (p);
+}
