@@ -46,8 +46,7 @@ main (int argc, char **argv)
 		fprintf (stderr, "session-run: %s\n", gerr->message);
 		return 1;
 	}
-	GdkPixbuf *rgb = gdk_pixbuf_get_has_alpha (loaded) ? gdk_pixbuf_add_alpha (loaded, FALSE, 0, 0, 0)
-	                                                  : g_object_ref (loaded);
+	GdkPixbuf *rgb = loaded;   /* gdk-pixbuf gives 8-bit RGB or RGBA */
 	bd_image photo = {
 		gdk_pixbuf_read_pixels (rgb), (uint32_t) gdk_pixbuf_get_width (rgb), (uint32_t) gdk_pixbuf_get_height (rgb),
 		(size_t) gdk_pixbuf_get_rowstride (rgb), gdk_pixbuf_get_has_alpha (rgb) ? BD_PIXEL_RGBA8 : BD_PIXEL_RGB8,
@@ -85,7 +84,6 @@ main (int argc, char **argv)
 	free (alpha);
 	bd_session_free (session);
 	bd_model_free (model);
-	g_object_unref (rgb);
 	g_object_unref (loaded);
 	return 0;
 }
