@@ -637,21 +637,30 @@ test_mirror_average (void)
 		}
 }
 
+/* A small random U-Net (depth 3, width 8, input 64) opened from a file removed at once. */
+static bd_model *
+synthetic_model (void)
+{
+	bd_synthetic_spec spec;
+	bd_synthetic_spec_init (&spec, 3, 8, 64, 9);
+	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-image.bdm", NULL);
+	g_assert_true (bd_synthetic_model_write (&spec, path));
+	bd_model *m = NULL;
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_model_open (path, &m, &err), ==, BD_OK);
+	g_unlink (path);
+	return m;
+}
+
 /* A session run on photos of other shapes in turn (each photo's two passes at two sizes, the
  * larger made room for first) gives what a fresh session gives: the sizes' shared memory
  * leaves nothing behind. */
 static void
 test_session_run_shapes (void)
 {
-	bd_synthetic_spec spec;
-	bd_synthetic_spec_init (&spec, 3, 8, 64, 9);
-	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-shapes.bdm", NULL);
-	g_assert_true (bd_synthetic_model_write (&spec, path));
-	bd_model *m = NULL;
+	bd_model *m = synthetic_model ();
 	bd_session *s = NULL;
 	bd_error err = { 0 };
-	g_assert_cmpint (bd_model_open (path, &m, &err), ==, BD_OK);
-	g_unlink (path);
 	g_assert_cmpint (bd_session_new (m, NULL, &s, &err), ==, BD_OK);
 	static const uint32_t shapes[][2] = { { 333, 517 }, { 200, 150 }, { 333, 517 }, { 90, 300 }, { 200, 150 } };
 	for (size_t i = 0; i < G_N_ELEMENTS (shapes); i++) {
@@ -676,15 +685,9 @@ test_session_run_shapes (void)
 static void
 test_session_run (void)
 {
-	bd_synthetic_spec spec;
-	bd_synthetic_spec_init (&spec, 3, 8, 64, 9);
-	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-image.bdm", NULL);
-	g_assert_true (bd_synthetic_model_write (&spec, path));
-	bd_model *m = NULL;
+	bd_model *m = synthetic_model ();
 	bd_session *s = NULL;
 	bd_error err = { 0 };
-	g_assert_cmpint (bd_model_open (path, &m, &err), ==, BD_OK);
-	g_unlink (path);
 	g_assert_cmpint (bd_session_new (m, NULL, &s, &err), ==, BD_OK);
 	g_assert_cmpint (bd_session_device (s), ==, BD_DEVICE_CPU);
 	g_assert_true (g_str_has_prefix (bd_session_device_description (s), "CPU ("));
