@@ -84,6 +84,72 @@ block_row_task (void *data, size_t by)
 	}
 }
 
+/* The per-cell steps of an iteration, a grid row a task: each cell reads and writes its own
+ * entries only, so the rows run side by side (on the GPU machine's 16 cores these loops,
+ * run on one, were half a cut-out's compositing). */
+enum { K = 11 };   /* F x alpha, alpha, B x (1 - alpha), 1 - alpha, plain RGB */
+
+typedef struct {
+	float            *img, *est, *sums;
+	bd_colour_means  *m;
+} cells_ctx;
+
+/* Block sums to means; the first estimates are the block's own colour. */
+static void
+start_task (void *data, size_t y)
+{
+	const cells_ctx *c = data;
+	for (size_t i = y * c->m->w; i < (y + 1) * c->m->w; i++) {
+		float *p = c->img + 5 * i;
+		for (int k = 0; k < 4; k++)
+			p[k] /= p[4];
+		for (int k = 0; k < 3; k++)
+			c->est[6 * i + k] = c->est[6 * i + 3 + k] = p[k];
+	}
+}
+
+/* The sums the window averages: each side's estimate weighted by its share, and the photo. */
+static void
+weigh_task (void *data, size_t y)
+{
+	const cells_ctx *c = data;
+	for (size_t i = y * c->m->w; i < (y + 1) * c->m->w; i++) {
+		const float *p = c->img + 5 * i, *e = c->est + 6 * i;
+		float *sm = c->sums + K * i, a = p[3];
+		for (int k = 0; k < 3; k++) {
+			sm[k] = e[k] * a;
+			sm[4 + k] = e[3 + k] * (1 - a);
+			sm[8 + k] = p[k];
+		}
+		sm[3] = a;
+		sm[7] = 1 - a;
+	}
+}
+
+/* The window's means of each side, and the next iteration's estimates from them. */
+static void
+means_task (void *data, size_t y)
+{
+	const cells_ctx *c = data;
+	for (size_t i = y * c->m->w; i < (y + 1) * c->m->w; i++) {
+		const float *sm = c->sums + K * i, *p = c->img + 5 * i;
+		float *fm = c->m->fg + 3 * i, *bm = c->m->bg + 3 * i, *e = c->est + 6 * i, a = p[3];
+		/* A little of the plain mean keeps each ratio defined where a window holds none
+		 * of that side (deep inside the person, or far from anyone). */
+		const float eps = 0.02f;
+		for (int k = 0; k < 3; k++) {
+			fm[k] = (sm[k] + eps * sm[8 + k]) / (sm[3] + eps);
+			bm[k] = (sm[4 + k] + eps * sm[8 + k]) / (sm[7] + eps);
+			/* The next iteration's estimates: each side's mean, corrected so that
+			 * a F + (1 - a) B reproduces the photo. */
+			float r = p[k] - a * fm[k] - (1 - a) * bm[k];
+			float fv = fm[k] + a * r, bv = bm[k] + (1 - a) * r;
+			e[k] = fv < 0 ? 0 : fv > 255 ? 255 : fv;
+			e[3 + k] = bv < 0 ? 0 : bv > 255 ? 255 : bv;
+		}
+	}
+}
+
 void
 bd_colour_means_clear (bd_colour_means *m)
 {
@@ -96,7 +162,6 @@ bd_status
 bd_colour_means_make (bd_thread_pool *pool, const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
                       uint32_t factor, const uint32_t *radii, int iterations, bd_colour_means *m, bd_error *error)
 {
-	enum { K = 11 };   /* F x alpha, alpha, B x (1 - alpha), 1 - alpha, plain RGB */
 	uint32_t f = factor ? factor : 1;
 	m->factor = f;
 	m->w = (photo->width + f - 1) / f;
@@ -118,26 +183,11 @@ bd_colour_means_make (bd_thread_pool *pool, const bd_image *photo, const uint8_t
 	/* The photo and mask averaged over blocks of f x f pixels. */
 	block_ctx bc = { photo, alpha, alpha_stride, f, m->w, img };
 	bd_thread_pool_run (pool, m->h, block_row_task, &bc);
-	for (size_t i = 0; i < n; i++) {
-		float *p = img + 5 * i;
-		for (int c = 0; c < 4; c++)
-			p[c] /= p[4];
-		for (int c = 0; c < 3; c++)
-			est[6 * i + c] = est[6 * i + 3 + c] = p[c];
-	}
+	cells_ctx cc = { img, est, sums, m };
+	bd_thread_pool_run (pool, m->h, start_task, &cc);
 
 	for (int it = 0; it < iterations; it++) {
-		for (size_t i = 0; i < n; i++) {
-			const float *p = img + 5 * i, *e = est + 6 * i;
-			float *s = sums + K * i, a = p[3];
-			for (int c = 0; c < 3; c++) {
-				s[c] = e[c] * a;
-				s[4 + c] = e[3 + c] * (1 - a);
-				s[8 + c] = p[c];
-			}
-			s[3] = a;
-			s[7] = 1 - a;
-		}
+		bd_thread_pool_run (pool, m->h, weigh_task, &cc);
 		if (!box_blur_f32 (pool, sums, m->w, m->h, K, radii[it] ? radii[it] : 1)) {
 			bd_free_aligned (img);
 			bd_free_aligned (est);
@@ -145,23 +195,7 @@ bd_colour_means_make (bd_thread_pool *pool, const bd_image *photo, const uint8_t
 			bd_colour_means_clear (m);
 			return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory estimating colours");
 		}
-		for (size_t i = 0; i < n; i++) {
-			const float *s = sums + K * i, *p = img + 5 * i;
-			float *fm = m->fg + 3 * i, *bm = m->bg + 3 * i, *e = est + 6 * i, a = p[3];
-			/* A little of the plain mean keeps each ratio defined where a window holds none
-			 * of that side (deep inside the person, or far from anyone). */
-			const float eps = 0.02f;
-			for (int c = 0; c < 3; c++) {
-				fm[c] = (s[c] + eps * s[8 + c]) / (s[3] + eps);
-				bm[c] = (s[4 + c] + eps * s[8 + c]) / (s[7] + eps);
-				/* The next iteration's estimates: each side's mean, corrected so that
-				 * a F + (1 - a) B reproduces the photo. */
-				float r = p[c] - a * fm[c] - (1 - a) * bm[c];
-				float fv = fm[c] + a * r, bv = bm[c] + (1 - a) * r;
-				e[c] = fv < 0 ? 0 : fv > 255 ? 255 : fv;
-				e[3 + c] = bv < 0 ? 0 : bv > 255 ? 255 : bv;
-			}
-		}
+		bd_thread_pool_run (pool, m->h, means_task, &cc);
 	}
 	bd_free_aligned (img);
 	bd_free_aligned (est);
