@@ -171,6 +171,7 @@ bd_application_startup (GApplication *application)
     g_debug ("settings of the earlier application ID copied from %s", APP_OLD_SETTINGS_PATH);
   self->engine = bd_engine_new (NULL);
   g_settings_bind (self->settings, "device", self->engine, "device", G_SETTINGS_BIND_GET);
+  g_settings_bind (self->settings, "gpu-index", self->engine, "gpu-index", G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "keep-all-people", self->engine, "all-people", G_SETTINGS_BIND_GET);
 
   g_signal_connect_object (self->settings, "changed::style-variant",

@@ -897,9 +897,12 @@ bd_editor_init (BdEditor *self)
                            G_CALLBACK (on_removal_setting_changed), self, 0);
   g_signal_connect_object (self->settings, "changed::device",
                            G_CALLBACK (on_removal_setting_changed), self, 0);
+  g_signal_connect_object (self->settings, "changed::gpu-index",
+                           G_CALLBACK (on_removal_setting_changed), self, 0);
   /* GSettings tells of changes only to keys read since the handler was connected. */
   g_settings_get_boolean (self->settings, "keep-all-people");
   g_free (g_settings_get_string (self->settings, "device"));
+  g_settings_get_int (self->settings, "gpu-index");
 
   g_signal_connect_object (self->canvas, "notify::tool", G_CALLBACK (on_canvas_notify), self, 0);
   g_signal_connect_object (self->canvas, "notify::compare", G_CALLBACK (on_canvas_notify), self, 0);

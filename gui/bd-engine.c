@@ -17,6 +17,7 @@ struct _BdEngine
   /* Short-lived: the setting and what ran last, read by workers, written by either side. */
   GMutex      lock;
   char       *device;
+  int         gpu_index;
   char       *description;
   gboolean    all_people;
 
@@ -24,7 +25,8 @@ struct _BdEngine
   GMutex      run_lock;
   bd_model   *model;
   bd_session *session;
-  char       *session_device;   /* the setting the session was made with */
+  char       *session_device;   /* the settings the session was made with */
+  int         session_gpu_index;
 };
 
 G_DEFINE_FINAL_TYPE (BdEngine, bd_engine, G_TYPE_OBJECT)
@@ -33,6 +35,7 @@ enum {
   PROP_0,
   PROP_MODEL_PATH,
   PROP_DEVICE,
+  PROP_GPU_INDEX,
   PROP_ALL_PEOPLE,
   N_PROPS
 };
@@ -134,6 +137,7 @@ bd_engine_prepare_locked (BdEngine  *self,
 {
   bd_session_options options;
   g_autofree char *device = NULL;
+  int gpu_index;
 
   if (self->model == NULL)
     {
@@ -144,14 +148,17 @@ bd_engine_prepare_locked (BdEngine  *self,
 
   g_mutex_lock (&self->lock);
   device = g_strdup (self->device);
+  gpu_index = self->gpu_index;
   g_mutex_unlock (&self->lock);
 
-  if (self->session != NULL && g_strcmp0 (self->session_device, device) == 0)
+  if (self->session != NULL && g_strcmp0 (self->session_device, device) == 0 &&
+      self->session_gpu_index == gpu_index)
     return TRUE;
 
   g_clear_pointer (&self->session, bd_session_free);
   bd_session_options_init (&options);
   options.device = device_from_setting (device);
+  options.device_index = gpu_index;
 
   if (!bd_library_new_session (self->model, &options, &self->session, error))
     {
@@ -163,14 +170,18 @@ bd_engine_prepare_locked (BdEngine  *self,
           g_debug ("no GPU session: %s", (*error)->message);
           g_clear_error (error);
           g_set_error_literal (error, BD_LIBRARY_ERROR, BD_ERR_DEVICE,
-                               _("No usable NVIDIA graphics card was found: its driver may be missing "
-                                 "or too old. Choose “Automatic” or “Processor” in Preferences."));
+                               gpu_index == 0
+                                 ? _("No usable NVIDIA graphics card was found: its driver may be missing "
+                                     "or too old. Choose “Automatic” or “Processor” in Preferences.")
+                                 : _("The graphics card chosen in Preferences cannot be used: it may be "
+                                     "missing, or its driver too old. Choose another card, or “Processor”."));
         }
       return FALSE;
     }
 
   g_free (self->session_device);
   self->session_device = g_steal_pointer (&device);
+  self->session_gpu_index = gpu_index;
 
   g_mutex_lock (&self->lock);
   g_free (self->description);
@@ -338,6 +349,32 @@ bd_engine_set_device (BdEngine   *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DEVICE]);
 }
 
+int
+bd_engine_get_gpu_index (BdEngine *self)
+{
+  g_return_val_if_fail (BD_IS_ENGINE (self), 0);
+
+  return self->gpu_index;
+}
+
+/* Which NVIDIA card, numbered from 0 as CUDA does; the next run makes a new session. */
+void
+bd_engine_set_gpu_index (BdEngine *self,
+                         int       gpu_index)
+{
+  g_return_if_fail (BD_IS_ENGINE (self));
+  g_return_if_fail (gpu_index >= 0);
+
+  if (self->gpu_index == gpu_index)
+    return;
+
+  g_mutex_lock (&self->lock);
+  self->gpu_index = gpu_index;
+  g_mutex_unlock (&self->lock);
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_GPU_INDEX]);
+}
+
 gboolean
 bd_engine_get_all_people (BdEngine *self)
 {
@@ -406,6 +443,10 @@ bd_engine_get_property (GObject    *object,
       g_value_set_string (value, self->device);
       break;
 
+    case PROP_GPU_INDEX:
+      g_value_set_int (value, self->gpu_index);
+      break;
+
     case PROP_ALL_PEOPLE:
       g_value_set_boolean (value, self->all_people);
       break;
@@ -433,6 +474,10 @@ bd_engine_set_property (GObject      *object,
       bd_engine_set_device (self, g_value_get_string (value));
       break;
 
+    case PROP_GPU_INDEX:
+      bd_engine_set_gpu_index (self, g_value_get_int (value));
+      break;
+
     case PROP_ALL_PEOPLE:
       bd_engine_set_all_people (self, g_value_get_boolean (value));
       break;
@@ -457,6 +502,9 @@ bd_engine_class_init (BdEngineClass *klass)
   properties[PROP_DEVICE] =
     g_param_spec_string ("device", NULL, NULL, "auto",
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_GPU_INDEX] =
+    g_param_spec_int ("gpu-index", NULL, NULL, 0, G_MAXINT, 0,
+                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /* FALSE: the library leaves out people far smaller than the main subject (passers-by). */
   properties[PROP_ALL_PEOPLE] =
     g_param_spec_boolean ("all-people", NULL, NULL, FALSE,

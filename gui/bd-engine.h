@@ -33,6 +33,10 @@ const char     *bd_engine_get_model_path    (BdEngine            *self);
 const char     *bd_engine_get_device        (BdEngine            *self);
 void            bd_engine_set_device        (BdEngine            *self,
                                              const char          *device);
+/* Which NVIDIA card "auto" and "gpu" use, from 0, as the GSettings key "gpu-index". */
+int             bd_engine_get_gpu_index     (BdEngine            *self);
+void            bd_engine_set_gpu_index     (BdEngine            *self,
+                                             int                  gpu_index);
 /* TRUE: keep every person found, passers-by too, as the GSettings key "keep-all-people". */
 gboolean        bd_engine_get_all_people    (BdEngine            *self);
 void            bd_engine_set_all_people    (BdEngine            *self,

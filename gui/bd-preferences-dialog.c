@@ -14,7 +14,9 @@ struct _BdPreferencesDialog
 
   GSettings            *settings;
 
+  AdwPreferencesGroup  *removal_group;
   AdwComboRow          *device_row;
+  AdwComboRow          *gpu_row;
   AdwSwitchRow         *all_people_row;
   AdwComboRow          *format_row;
   AdwSpinRow           *quality_row;
@@ -30,18 +32,26 @@ static const char * const format_nicks[] = { "png", "webp", "jpeg", NULL };
 static const char * const style_nicks[] = { "default", "light", "dark", NULL };
 
 /* Asked once: the first question starts CUDA, which takes a moment where a driver is. */
-static gboolean
-have_gpu (void)
+static int
+gpu_count (void)
 {
   static gsize answer;
 
   if (g_once_init_enter (&answer))
-    g_once_init_leave (&answer, bd_device_count (BD_DEVICE_CUDA) > 0 ? 2 : 1);
-  return answer == 2;
+    g_once_init_leave (&answer, (gsize) bd_device_count (BD_DEVICE_CUDA) + 1);
+  return (int) answer - 1;
 }
 
+static gboolean
+have_gpu (void)
+{
+  return gpu_count () > 0;
+}
+
+/* Said under the group's title, not as the row's subtitle: beside a long subtitle the row's
+ * value shrinks to "A…". */
 static void
-update_device_subtitle (BdPreferencesDialog *self)
+update_device_description (BdPreferencesDialog *self)
 {
   GApplication *app = g_application_get_default ();
   g_autofree char *ran = NULL;
@@ -58,7 +68,45 @@ update_device_subtitle (BdPreferencesDialog *self)
   else
     subtitle = g_strdup (_("Automatic uses an NVIDIA graphics card when one can be used"));
 
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->device_row), subtitle);
+  adw_preferences_group_set_description (self->removal_group, subtitle);
+}
+
+/* The card row: only where there is a choice of cards (or one chosen earlier that is not
+ * there now, so that it can be changed back); of no use while the processor is chosen. */
+static void
+setup_gpu_row (BdPreferencesDialog *self)
+{
+  int chosen = g_settings_get_int (self->settings, "gpu-index");
+  int cards = MAX (gpu_count (), chosen + 1);
+  g_autoptr(GtkStringList) list = gtk_string_list_new (NULL);
+
+  for (int i = 0; i < cards; i++)
+    {
+      /* Translators: an NVIDIA graphics card by its number, from 0 as nvidia-smi shows them */
+      g_autofree char *name = g_strdup_printf (_("Card %d"), i);
+
+      gtk_string_list_append (list, name);
+    }
+  adw_combo_row_set_model (self->gpu_row, G_LIST_MODEL (list));
+  adw_combo_row_set_selected (self->gpu_row, (guint) chosen);
+  gtk_widget_set_visible (GTK_WIDGET (self->gpu_row), cards > 1);
+}
+
+static void
+on_gpu_selected (BdPreferencesDialog *self)
+{
+  guint selected = adw_combo_row_get_selected (self->gpu_row);
+
+  if (selected != GTK_INVALID_LIST_POSITION)
+    g_settings_set_int (self->settings, "gpu-index", (int) selected);
+}
+
+static void
+update_gpu_sensitive (BdPreferencesDialog *self)
+{
+  g_autofree char *device = g_settings_get_string (self->settings, "device");
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->gpu_row), !g_str_equal (device, "cpu"));
 }
 
 static void
@@ -94,7 +142,9 @@ bd_preferences_dialog_class_init (BdPreferencesDialogClass *klass)
   object_class->dispose = bd_preferences_dialog_dispose;
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/backdrop_app/backdrop/bd-preferences-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, removal_group);
   gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, device_row);
+  gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, gpu_row);
   gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, all_people_row);
   gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, format_row);
   gtk_widget_class_bind_template_child (widget_class, BdPreferencesDialog, quality_row);
@@ -124,8 +174,15 @@ bd_preferences_dialog_init (BdPreferencesDialog *self)
   g_settings_bind (self->settings, "jpeg-quality", self->quality_row, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "keep-all-people", self->all_people_row, "active", G_SETTINGS_BIND_DEFAULT);
 
+  setup_gpu_row (self);
+  g_signal_connect_object (self->gpu_row, "notify::selected",
+                           G_CALLBACK (on_gpu_selected), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::device",
+                           G_CALLBACK (update_gpu_sensitive), self, G_CONNECT_SWAPPED);
+  update_gpu_sensitive (self);
+
   g_signal_connect_object (self->format_row, "notify::selected",
                            G_CALLBACK (update_quality_sensitive), self, G_CONNECT_SWAPPED);
   update_quality_sensitive (self);
-  update_device_subtitle (self);
+  update_device_description (self);
 }

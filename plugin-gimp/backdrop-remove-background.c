@@ -216,6 +216,12 @@ backdrop_create_procedure (GimpPlugIn  *plug_in,
                                         NULL),
                                       "auto", G_PARAM_READWRITE);
 
+  gimp_procedure_add_int_argument (procedure, "gpu-index",
+                                   _("Graphics _card"),
+                                   _("Which NVIDIA GPU Auto and GPU use, numbered from 0 as "
+                                     "nvidia-smi shows them"),
+                                   0, 63, 0, G_PARAM_READWRITE);
+
   /* ANY, not OPEN: a missing file then reaches the library, which says what is wrong,
    * instead of GIMP rejecting the argument as "out of range". */
   gimp_procedure_add_file_argument (procedure, "model",
@@ -240,6 +246,8 @@ remove_background_dialog (GimpProcedure       *procedure,
   GtkWidget           *preview;
   gchar               *path;
   gboolean             run;
+  gint                 gpu_index;
+  const gchar         *gpu_choice;
   gboolean             select = g_strcmp0 (gimp_procedure_get_name (procedure), SELECT_PROC) == 0;
 
   gimp_ui_init (PLUG_IN_BINARY);
@@ -258,11 +266,14 @@ remove_background_dialog (GimpProcedure       *procedure,
   gimp_procedure_dialog_fill_frame (dialog, "edges-frame", "edges-label", FALSE,
                                     "edges-box");
 
-  /* Select ▸ Person always makes a selection: its menu item says so. */
+  /* Select ▸ Person always makes a selection: its menu item says so. The card is offered where
+   * there is a choice of cards, or one chosen earlier is not there now. */
+  g_object_get (config, "gpu-index", &gpu_index, NULL);
+  gpu_choice = bd_device_count (BD_DEVICE_CUDA) > 1 || gpu_index != 0 ? "gpu-index" : NULL;
   if (select)
-    gimp_procedure_dialog_fill (dialog, "edges-frame", "all-people", "device", NULL);
+    gimp_procedure_dialog_fill (dialog, "edges-frame", "all-people", "device", gpu_choice, NULL);
   else
-    gimp_procedure_dialog_fill (dialog, "output", "edges-frame", "all-people", "device", NULL);
+    gimp_procedure_dialog_fill (dialog, "output", "edges-frame", "all-people", "device", gpu_choice, NULL);
 
   /* The first layer's preview above the settings (preview.c). */
   path    = model_path (config);
@@ -475,6 +486,7 @@ segment (GimpProcedureConfig *config,
 
   bd_session_options_init (&session_options);
   session_options.device = gimp_procedure_config_get_choice_id (config, "device");
+  g_object_get (config, "gpu-index", &session_options.device_index, NULL);
   if (! bd_library_new_session (model, &session_options, &session, error))
     goto out;
 

@@ -156,6 +156,17 @@
                                         #:model model)
     (gimp-image-delete img)))
 
+; The same with a graphics card chosen by its number.
+(define (bd-case-gpu-index in model device index)
+  (let* ((img (bd-open in)))
+    (plug-in-backdrop-remove-background #:run-mode RUN-NONINTERACTIVE
+                                        #:image img
+                                        #:drawables (vector (bd-photo-layer img))
+                                        #:device device
+                                        #:gpu-index index
+                                        #:model model)
+    (gimp-image-delete img)))
+
 ; An image of WIDTH x HEIGHT whose one layer is called NAME, as GIMP names the layer of a file
 ; it opened, without decoding a photo that large; then the plug-in on it.
 (define (bd-case-size name model width height)

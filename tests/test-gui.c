@@ -3081,6 +3081,82 @@ test_no_gpu (void)
   gtk_window_destroy (GTK_WINDOW (other));
 }
 
+/* The graphics card to use: offered in Preferences only where there is a choice (here, with
+ * no card, only because one was chosen earlier), it reaches the engine, and a card that is not
+ * there is named as the problem, not the driver. */
+static void
+test_gpu_index (void)
+{
+  GSettings *settings = bd_application_get_settings (app);
+  BdEngine *engine = bd_application_get_engine (app);
+  AdwDialog *dialog;
+  AdwComboRow *row;
+  BdWindow *other;
+  BdDocument *doc;
+
+  if (skip_without_photo_and_model ())
+    return;
+  if (bd_device_count (BD_DEVICE_CUDA) > 1)
+    {
+      g_test_skip ("this machine has a choice of NVIDIA GPUs");
+      return;
+    }
+
+  /* One card or none, never chosen: no row to show. */
+  g_settings_set_string (settings, "device", "auto");
+  g_settings_reset (settings, "gpu-index");
+  dialog = bd_preferences_dialog_new ();
+  adw_dialog_present (dialog, GTK_WIDGET (window));
+  bd_main_loop_spin (300);
+  row = find_combo_row_titled (GTK_WIDGET (dialog), "Graphics Card");
+  g_assert_nonnull (row);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (row)));
+  adw_dialog_force_close (dialog);
+
+  /* Card 2 chosen earlier: listed, so that it can be changed back. */
+  g_settings_set_int (settings, "gpu-index", 2);
+  g_assert_cmpint (bd_engine_get_gpu_index (engine), ==, 2);
+  dialog = bd_preferences_dialog_new ();
+  adw_dialog_present (dialog, GTK_WIDGET (window));
+  bd_main_loop_spin (300);
+  row = find_combo_row_titled (GTK_WIDGET (dialog), "Graphics Card");
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (row)));
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (row)));
+  g_assert_cmpuint (g_list_model_get_n_items (adw_combo_row_get_model (row)), ==, 3);
+  g_assert_cmpuint (adw_combo_row_get_selected (row), ==, 2);
+  {
+    g_autofree char *shot = g_test_build_filename (G_TEST_BUILT, "test-gui-gpu-index.png", NULL);
+    g_assert_true (bd_window_shot_save (GTK_WINDOW (window), shot, FALSE, NULL));
+    g_test_message ("screenshot: %s", shot);
+  }
+  g_settings_set_string (settings, "device", "cpu");
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (row)));
+  g_settings_set_string (settings, "device", "gpu");
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (row)));
+
+  /* Insisting on a card that is not there: the editor names the card. */
+  other = bd_window_new (app);
+  gtk_window_present (GTK_WINDOW (other));
+  doc = open_and_settle (other, g_ptr_array_index (photos, 0));
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_FAILED);
+  g_test_message ("the editor says: %s", bd_document_get_error_message (doc));
+  g_assert_nonnull (strstr (bd_document_get_error_message (doc), "graphics card chosen"));
+
+  /* Automatic with that card missing runs on the processor. */
+  g_settings_set_string (settings, "device", "auto");
+  bd_document_retry (doc);
+  g_assert_true (bd_main_loop_wait_for (other_settled, other));
+  g_assert_cmpint (bd_document_get_state (doc), ==, BD_DOCUMENT_STATE_READY);
+  g_assert_nonnull (strstr (bd_document_get_device_description (doc), "CPU"));
+  gtk_window_destroy (GTK_WINDOW (other));
+
+  /* Back to the first card from the row. */
+  adw_combo_row_set_selected (row, 0);
+  g_assert_cmpint (g_settings_get_int (settings, "gpu-index"), ==, 0);
+  g_assert_cmpint (bd_engine_get_gpu_index (engine), ==, 0);
+  adw_dialog_force_close (dialog);
+}
+
 /* "Keep Passers-By" in Preferences reaches the setting, the engine and the mask: on the
  * test photo the default mask leaves out faint regions apart from the subject. */
 static void
@@ -3327,6 +3403,7 @@ main (int   argc,
   g_test_add_func ("/gui/keep-passers-by", test_keep_passers_by);
   g_test_add_func ("/gui/open-unreadable", test_open_unreadable);
   g_test_add_func ("/gui/no-gpu", test_no_gpu);
+  g_test_add_func ("/gui/gpu-index", test_gpu_index);
   g_test_add_func ("/gui/new-photo-fresh-look", test_new_photo_fresh_look);
   g_test_add_func ("/gui/mask-views", test_mask_views);
   g_test_add_func ("/gui/region-click", test_region_click);
