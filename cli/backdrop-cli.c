@@ -233,10 +233,38 @@ on_progress (float fraction, void *data)
 	return g_cancellable_is_cancelled (data);
 }
 
-/* The result for a decoded @photo (the mask, cut-out or composite), ready to save; on a
- * lane's thread, with that lane's @session. */
+/* The cut-out or composite of @photo with its mask @alpha; on @session's threads, or with
+ * none on the calling thread alone. */
 static GdkPixbuf *
-compute (const job *j, bd_session *session, GdkPixbuf *photo, GError **error)
+compose (const job *j, bd_session *session, GdkPixbuf *photo, const guint8 *alpha, GError **error)
+{
+	int w = gdk_pixbuf_get_width (photo), h = gdk_pixbuf_get_height (photo);
+	bd_image image;
+	if (!bd_pixbuf_view (photo, &image, error))
+		return NULL;
+	g_autoptr (GdkPixbuf) result = bd_pixbuf_new_result (w, h, error);
+	if (!result)
+		return NULL;
+	bd_background transparent = { .kind = BD_BACKGROUND_TRANSPARENT };
+	const bd_background *bg = j->kind == OUTPUT_CUTOUT ? &transparent : &j->background;
+	guint8 *out = gdk_pixbuf_get_pixels (result);
+	size_t out_stride = (size_t) gdk_pixbuf_get_rowstride (result);
+	bd_error err = { 0 };
+	if ((session ? bd_session_composite (session, &image, alpha, (size_t) w, bg, out, out_stride, &err)
+	             : bd_composite_in_thread (&image, alpha, (size_t) w, bg, out, out_stride, &err)) != BD_OK) {
+		bd_library_set_error (error, &err, NULL);
+		return NULL;
+	}
+	return g_steal_pointer (&result);
+}
+
+#define ALPHA_KEY "backdrop-cli-alpha"
+
+/* The result for a decoded @photo, ready to save; on a lane's thread, with that lane's
+ * @session. With @compose_later, a cut-out or composite is left to compose_saved: the photo
+ * comes back with its mask attached. */
+static GdkPixbuf *
+compute (const job *j, bd_session *session, GdkPixbuf *photo, gboolean compose_later, GError **error)
 {
 	int w = gdk_pixbuf_get_width (photo), h = gdk_pixbuf_get_height (photo);
 	bd_image image;
@@ -257,17 +285,10 @@ compute (const job *j, bd_session *session, GdkPixbuf *photo, GError **error)
 	}
 	if (j->kind == OUTPUT_MASK)
 		return bd_pixbuf_new_mask (alpha, w, h, (gsize) w, error);
-	g_autoptr (GdkPixbuf) result = bd_pixbuf_new_result (w, h, error);
-	if (!result)
-		return NULL;
-	bd_background transparent = { .kind = BD_BACKGROUND_TRANSPARENT };
-	const bd_background *bg = j->kind == OUTPUT_CUTOUT ? &transparent : &j->background;
-	if (bd_session_composite (session, &image, alpha, (size_t) w, bg, gdk_pixbuf_get_pixels (result),
-	                          (size_t) gdk_pixbuf_get_rowstride (result), &err) != BD_OK) {
-		bd_library_set_error (error, &err, NULL);
-		return NULL;
-	}
-	return g_steal_pointer (&result);
+	if (!compose_later)
+		return compose (j, session, photo, alpha, error);
+	g_object_set_data_full (G_OBJECT (photo), ALPHA_KEY, g_steal_pointer (&alpha), g_free);
+	return g_object_ref (photo);
 }
 
 /* Names given to this run's outputs (full paths), so that two inputs of one name (from two
@@ -301,6 +322,7 @@ typedef struct {
 	const char   *kind_name, *ext;
 	output_names *names;
 	GArray       *protected;
+	gboolean      compose_later; /* cut-outs composed on the encoders (compose_saved) */
 	guint         done;
 	GPtrArray    *failed;
 } run_state;
@@ -324,7 +346,16 @@ static GdkPixbuf *
 compute_photo (bd_session *session, GdkPixbuf *pixels, const BdBatchPhoto *photo, gpointer data, GError **error)
 {
 	const run_state *r = data;
-	return compute (r->j, session, pixels, error);
+	return compute (r->j, session, pixels, r->compose_later, error);
+}
+
+/* On an encoder: the cut-out or composite of a photo that compute left with its mask. */
+static GdkPixbuf *
+compose_saved (GdkPixbuf *computed, const BdBatchPhoto *photo, gpointer data, GError **error)
+{
+	const run_state *r = data;
+	const guint8 *alpha = g_object_get_data (G_OBJECT (computed), ALPHA_KEY);
+	return alpha ? compose (r->j, NULL, computed, alpha, error) : g_object_ref (computed);
 }
 
 /* One line per photo, in input order: its result, or why it failed. With several photos the
@@ -509,12 +540,17 @@ main (int argc, char **argv)
 		[OUTPUT_CUTOUT] = BD_OUTPUT_CUTOUT, [OUTPUT_MASK] = BD_OUTPUT_MASK, [OUTPUT_COMPOSITE] = BD_OUTPUT_COMPOSITE,
 	};
 	g_autoptr (GPtrArray) failed = g_ptr_array_new_with_free_func (g_free);
+	/* A folder's cut-outs are composed on the encoders, several side by side, while the lanes
+	 * go on with the next photos: one at a time on every core, the composite's small steps
+	 * leave most cores waiting (bench/composite). A lone photo is composed at once on its
+	 * session's threads, which is sooner. */
 	run_state r = { .j = &j, .kind_name = kind_names[j.kind], .ext = ext, .names = &names, .protected = protected,
-	                .failed = failed };
+	                .compose_later = inputs->len > 1, .failed = failed };
 	/* Photos decode on threads ahead of the network, which runs on a lane per session, and
 	 * are saved (most of a GPU run's time) on workers; reported in input order. A bounded
 	 * number are in flight, so memory stays flat on any folder (bd-batch-run.h). */
-	static const BdBatchFuncs funcs = { .prepare = prepare_photo, .compute = compute_photo, .report = report_photo };
+	static const BdBatchFuncs funcs = { .prepare = prepare_photo, .compute = compute_photo, .finish = compose_saved,
+	                                    .report = report_photo };
 	BdBatchOptions batch = { .sessions = sessions, .lanes = lanes };
 	gint64 start = g_get_monotonic_time ();
 	bd_batch_run ((const char *const *) inputs->pdata, inputs->len, &batch, &funcs, &r, interrupt);

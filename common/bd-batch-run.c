@@ -105,6 +105,15 @@ lane_run (gpointer data)
 	return NULL;
 }
 
+/* The save pool's step before a save: the caller's finish for that photo. */
+static GdkPixbuf *
+finish_photo (GdkPixbuf *computed, gpointer photo_data, gpointer batch_data, GError **error)
+{
+	const batch *b = batch_data;
+	const batch_photo *p = photo_data;
+	return b->funcs->finish (computed, &p->photo, b->user_data, error);
+}
+
 /* Waits until @head can be reported, taking finished saves from the pool meanwhile (in the
  * order they were pushed, which several lanes make unlike the input order). */
 static void
@@ -148,6 +157,8 @@ bd_batch_run (const char *const *inputs, guint n_inputs, const BdBatchOptions *o
 	g_cond_init (&b.changed);
 	g_queue_init (&b.queued);
 	b.saves = bd_save_pool_new (encoders, cancellable);
+	if (funcs->finish)
+		bd_save_pool_set_finish (b.saves, finish_photo, &b);
 	b.decoder = bd_decode_ahead_new (look_ahead);
 	lane *lane_data = g_new0 (lane, lanes);
 	GThread **threads = g_new0 (GThread *, lanes);

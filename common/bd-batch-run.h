@@ -38,6 +38,10 @@ typedef struct {
 	 * @pixels, or NULL with @error. Runs on every lane at once: read @user_data only. */
 	GdkPixbuf *(*compute) (bd_session *session, GdkPixbuf *pixels, const BdBatchPhoto *photo,
 	                       gpointer user_data, GError **error);
+	/* Optional. On a save thread, before the save: the image to save from compute's result
+	 * (e.g. a cut-out composed there, so that the lane's network goes on meanwhile), or NULL
+	 * with @error. Runs on every encoder at once: read @user_data only. */
+	GdkPixbuf *(*finish)  (GdkPixbuf *computed, const BdBatchPhoto *photo, gpointer user_data, GError **error);
 	/* On the calling thread, in input order: the photo saved (@error NULL) or why not. */
 	void       (*report)  (const BdBatchPhoto *photo, const GError *error, const BdBatchProgress *progress,
 	                       gpointer user_data);

@@ -19,6 +19,8 @@ struct _BdSavePool {
 	GMutex        lock;
 	GCond         finished;
 	GQueue        entries;   /* save_entry, oldest first */
+	BdSaveFinish  finish;
+	gpointer      finish_data;
 };
 
 static void
@@ -29,8 +31,14 @@ save_one (gpointer data, gpointer pool_data)
 	GError *error = NULL;
 	/* Cancelled before it started: nothing is written. During the save, bd_image_save_full
 	 * watches the cancellable and removes its unfinished file. */
-	if (!g_cancellable_set_error_if_cancelled (pool->cancellable, &error))
-		bd_image_save_full (e->rgba, e->path, e->quality, e->flags, pool->cancellable, &error);
+	if (!g_cancellable_set_error_if_cancelled (pool->cancellable, &error)) {
+		GdkPixbuf *image = pool->finish ? pool->finish (e->rgba, e->user_data, pool->finish_data, &error)
+		                                : g_object_ref (e->rgba);
+		g_clear_object (&e->rgba);
+		if (image)
+			bd_image_save_full (image, e->path, e->quality, e->flags, pool->cancellable, &error);
+		g_clear_object (&image);
+	}
 	g_clear_object (&e->rgba);   /* the pixels can go as soon as they are written */
 	g_mutex_lock (&pool->lock);
 	e->error = error;
@@ -50,6 +58,13 @@ bd_save_pool_new (guint workers, GCancellable *cancellable)
 	/* Exclusive threads: started now, so a save never waits for one to be created. */
 	pool->threads = g_thread_pool_new (save_one, pool, (gint) MAX (workers, 1), TRUE, NULL);
 	return pool;
+}
+
+void
+bd_save_pool_set_finish (BdSavePool *pool, BdSaveFinish finish, gpointer finish_data)
+{
+	pool->finish = finish;
+	pool->finish_data = finish_data;
 }
 
 void

@@ -15,6 +15,14 @@ typedef struct _BdSavePool BdSavePool;
  * (each removes its unfinished file) and makes those not yet started fail as cancelled. */
 BdSavePool *bd_save_pool_new     (guint workers, GCancellable *cancellable);
 
+/* What a worker does to a pushed image before saving it, e.g. composing the cut-out from the
+ * photo and its mask off the thread that computed them: the image to save, or NULL with
+ * @error (the save fails with it). @user_data is the push's. Runs on every worker at once. */
+typedef GdkPixbuf *(*BdSaveFinish) (GdkPixbuf *pushed, gpointer user_data, gpointer finish_data, GError **error);
+
+/* Sets the step above, before the first push; none: images are saved as pushed. */
+void        bd_save_pool_set_finish (BdSavePool *pool, BdSaveFinish finish, gpointer finish_data);
+
 /* Queues @rgba (a reference is taken) to be written to @path with bd_image_save_full. */
 void        bd_save_pool_push    (BdSavePool *pool, GdkPixbuf *rgba, const char *path, int jpeg_quality,
                                   BdSaveFlags flags, gpointer user_data);

@@ -177,6 +177,12 @@ typedef struct bd_background {
 BD_API bd_status   bd_composite      (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
                                const bd_background *background,
                                uint8_t *out, size_t out_stride, bd_error *error);
+/* bd_composite on the calling thread alone, for programs that composite several photos at
+ * once, one a thread: side by side they go further than one after another on every core,
+ * whose small steps leave most of the cores waiting (bench/composite). Same output. */
+BD_API bd_status   bd_composite_in_thread (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
+                                    const bd_background *background,
+                                    uint8_t *out, size_t out_stride, bd_error *error);
 
 /* bd_mask_adjust and bd_composite on @session's worker threads (its `threads` option)
  * instead of a pool of one thread per core started for the call. Not at the same time as

@@ -222,6 +222,67 @@ test_order_and_errors (void)
 	}
 }
 
+/* compute hands the photo on untouched; finish inverts it on an encoder's thread. */
+static GdkPixbuf *
+pass_on (bd_session *session, GdkPixbuf *pixels, const BdBatchPhoto *photo, gpointer data, GError **error)
+{
+	return g_object_ref (pixels);
+}
+
+static GThread *main_thread;
+
+static GdkPixbuf *
+invert_later (GdkPixbuf *computed, const BdBatchPhoto *photo, gpointer data, GError **error)
+{
+	g_assert_true (g_thread_self () != main_thread);
+	if (photo->index == 5) {
+		g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "finish refused %u", photo->index);
+		return NULL;
+	}
+	return invert (NULL, computed, photo, data, error);
+}
+
+/* A step on the encoders before each save (the CLI's cut-outs are composed there): its result
+ * is what is saved, its failure is that photo's error, in order, with no file left; several
+ * run at once. */
+static void
+test_finish (void)
+{
+	enum { N = 9 };
+	static const BdBatchFuncs later = { .prepare = prepare, .compute = pass_on, .finish = invert_later,
+	                                    .report = report };
+	g_autoptr (GPtrArray) inputs = make_inputs ("finish-in", N, NULL, 64, 48);
+	g_autofree char *out = g_build_filename (tmpdir, "finish-out", NULL);
+	run r;
+	run_init (&r, out);
+	main_thread = g_thread_self ();
+	BdBatchOptions options = { .lanes = 1, .look_ahead = 2, .encoders = 3 };
+	bd_batch_run ((const char *const *) inputs->pdata, N, &options, &later, &r, r.cancel);
+
+	g_assert_cmpuint (r.order->len, ==, N);
+	for (guint i = 0; i < N; i++) {
+		g_assert_cmpuint (g_array_index (r.order, guint, i), ==, i);
+		if (i == 5) {
+			g_assert_cmpstr (r.errors->pdata[i], ==, "finish refused 5");
+			g_assert_false (g_file_test (r.outputs->pdata[i], G_FILE_TEST_EXISTS));
+			continue;
+		}
+		g_assert_null (r.errors->pdata[i]);
+		g_autoptr (GdkPixbuf) got = gdk_pixbuf_new_from_file (r.outputs->pdata[i], NULL);
+		g_autoptr (GdkPixbuf) want = pattern (i, 64, 48);
+		g_assert_nonnull (got);
+		g_assert_true (gdk_pixbuf_get_has_alpha (got));
+		const guint8 *a = gdk_pixbuf_read_pixels (got), *b = gdk_pixbuf_read_pixels (want);
+		g_assert_cmpuint (a[0], ==, 255 - b[0]);
+		g_assert_cmpuint (a[gdk_pixbuf_get_rowstride (got) * 47 + 63 * 4 + 2], ==,
+		                  255 - b[gdk_pixbuf_get_rowstride (want) * 47 + 63 * 3 + 2]);
+	}
+	g_assert_cmpuint (count_whole_files (out), ==, N - 1);
+	/* The slow photos' finishes overlapped: more than one ran at a time. */
+	g_assert_cmpuint (r.most_computing, >=, 2);
+	run_clear (&r);
+}
+
 /* Cancelled after the third report, with large results saving: the photos reported are the
  * first ones in order, each saved one is whole, the others are gone, no temporary file is
  * left, and photos no lane took up are not reported. */
@@ -348,6 +409,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/batch-run/cancel", test_cancel);
 	g_test_add_func ("/batch-run/empty-and-cancelled", test_empty_and_cancelled);
 	g_test_add_func ("/batch-run/decode-ahead", test_decode_ahead);
+	g_test_add_func ("/batch-run/finish", test_finish);
 	int status = g_test_run ();
 	remove_tree (tmpdir);
 	return status;

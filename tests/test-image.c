@@ -353,6 +353,52 @@ test_composite (void)
 	g_assert_cmpint (bd_composite (&photo, alpha, W, &bg, out, W * 3, &err), ==, BD_ERR_INVALID_ARGUMENT);
 }
 
+/* One thread or a pool: the same bytes, for every kind of background, on a photo large enough
+ * that the pool splits every step (the colour means' grid, the blur, the resampling). */
+static void
+test_composite_in_thread (void)
+{
+	enum { W = 900, H = 700 };
+	uint8_t *px = g_malloc ((size_t) W * H * 3), *alpha = g_malloc ((size_t) W * H);
+	uint8_t *pooled = g_malloc ((size_t) W * H * 4), *alone = g_malloc ((size_t) W * H * 4);
+	guint32 seed = 7;
+	for (size_t i = 0; i < (size_t) W * H * 3; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		px[i] = (uint8_t) (seed >> 24);
+	}
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			double d = (200.0 - hypot (x - 450.0, y - 380.0)) / 30.0 + 0.5;   /* a soft disc */
+			alpha[(size_t) y * W + x] = (uint8_t) (255 * (d < 0 ? 0 : d > 1 ? 1 : d));
+		}
+	bd_image photo = { px, W, H, W * 3, BD_PIXEL_RGB8 };
+	static uint8_t other[30 * 20 * 3];
+	for (size_t i = 0; i < sizeof other; i++)
+		other[i] = (uint8_t) (i * 37);
+	bd_image oimg = { other, 30, 20, 90, BD_PIXEL_RGB8 };
+	const bd_background bgs[] = {
+		{ .kind = BD_BACKGROUND_TRANSPARENT },
+		{ .kind = BD_BACKGROUND_COLOR, .color = { 10, 200, 30, 255 } },
+		{ .kind = BD_BACKGROUND_BLUR, .blur_radius = 25 },
+		{ .kind = BD_BACKGROUND_IMAGE, .image = &oimg },
+	};
+	for (size_t k = 0; k < G_N_ELEMENTS (bgs); k++) {
+		memset (pooled, 1, (size_t) W * H * 4);
+		memset (alone, 2, (size_t) W * H * 4);
+		g_assert_cmpint (bd_composite (&photo, alpha, W, &bgs[k], pooled, W * 4, NULL), ==, BD_OK);
+		g_assert_cmpint (bd_composite_in_thread (&photo, alpha, W, &bgs[k], alone, W * 4, NULL), ==, BD_OK);
+		g_assert_cmpmem (alone, (size_t) W * H * 4, pooled, (size_t) W * H * 4);
+	}
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_composite_in_thread (&photo, NULL, W, &bgs[0], alone, W * 4, &err), ==,
+	                 BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpstr (err.message, !=, "");
+	g_free (px);
+	g_free (alpha);
+	g_free (pooled);
+	g_free (alone);
+}
+
 static void
 test_mask_adjust (void)
 {
@@ -990,6 +1036,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/resample-threads", test_resample_threads);
 	g_test_add_func ("/core/image/upsample-follows-edges", test_upsample_follows_edges);
 	g_test_add_func ("/core/image/composite", test_composite);
+	g_test_add_func ("/core/image/composite-in-thread", test_composite_in_thread);
 	g_test_add_func ("/core/image/box-line", test_box_line);
 	g_test_add_func ("/core/image/colour-means", test_colour_means);
 	g_test_add_func ("/core/image/mask-adjust", test_mask_adjust);

@@ -179,3 +179,11 @@ bd_composite (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
 	bd_thread_pool_free (pool);
 	return st;
 }
+
+bd_status
+bd_composite_in_thread (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
+                        const bd_background *background, uint8_t *out, size_t out_stride, bd_error *error)
+{
+	/* Without a pool every step runs its tasks in turn on this thread (thread-pool.c). */
+	return bd_composite_on_pool (NULL, photo, alpha, alpha_stride, background, out, out_stride, error);
+}
