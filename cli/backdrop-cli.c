@@ -260,11 +260,22 @@ compose (const job *j, bd_session *session, GdkPixbuf *photo, const guint8 *alph
 
 #define ALPHA_KEY "backdrop-cli-alpha"
 
-/* The result for a decoded @photo, ready to save; on a lane's thread, with that lane's
- * @session. With @compose_later, a cut-out or composite is left to compose_saved: the photo
- * comes back with its mask attached. */
+/* What is saved for @photo and its finished mask @alpha: the mask, or the cut-out or
+ * composite (on @session's threads, or with none on the calling thread). */
 static GdkPixbuf *
-compute (const job *j, bd_session *session, GdkPixbuf *photo, gboolean compose_later, GError **error)
+result_for (const job *j, bd_session *session, GdkPixbuf *photo, const guint8 *alpha, GError **error)
+{
+	if (j->kind == OUTPUT_MASK)
+		return bd_pixbuf_new_mask (alpha, gdk_pixbuf_get_width (photo), gdk_pixbuf_get_height (photo),
+		                           (gsize) gdk_pixbuf_get_width (photo), error);
+	return compose (j, session, photo, alpha, error);
+}
+
+/* The result for a decoded @photo, ready to save; on a lane's thread, with that lane's
+ * @session. With @finish_later the lane runs the network alone and the photo comes back with
+ * its raw mask attached, for finish_saved. */
+static GdkPixbuf *
+compute (const job *j, bd_session *session, GdkPixbuf *photo, gboolean finish_later, GError **error)
 {
 	int w = gdk_pixbuf_get_width (photo), h = gdk_pixbuf_get_height (photo);
 	bd_image image;
@@ -275,18 +286,19 @@ compute (const job *j, bd_session *session, GdkPixbuf *photo, gboolean compose_l
 		g_set_error (error, BD_LIBRARY_ERROR, BD_ERR_NO_MEMORY, _("Out of memory for a %d×%d photo"), w, h);
 		return NULL;
 	}
+	bd_run_options run = j->run;
+	if (finish_later)
+		run.main_subject_only = run.decisive = 0;   /* finish_saved makes both passes */
 	bd_error err = { 0 };
-	if (bd_session_run (session, &image, &j->run, alpha, (size_t) w, &err) != BD_OK ||
-	    ((j->threshold >= 0 || j->feather > 0) &&
+	if (bd_session_run (session, &image, &run, alpha, (size_t) w, &err) != BD_OK ||
+	    (!finish_later && (j->threshold >= 0 || j->feather > 0) &&
 	     bd_session_mask_adjust (session, alpha, (uint32_t) w, (uint32_t) h, (size_t) w, j->threshold,
 	                            j->feather, &err) != BD_OK)) {
 		bd_library_set_error (error, &err, NULL);
 		return NULL;
 	}
-	if (j->kind == OUTPUT_MASK)
-		return bd_pixbuf_new_mask (alpha, w, h, (gsize) w, error);
-	if (!compose_later)
-		return compose (j, session, photo, alpha, error);
+	if (!finish_later)
+		return result_for (j, session, photo, alpha, error);
 	g_object_set_data_full (G_OBJECT (photo), ALPHA_KEY, g_steal_pointer (&alpha), g_free);
 	return g_object_ref (photo);
 }
@@ -322,7 +334,7 @@ typedef struct {
 	const char   *kind_name, *ext;
 	output_names *names;
 	GArray       *protected;
-	gboolean      compose_later; /* cut-outs composed on the encoders (compose_saved) */
+	gboolean      finish_later;  /* masks finished on the encoders (finish_saved) */
 	guint         done;
 	GPtrArray    *failed;
 } run_state;
@@ -346,16 +358,30 @@ static GdkPixbuf *
 compute_photo (bd_session *session, GdkPixbuf *pixels, const BdBatchPhoto *photo, gpointer data, GError **error)
 {
 	const run_state *r = data;
-	return compute (r->j, session, pixels, r->compose_later, error);
+	return compute (r->j, session, pixels, r->finish_later, error);
 }
 
-/* On an encoder: the cut-out or composite of a photo that compute left with its mask. */
+/* On an encoder, for a photo that compute left with its raw mask: the passes bd_session_run
+ * would have made (main subject, then decisive), the threshold and feather, then the result,
+ * all on this thread. */
 static GdkPixbuf *
-compose_saved (GdkPixbuf *computed, const BdBatchPhoto *photo, gpointer data, GError **error)
+finish_saved (GdkPixbuf *computed, const BdBatchPhoto *photo, gpointer data, GError **error)
 {
 	const run_state *r = data;
-	const guint8 *alpha = g_object_get_data (G_OBJECT (computed), ALPHA_KEY);
-	return alpha ? compose (r->j, NULL, computed, alpha, error) : g_object_ref (computed);
+	const job *j = r->j;
+	guint8 *alpha = g_object_get_data (G_OBJECT (computed), ALPHA_KEY);
+	if (!alpha)
+		return g_object_ref (computed);
+	uint32_t w = (uint32_t) gdk_pixbuf_get_width (computed), h = (uint32_t) gdk_pixbuf_get_height (computed);
+	bd_error err = { 0 };
+	if ((j->run.main_subject_only && bd_mask_drop_passers_by (alpha, w, h, w, &err) != BD_OK) ||
+	    (j->run.decisive && bd_mask_make_decisive (alpha, w, h, w, &err) != BD_OK) ||
+	    ((j->threshold >= 0 || j->feather > 0) &&
+	     bd_mask_adjust (alpha, w, h, w, j->threshold, j->feather, &err) != BD_OK)) {
+		bd_library_set_error (error, &err, NULL);
+		return NULL;
+	}
+	return result_for (j, NULL, computed, alpha, error);
 }
 
 /* One line per photo, in input order: its result, or why it failed. With several photos the
@@ -540,16 +566,17 @@ main (int argc, char **argv)
 		[OUTPUT_CUTOUT] = BD_OUTPUT_CUTOUT, [OUTPUT_MASK] = BD_OUTPUT_MASK, [OUTPUT_COMPOSITE] = BD_OUTPUT_COMPOSITE,
 	};
 	g_autoptr (GPtrArray) failed = g_ptr_array_new_with_free_func (g_free);
-	/* A folder's cut-outs are composed on the encoders, several side by side, while the lanes
-	 * go on with the next photos: one at a time on every core, the composite's small steps
-	 * leave most cores waiting (bench/composite). A lone photo is composed at once on its
-	 * session's threads, which is sooner. */
+	/* In a folder the lanes run the network alone and go on with the next photos, while the
+	 * encoders finish the masks (the main-subject and decisive passes), compose cut-outs and
+	 * save, several side by side: one photo at a time on every core, these steps leave most
+	 * cores waiting (bench/composite, bench/mask-passes). A lone photo is finished at once on
+	 * its session's threads, which is sooner. */
 	run_state r = { .j = &j, .kind_name = kind_names[j.kind], .ext = ext, .names = &names, .protected = protected,
-	                .compose_later = inputs->len > 1, .failed = failed };
+	                .finish_later = inputs->len > 1, .failed = failed };
 	/* Photos decode on threads ahead of the network, which runs on a lane per session, and
 	 * are saved (most of a GPU run's time) on workers; reported in input order. A bounded
 	 * number are in flight, so memory stays flat on any folder (bd-batch-run.h). */
-	static const BdBatchFuncs funcs = { .prepare = prepare_photo, .compute = compute_photo, .finish = compose_saved,
+	static const BdBatchFuncs funcs = { .prepare = prepare_photo, .compute = compute_photo, .finish = finish_saved,
 	                                    .report = report_photo };
 	BdBatchOptions batch = { .sessions = sessions, .lanes = lanes };
 	gint64 start = g_get_monotonic_time ();

@@ -144,6 +144,13 @@ BD_API bd_status   bd_session_run    (bd_session *session, const bd_image *photo
 BD_API bd_status   bd_mask_make_decisive (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
                                           bd_error *error);
 
+/* What bd_run_options.main_subject_only does, on the calling thread: separate people under a
+ * fifth of the largest one's area are cleared. With bd_mask_make_decisive (in that order),
+ * for programs that run the network with both passes off and finish masks elsewhere, several
+ * at once (the CLI's encoders in a folder). */
+BD_API bd_status   bd_mask_drop_passers_by (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
+                                            bd_error *error);
+
 /* Mask edits: pixels above @threshold (0..1; a negative value keeps the soft mask) become
  * opaque, below transparent, then the edge is softened by a blur of @feather pixels. */
 BD_API bd_status   bd_mask_adjust    (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,

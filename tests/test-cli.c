@@ -257,6 +257,71 @@ test_batch (void)
 	g_assert_cmpint (written, ==, 3);
 }
 
+/* @a and @b decode to the same size and the same bytes. */
+static void
+assert_same_pixels (const char *a, const char *b)
+{
+	g_autoptr (GError) error = NULL;
+	g_autoptr (GdkPixbuf) pa = gdk_pixbuf_new_from_file (a, &error);
+	g_assert_no_error (error);
+	g_autoptr (GdkPixbuf) pb = gdk_pixbuf_new_from_file (b, &error);
+	g_assert_no_error (error);
+	guint la, lb;
+	const guint8 *da = gdk_pixbuf_get_pixels_with_length (pa, &la);
+	const guint8 *db = gdk_pixbuf_get_pixels_with_length (pb, &lb);
+	g_assert_cmpint (gdk_pixbuf_get_width (pa), ==, gdk_pixbuf_get_width (pb));
+	g_assert_cmpint (gdk_pixbuf_get_height (pa), ==, gdk_pixbuf_get_height (pb));
+	g_assert_cmpint (gdk_pixbuf_get_n_channels (pa), ==, gdk_pixbuf_get_n_channels (pb));
+	g_assert_cmpmem (da, la, db, lb);
+}
+
+/* A folder's masks are finished, and its cut-outs composed, on the save threads, a lone
+ * photo's on its session's: the files are the same, for every kind of output and with a
+ * threshold and feather. */
+static void
+test_folder_like_lone (void)
+{
+	if (!have_data ())
+		return;
+	g_autofree char *in_dir = path_in ("like-in");
+	g_mkdir (in_dir, 0755);
+	g_autoptr (GPtrArray) inputs = g_ptr_array_new_with_free_func (g_free);
+	for (int i = 0; i < 2; i++) {
+		g_autofree char *src = first_photo ("ccp-person", ".webp", 10 + i);
+		g_autofree char *name = g_path_get_basename (src);
+		char *dst = g_build_filename (in_dir, name, NULL);
+		g_autofree char *data = NULL;
+		gsize len;
+		g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+		g_assert_true (g_file_set_contents (dst, data, (gssize) len, NULL));
+		g_ptr_array_add (inputs, dst);
+	}
+	static const char *const kinds[][6] = {
+		{ "mask", "mask", NULL },
+		{ "cutout", "cutout", NULL },
+		{ "composite", "composite", "--background", "blur:12", "--threshold", "0.4" },
+		{ "cutout", "cutout-feather", "--feather", "3", "--all-people", NULL },
+	};
+	for (gsize k = 0; k < G_N_ELEMENTS (kinds); k++) {
+		g_autofree char *out_dir = g_strdup_printf ("%s/like-out-%s", tmpdir, kinds[k][1]);
+		const char *e0 = kinds[k][2], *e1 = e0 ? kinds[k][3] : NULL, *e2 = e0 ? kinds[k][4] : NULL,
+		           *e3 = e2 ? kinds[k][5] : NULL;
+		run_result r = run_cli ("--output", kinds[k][0], "--output-dir", out_dir, in_dir, e0, e1, e2, e3, NULL);
+		g_assert_cmpint (r.status, ==, 0);
+		g_free (r.err);
+		for (guint i = 0; i < inputs->len; i++) {
+			g_autofree char *base = g_path_get_basename (inputs->pdata[i]);
+			*strrchr (base, '.') = '\0';
+			g_autofree char *in_folder = g_strdup_printf ("%s/%s-%s.png", out_dir, base, kinds[k][0]);
+			g_autofree char *lone = g_strdup_printf ("%s/%s-%s-lone.png", tmpdir, base, kinds[k][1]);
+			r = run_cli ("--output", kinds[k][0], "-o", lone, (const char *) inputs->pdata[i], e0, e1, e2, e3, NULL);
+			g_assert_cmpint (r.status, ==, 0);
+			g_free (r.err);
+			assert_same_pixels (in_folder, lone);
+		}
+	}
+}
+
 /* A JPEG whose EXIF says "rotate 90°": the outputs are upright, so width and height swap. */
 static void
 test_exif_orientation (void)
@@ -883,6 +948,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/cli/real-photos", test_real_photos);
 	g_test_add_func ("/cli/all-people", test_all_people);
 	g_test_add_func ("/cli/batch", test_batch);
+	g_test_add_func ("/cli/folder-like-lone", test_folder_like_lone);
 	g_test_add_func ("/cli/exif-orientation", test_exif_orientation);
 	g_test_add_func ("/cli/bad-inputs", test_bad_inputs);
 	g_test_add_func ("/cli/model-files", test_model_files);

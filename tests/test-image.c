@@ -616,7 +616,16 @@ test_keep_main_subject (void)
 	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 1, NULL), ==, BD_OK);
 	g_assert_cmpuint (m[500 * W + 1200], ==, 255);
 
+	/* The public pass on the calling thread does what the session's pool does. */
+	g_autofree uint8_t *alone = g_memdup2 (before, (size_t) W * H);
+	memcpy (m, before, (size_t) W * H);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, BD_MAIN_SUBJECT_FRACTION, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_mask_drop_passers_by (alone, W, H, W, NULL), ==, BD_OK);
+	g_assert_cmpmem (alone, (size_t) W * H, m, (size_t) W * H);
+	g_assert_true (memcmp (alone, before, (size_t) W * H) != 0);
+
 	bd_error err = { 0 };
+	g_assert_cmpint (bd_mask_drop_passers_by (NULL, W, H, W, &err), ==, BD_ERR_INVALID_ARGUMENT);
 	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 1.5f, &err), ==, BD_ERR_INVALID_ARGUMENT);
 	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W - 1, 0.2f, &err), ==, BD_ERR_INVALID_ARGUMENT);
 	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, W, H, W, 0.2f, &err), ==, BD_ERR_INVALID_ARGUMENT);

@@ -210,3 +210,10 @@ out:
 	free (areas);
 	return st;
 }
+
+bd_status
+bd_mask_drop_passers_by (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride, bd_error *error)
+{
+	/* Without a pool the grid's steps run in turn on this thread (thread-pool.c). */
+	return bd_mask_keep_main_subject (NULL, alpha, width, height, stride, BD_MAIN_SUBJECT_FRACTION, error);
+}
