@@ -126,18 +126,23 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 	st = bd_mask_adjust_on_pool (pool, alpha, w, h, alpha_stride, threshold, feather, NULL);
 	if (st == BD_OK && (!(threshold <= 1) || !(feather >= 0 && feather <= 500)))
 		abort ();
-	st = bd_mask_keep_main_subject (pool, alpha, w, h, alpha_stride, (float) (take (&r, 1) % 101) / 100.0f, NULL);
+	/* The public main-subject pass (one thread, the session's fraction) one time in eight. */
+	float fraction = (float) (take (&r, 1) % 101) / 100.0f;
+	st = (calls & 7) == 3 ? bd_mask_drop_passers_by (alpha, w, h, alpha_stride, NULL)
+	                      : bd_mask_keep_main_subject (pool, alpha, w, h, alpha_stride, fraction, NULL);
 
 	/* Composites over every kind of background; the image one is the photo itself. One in
 	 * 256 through the public call, which starts a pool of its own each time (under ASan,
-	 * thread start-up costs milliseconds: it would be most of the harness's time). */
+	 * thread start-up costs milliseconds: it would be most of the harness's time), one in
+	 * four on the calling thread alone. */
 	bd_background bg = { .kind = (bd_background_kind) (take (&r, 1) % 5) };
 	bg.color[0] = (uint8_t) take (&r, 1);
 	bg.color[3] = (uint8_t) take (&r, 1);
 	bg.blur_radius = (float) (take (&r, 2) % 400) / 10.0f;
 	bg.image = &photo;
-	st = calls == 0x80 ? bd_composite (&photo, alpha, alpha_stride, &bg, out, out_stride, NULL)
-	                 : bd_composite_on_pool (pool, &photo, alpha, alpha_stride, &bg, out, out_stride, NULL);
+	st = calls == 0x80     ? bd_composite (&photo, alpha, alpha_stride, &bg, out, out_stride, NULL)
+	     : (calls & 3) == 1 ? bd_composite_in_thread (&photo, alpha, alpha_stride, &bg, out, out_stride, NULL)
+	                        : bd_composite_on_pool (pool, &photo, alpha, alpha_stride, &bg, out, out_stride, NULL);
 	if (st == BD_OK && (!pv || !ov || bg.kind > BD_BACKGROUND_IMAGE))
 		abort ();
 done:
