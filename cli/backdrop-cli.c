@@ -579,6 +579,14 @@ main (int argc, char **argv)
 	static const BdBatchFuncs funcs = { .prepare = prepare_photo, .compute = compute_photo, .finish = finish_saved,
 	                                    .report = report_photo };
 	BdBatchOptions batch = { .sessions = sessions, .lanes = lanes };
+	if (bd_session_device (sessions[0]) == BD_DEVICE_CUDA) {
+		/* A GPU lane takes a photo every 2 ms: one decoder (a 1 MP JPEG, 4-5 ms) and savers
+		 * on half the cores fell behind it (on 16 cores the decoder was 72% busy, the eight
+		 * savers 85-90%: docs/PERFORMANCE.md). On the CPU the network is the slow step. */
+		guint cores = g_get_num_processors ();
+		batch.look_ahead = MAX (2, cores / 4);
+		batch.encoders = cores > batch.look_ahead + lanes ? cores - batch.look_ahead - lanes : 1;
+	}
 	gint64 start = g_get_monotonic_time ();
 	bd_batch_run ((const char *const *) inputs->pdata, inputs->len, &batch, &funcs, &r, interrupt);
 	guint done = r.done;

@@ -27,6 +27,11 @@ GdkPixbuf *bd_decode_png  (const guint8 *data, gsize size, const char *name,
 gboolean   bd_encode_png_grey (GOutputStream *out, GdkPixbuf *image, GCancellable *cancellable,
                                GError **error);
 
+/* @image (RGB or RGBA, 8-bit) as PNG: libpng's writer, zlib level 1, the "up" row filter:
+ * 2.3 times faster than gdk-pixbuf's saver at level 3 for 1.6% more bytes (bench/encode-png). */
+gboolean   bd_encode_png_rgba (GOutputStream *out, GdkPixbuf *image, GCancellable *cancellable,
+                               GError **error);
+
 /* The value of @tag in the first IFD of the TIFF header at @tiff (@size bytes, either byte
  * order), when it is one SHORT or LONG; else @fallback. For TIFF files and EXIF blocks. */
 guint32    bd_tiff_tag (const guint8 *tiff, gsize size, guint tag, guint32 fallback);

@@ -206,11 +206,6 @@ bd_image_format_supported (const char *path)
 	return format_for (path) != NULL;
 }
 
-/* PNG's zlib level. Writing was most of a batch's time at gdk-pixbuf's default, 6; level 3
- * writes a cut-out 2.9x (12 MP) to 3.6x (1 MP) faster for 3-17% more bytes, level 1 faster
- * again for 7-27% more (bench/encode-png, docs/PERFORMANCE.md). */
-#define PNG_LEVEL "3"
-
 /* JPEG has no alpha: flatten onto white, as a printed cut-out would look. */
 static GdkPixbuf *
 flatten (GdkPixbuf *rgba)
@@ -290,8 +285,7 @@ encode (GdkPixbuf *image, const char *format, int jpeg_quality, BdSaveFlags flag
 		return gdk_pixbuf_save_to_stream (image, out, "jpeg", cancellable, error, "quality", quality, NULL);
 	if (g_str_equal (format, "webp"))
 		return gdk_pixbuf_save_to_stream (image, out, "webp", cancellable, error, "quality", "95", NULL);
-	/* zlib level 3, not gdk-pixbuf's 6: PNG_LEVEL says why */
-	return gdk_pixbuf_save_to_stream (image, out, "png", cancellable, error, "compression", PNG_LEVEL, NULL);
+	return bd_encode_png_rgba (out, image, cancellable, error);
 }
 
 /* A local file: written to a locked temporary file beside it, renamed over it only once
