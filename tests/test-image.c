@@ -229,6 +229,37 @@ test_colour_means (void)
 	}
 }
 
+/* Down the columns a strip at a time: bit for bit what bd_box_line gives column by column,
+ * for strips anywhere in the image, radii past its height, one to three passes. */
+static void
+test_box_columns (void)
+{
+	enum { W = 23, H = 17, K = 5 };
+	static float img[H * W * K], want[H * W * K], line[2 * H * K], scratch[(H + 1) * W * K];
+	guint32 seed = 3;
+	const uint32_t radii[] = { 0, 1, 3, 16, 40 };
+	const uint32_t strips[][2] = { { 0, W }, { 0, 1 }, { 5, 21 }, { 22, 23 } };
+	for (size_t ri = 0; ri < G_N_ELEMENTS (radii); ri++)
+		for (size_t si = 0; si < G_N_ELEMENTS (strips); si++)
+			for (uint32_t passes = 1; passes <= 3; passes++) {
+				for (size_t i = 0; i < G_N_ELEMENTS (img); i++) {
+					seed = seed * 1664525u + 1013904223u;
+					img[i] = want[i] = (float) (seed >> 8) / 65536.0f - 100.0f;
+				}
+				uint32_t x0 = strips[si][0], x1 = strips[si][1];
+				for (uint32_t x = x0; x < x1; x++) {
+					for (int y = 0; y < H; y++)
+						memcpy (line + y * K, want + (y * W + x) * K, K * sizeof *line);
+					for (uint32_t p = 0; p < passes; p++)
+						bd_box_line (line, H, K, radii[ri], BD_BOX_REPEAT, line + H * K);
+					for (int y = 0; y < H; y++)
+						memcpy (want + (y * W + x) * K, line + y * K, K * sizeof *line);
+				}
+				bd_box_columns (img, W, H, K, x0, x1, radii[ri], passes, scratch);
+				g_assert_cmpmem (img, sizeof img, want, sizeof want);
+			}
+}
+
 static void
 test_upsample_follows_edges (void)
 {
@@ -1044,6 +1075,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/resample-public", test_resample_public);
 	g_test_add_func ("/core/image/resample-threads", test_resample_threads);
 	g_test_add_func ("/core/image/upsample-follows-edges", test_upsample_follows_edges);
+	g_test_add_func ("/core/image/box-columns", test_box_columns);
 	g_test_add_func ("/core/image/composite", test_composite);
 	g_test_add_func ("/core/image/composite-in-thread", test_composite_in_thread);
 	g_test_add_func ("/core/image/box-line", test_box_line);

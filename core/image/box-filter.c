@@ -53,3 +53,37 @@ bd_box_line (float *line, uint32_t n, uint32_t k, uint32_t r, bd_box_edge edge, 
 		}
 	}
 }
+
+void
+bd_box_columns (float *img, uint32_t w, uint32_t h, uint32_t k, uint32_t x0, uint32_t x1, uint32_t r,
+                uint32_t passes, float *scratch)
+{
+	if (h == 0 || x1 <= x0)
+		return;
+	size_t s = (size_t) (x1 - x0) * k, row = (size_t) w * k;
+	float *strip = img + (size_t) x0 * k, *copy = scratch, *sum = scratch + (size_t) h * s;
+	uint32_t last = r < h ? r : h - 1;
+	float first_copies = (float) r, last_copies = (float) (r - last);
+	float scale = 1.0f / (float) (2 * (uint64_t) r + 1);
+	for (uint32_t pass = 0; pass < passes; pass++) {
+		for (uint32_t j = 0; j < h; j++)
+			memcpy (copy + j * s, strip + j * row, s * sizeof *copy);
+		/* Each element's sum in the order bd_box_line makes it, so the floats agree. */
+		const float *first = copy, *last_row = copy + (size_t) (h - 1) * s;
+		for (size_t e = 0; e < s; e++)
+			sum[e] = first_copies * first[e] + last_copies * last_row[e];
+		for (uint32_t j = 0; j <= last; j++)
+			for (size_t e = 0; e < s; e++)
+				sum[e] += copy[j * s + e];
+		for (uint32_t j = 0; j < h; j++) {
+			int64_t in = (int64_t) j + r + 1, out = (int64_t) j - r;
+			const float *vi = copy + (size_t) (in >= h ? h - 1 : in) * s;
+			const float *vo = copy + (size_t) (out < 0 ? 0 : out) * s;
+			float *o = strip + j * row;
+			for (size_t e = 0; e < s; e++) {
+				o[e] = sum[e] * scale;
+				sum[e] += vi[e] - vo[e];
+			}
+		}
+	}
+}

@@ -95,6 +95,12 @@ void      bd_colour_means_clear (bd_colour_means *means);
 #define BD_BOX_MAX_CHANNELS 16
 typedef enum { BD_BOX_REPEAT, BD_BOX_CLIP } bd_box_edge;
 void bd_box_line (float *line, uint32_t n, uint32_t k, uint32_t r, bd_box_edge edge, float *scratch);
+/* BD_BOX_REPEAT passes down the columns @x0..@x1 of a @w x @h image of @k interleaved
+ * channels, in place: the same arithmetic as bd_box_line on each column, with the same
+ * results, but a row of the strip at a time, so memory is read in order (box-filter.c).
+ * @scratch holds (h + 1) * (x1 - x0) * k floats. */
+void bd_box_columns (float *img, uint32_t w, uint32_t h, uint32_t k, uint32_t x0, uint32_t x1, uint32_t r,
+                     uint32_t passes, float *scratch);
 
 /* In-place blur of 8-bit pixels: three box passes of @radius, about a Gaussian. */
 bd_status bd_box_blur_u8 (bd_thread_pool *pool, uint8_t *pixels, uint32_t width, uint32_t height,
