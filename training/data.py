@@ -506,7 +506,7 @@ class TrainSamples:
         behind her, a traffic sign behind the head, dark shop windows and a poster, a container
         wall). Label: the subject only. The paste's cues are hidden: her colours move part of
         the way to the background's, the edge is feathered by about a pixel, her sharpness
-        sometimes drops to the enlarged background's; sometimes a thing touches her."""
+        sometimes drops to the enlarged background's; sometimes a thing touches her from behind."""
         S = self.size
         bg = self.walls[rng.integers(len(self.walls))].image
         # A quarter to a half of the scene (by area) fills the canvas: the texture is big.
@@ -548,19 +548,16 @@ class TrainSamples:
             cut = (cut - mp) * (1 + 0.5 * t * (sb / sp - 1)) + mp + t * (mb - mp)
         cut = cut * rng.uniform(0.9, 1.1) + rng.uniform(-10, 10, 3)
 
-        # A thing touching her side (a bag, a bicycle, a plant), behind her or in front.
-        thing = None
+        # A thing touching her side (a bicycle, a plant, an animal), behind her: never in front,
+        # where it reads as something she carries, which CCP labels person (the first try put
+        # half of them in front and lost ccp0271's handbag).
         if self.objects and rng.random() < 0.3:
             o_img, o_a = self._object(rng, 0.15, 0.5)
             oh, ow = o_a.shape
             edge = px + (nw * rng.uniform(0.1, 0.3) if rng.random() < 0.5 else nw * rng.uniform(0.7, 0.9))
-            thing = (o_img, o_a, int(edge - ow / 2), int(py + nh * rng.uniform(0.2, 0.9) - oh / 2),
-                     rng.random() < 0.5)
-        if thing and thing[4]:
-            self._blend_cutout(img, target, weight, valid, *thing[:4], person=False, cut_weight=1.0)
+            self._blend_cutout(img, target, weight, valid, o_img, o_a, int(edge - ow / 2),
+                               int(py + nh * rng.uniform(0.2, 0.9) - oh / 2), person=False, cut_weight=1.0)
         self._blend_cutout(img, target, weight, valid, cut, alpha, px, py, person=True, cut_weight=r.weight)
-        if thing and not thing[4]:
-            self._blend_cutout(img, target, weight, valid, *thing[:4], person=False, cut_weight=1.0)
         return (np.clip(img, 0, 255).astype(np.uint8), np.round(target * 255).astype(np.uint8), weight, valid)
 
     def _still_scale(self, rng, h, w):
