@@ -12,7 +12,9 @@
 # minutes on an H100 and fixed that count; --minutes M instead of a number fits a budget
 # again). INIT_BDM defaults to the shipped model. Resumable: labels already written are kept;
 # a finished run is not repeated. LR, SEED and MIX in the environment change the recipe
-# (round3.sh uses them); unset, they are the second round's.
+# (round3.sh uses them); unset, they are the second round's. WORKERS (loader processes, 15)
+# and MAX_VAL (photos scored per set at the end; all) change only the speed, e.g. for two
+# runs side by side.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 data=$1 teacher=$2 work=$3 steps=$4
@@ -36,7 +38,7 @@ if [ ! -f "$work/run/val.json" ]; then
     # on undecided pixels away from edges against ghosts.
     $py train.py --data "$data" --teacher "$work/teacher" --out "$work/run" --init-bdm "$init" \
         --lr "${LR:-2e-4}" --warmup 200 $(case $steps in --minutes*) echo "$steps";; *) echo "--steps $steps";; esac) \
-        --workers 15 --seed "${SEED:-3}" --decisive 0.2 \
+        --workers "${WORKERS:-15}" --max-val "${MAX_VAL:-0}" --seed "${SEED:-3}" --decisive 0.2 \
         --mix "${MIX:-web=0.3}"
 fi
 $py - "$work/run/last.pt" "$work/last-f16.pt" <<'PY'
