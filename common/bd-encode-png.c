@@ -53,10 +53,29 @@ bd_encode_png_grey (GOutputStream *out, GdkPixbuf *image, GCancellable *cancella
 	return ok;
 }
 
+/* Where libpng's bytes go: the stream, written as they come; the first failure is kept. */
+typedef struct {
+	GOutputStream *out;
+	GCancellable  *cancellable;
+	GError        *error;
+	char           message[200];
+} png_sink;
+
+/* libpng reports a failure by longjmp from its error handler; the message is kept. */
 static void
-append_bytes (png_structp png, png_bytep data, png_size_t length)
+keep_message (png_structp png, png_const_charp message)
 {
-	g_byte_array_append (png_get_io_ptr (png), data, (guint) length);
+	png_sink *sink = png_get_error_ptr (png);
+	g_strlcpy (sink->message, message, sizeof sink->message);
+	png_longjmp (png, 1);
+}
+
+static void
+write_to_stream (png_structp png, png_bytep data, png_size_t length)
+{
+	png_sink *sink = png_get_io_ptr (png);
+	if (!g_output_stream_write_all (sink->out, data, length, NULL, sink->cancellable, &sink->error))
+		png_error (png, sink->error->message);
 }
 
 static void
@@ -64,35 +83,28 @@ flush_nothing (png_structp png)
 {
 }
 
-/* libpng reports a failure (out of memory) by longjmp; its message is kept for the error. */
-static void
-keep_message (png_structp png, png_const_charp message)
-{
-	g_strlcpy (png_get_error_ptr (png), message, 200);
-	png_longjmp (png, 1);
-}
-
-/* Rows to @bytes; FALSE with libpng's message in @message. Apart from the caller so that
- * nothing of its own lives across the longjmp. */
+/* The rows through libpng into @sink; FALSE when libpng or the stream failed. Apart from its
+ * caller so that nothing of the caller's lives across the longjmp. */
 static gboolean
-encode_rgba_rows (GdkPixbuf *image, GByteArray *bytes, char *message)
+encode_rgba_rows (GdkPixbuf *image, png_sink *sink)
 {
 	int w = gdk_pixbuf_get_width (image), h = gdk_pixbuf_get_height (image);
 	int stride = gdk_pixbuf_get_rowstride (image);
 	gboolean alpha = gdk_pixbuf_get_n_channels (image) == 4;
 	const guint8 *px = gdk_pixbuf_read_pixels (image);
-	png_structp png = png_create_write_struct (PNG_LIBPNG_VER_STRING, message, keep_message, NULL);
+	png_structp png = png_create_write_struct (PNG_LIBPNG_VER_STRING, sink, keep_message, NULL);
 	png_infop info = png ? png_create_info_struct (png) : NULL;
 	if (!png || !info) {
 		png_destroy_write_struct (&png, NULL);
-		g_strlcpy (message, "out of memory", 200);
+		g_strlcpy (sink->message, "out of memory", sizeof sink->message);
 		return FALSE;
 	}
 	if (setjmp (png_jmpbuf (png))) {
 		png_destroy_write_struct (&png, &info);
 		return FALSE;
 	}
-	png_set_write_fn (png, bytes, append_bytes, flush_nothing);
+	png_set_write_fn (png, sink, write_to_stream, flush_nothing);
+	png_set_compression_buffer_size (png, 64 * 1024);   /* fewer, larger writes */
 	png_set_IHDR (png, info, (png_uint_32) w, (png_uint_32) h, 8,
 	              alpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
 	              PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -110,11 +122,13 @@ encode_rgba_rows (GdkPixbuf *image, GByteArray *bytes, char *message)
 gboolean
 bd_encode_png_rgba (GOutputStream *out, GdkPixbuf *image, GCancellable *cancellable, GError **error)
 {
-	g_autoptr (GByteArray) bytes = g_byte_array_new ();
-	char message[200] = "";
-	if (!encode_rgba_rows (image, bytes, message)) {
-		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "libpng: %s", message);
-		return FALSE;
-	}
-	return g_output_stream_write_all (out, bytes->data, bytes->len, NULL, cancellable, error);
+	png_sink sink = { out, cancellable, NULL, "" };
+	if (encode_rgba_rows (image, &sink))
+		return TRUE;
+	/* The stream's own error (a full disk, a cancel) as it is; else libpng's words. */
+	if (sink.error)
+		g_propagate_error (error, sink.error);
+	else
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "libpng: %s", sink.message);
+	return FALSE;
 }
