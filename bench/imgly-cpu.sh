@@ -12,8 +12,8 @@
 # load under L), --records FILE (a copy of the raw timings, TSV). Defaults: 3 rounds,
 # threads = cores.
 #
-# Per round, on 20 CCP portraits (../shared/datasets/ccp-person, 341x512) and 20 DAVIS frames
-# (every 12th of davis-people-train, 854x480), cut-out PNGs written to a temporary folder:
+# Per round, on 20 CCP portraits (../shared/datasets/ccp-person, about 340x512) and 20 DAVIS
+# frames (every 12th of davis-people-train, 854x480), cut-out PNGs written to a temporary folder:
 #   Backdrop  BUILD_DIR/cli/backdrop-cli --device cpu -m data/backdrop-portrait.bdm: one
 #             photo a call (start-up included: what a user gets), then each folder in one call;
 #             its network alone: BUILD_DIR/bench/bench-forward on the shipped shape (depth 5,
@@ -213,7 +213,7 @@ def x(a, b):
 def count(s):
     return max((int(p) for p, _, _ in by["backdrop", "folder", s]), default=0)
 
-names = {"ccp": f"{count('ccp')} CCP portraits, about 341x512", "davis": f"{count('davis')} DAVIS frames, 854x480"}
+names = {"ccp": f"{count('ccp')} CCP portraits, about 340x512", "davis": f"{count('davis')} DAVIS frames, 854x480"}
 print()
 print("Per photo: median (min–max) over every photo and round, ms. Folder: one call (one node")
 print("process) for the set, start-up included, the best round. Ratios: their time over Backdrop's.")
