@@ -10,10 +10,10 @@
 #
 # CLOSEWALL: closewall's weight beside round 2's (which add up to 1.3; 0.56 makes it 30% of
 # draws, 0.23 15%). CLOSEHEAD: the weight of closewall draws with a thing right behind the
-# head (ccp0073's traffic sign), 0 unless set.
+# head (ccp0073's traffic sign), 0 unless set. SEED: 5 unless set.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-LR=1e-4 SEED=5 MIX="web=0.3,closewall=${CLOSEWALL:-0.56},closehead=${CLOSEHEAD:-0}" \
+LR=1e-4 SEED=${SEED:-5} MIX="web=0.3,closewall=${CLOSEWALL:-0.56},closehead=${CLOSEHEAD:-0}" \
     TEACHER_SETS="ccp-person davis-people-train pennfudan pennfudan-cutouts camvid-street
                   coco128-person people-unlabelled" \
     exec sh "$here/round2.sh" "$@"
