@@ -300,12 +300,12 @@ def synthetic_background(rng, size):
 # (pennfudan, camvid-street and coco128-person frames with people; people-unlabelled with the
 # teacher's labels); it only exists where the data root holds them, so the shipped recipe, which
 # packs the first four sets alone, draws the same samples as before. Its share is a first guess.
-# "closewall" (round 4, training/round4.sh) is off unless a mix names it, so every earlier
-# recipe draws exactly what it drew.
+# "closewall" (round 4, training/round4.sh) and "closehead" (round 5, training/round5.sh) are off
+# unless a mix names them, so every earlier recipe draws exactly what it drew.
 MIX = {"scene": 0.25, "lfw": 0.20, "portrait": 0.08, "composite": 0.35, "negative": 0.12, "davis": 0.5,
-       "web": 0.25, "closewall": 0.0}
+       "web": 0.25, "closewall": 0.0, "closehead": 0.0}
 STAGE1_MIX = {"scene": 0.27, "lfw": 0.15, "portrait": 0.08, "composite": 0.35, "negative": 0.15, "davis": 0.4}
-MODES = ("scene", "lfw", "portrait", "composite", "negative", "web", "closewall")
+MODES = ("scene", "lfw", "portrait", "composite", "negative", "web", "closewall", "closehead")
 
 
 def parse_mix(text):
@@ -390,7 +390,8 @@ class TrainSamples:
     def _mode_ok(self, mode):
         return {"scene": self.exact, "lfw": self.lfw, "portrait": self.ccp, "composite": self.exact,
                 "negative": self.empty or self.margins or self.stills or self.web_empty,
-                "web": self.web, "closewall": self.walls and self.standing_ccp}[mode]
+                "web": self.web, "closewall": self.walls and self.standing_ccp,
+                "closehead": self.walls and self.standing_ccp and self.objects}[mode]
 
     def __len__(self):
         return self.length
@@ -498,7 +499,12 @@ class TrainSamples:
             out = self._paste_objects(rng, *out, count=rng.integers(1, 4))
         return out
 
-    def _closewall(self, rng):
+    def _closehead(self, rng):
+        """closewall with a thing right behind her head (round 5): ccp0073's traffic sign, which
+        no round-4 draw moved, stands there; a distractor at her side does not teach it."""
+        return self._closewall(rng, head=True)
+
+    def _closewall(self, rng, head=False):
         """One standing subject at CCP's framing (55-95% of the canvas height, roughly centred)
         in front of a person-free photo seen up close: a facade, graffiti, a shop window, an
         interior. Round 4 (issue 20): the CCP photos where the teacher beats us are of this
@@ -557,6 +563,16 @@ class TrainSamples:
             edge = px + (nw * rng.uniform(0.1, 0.3) if rng.random() < 0.5 else nw * rng.uniform(0.7, 0.9))
             self._blend_cutout(img, target, weight, valid, o_img, o_a, int(edge - ow / 2),
                                int(py + nh * rng.uniform(0.2, 0.9) - oh / 2), person=False, cut_weight=1.0)
+        if head and inside.any():
+            ys, xs = np.nonzero(inside)
+            # One to two head widths, centred near the head (the top tenth of her mask).
+            top = ys < ys.min() + 0.1 * nh
+            hx, hy = xs[top].mean(), ys.min() + 0.06 * nh
+            o_img, o_a = self._object(rng, 0.12 * nh / S, 0.3 * nh / S)
+            oh, ow = o_a.shape
+            self._blend_cutout(img, target, weight, valid, o_img, o_a,
+                               int(px + hx - ow / 2 + rng.normal(0, 0.2 * ow)),
+                               int(py + hy - oh / 2 + rng.normal(0, 0.2 * oh)), person=False, cut_weight=1.0)
         self._blend_cutout(img, target, weight, valid, cut, alpha, px, py, person=True, cut_weight=r.weight)
         return (np.clip(img, 0, 255).astype(np.uint8), np.round(target * 255).astype(np.uint8), weight, valid)
 

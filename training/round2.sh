@@ -11,10 +11,10 @@
 # bring back; export.py reads it). STEPS: 13071 for the shipped model (its run was given 16
 # minutes on an H100 and fixed that count; --minutes M instead of a number fits a budget
 # again). INIT_BDM defaults to the shipped model. Resumable: labels already written are kept;
-# a finished run is not repeated. LR, SEED and MIX in the environment change the recipe
-# (round3.sh uses them); unset, they are the second round's. WORKERS (loader processes, 15)
-# and MAX_VAL (photos scored per set at the end; all) change only the speed, e.g. for two
-# runs side by side.
+# a finished run is not repeated. LR, SEED, MIX and TEACHER_SETS (below) in the environment
+# change the recipe (round3.sh uses them); unset, they are the second round's. WORKERS (loader
+# processes, 15) and MAX_VAL (photos scored per set at the end; all) change only the speed,
+# e.g. for two runs side by side.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 data=$1 teacher=$2 work=$3 steps=$4
@@ -23,10 +23,12 @@ py=${PYTHON:-python3}
 mkdir -p "$work"
 cd "$here"
 
-# Every set that shows people; the person-free sets need no label.
+# Every set that shows people; the person-free sets need no label. TEACHER_SETS names fewer: a
+# set left out keeps its own labels (round5.sh leaves LFW's pseudo-labels as the shipped model
+# saw them).
 sets=""
-for s in ccp-person davis-people-train lfw-portraits-pseudo pennfudan pennfudan-cutouts \
-         camvid-street coco128-person people-unlabelled; do
+for s in ${TEACHER_SETS:-ccp-person davis-people-train lfw-portraits-pseudo pennfudan pennfudan-cutouts
+         camvid-street coco128-person people-unlabelled}; do
     [ -d "$data/$s" ] && sets="$sets $data/$s"
 done
 # shellcheck disable=SC2086
