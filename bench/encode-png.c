@@ -3,9 +3,12 @@
  * gdk-pixbuf's saver (libpng inside) at zlib levels 1, 3, 6 (its default) and 9, and libpng's
  * simplified API (its defaults), on a real cut-out: a photo with a soft mask as its alpha (the
  * mask a disc with a feathered edge over the middle, so the transparent area compresses as a
- * cut-out's does). Also a greyscale mask through libpng. Median of RUNS after one warm-up.
+ * cut-out's does). Also a greyscale mask through libpng, and both through the programs' own
+ * writer (libdeflate, common/bd-encode-png.c). Median of RUNS after one warm-up.
  *
  *   encode-png PHOTO [RUNS]        e.g. a 12 MP JPEG */
+#include "bd-decode-private.h"
+
 #include <gdk-pixbuf/gdk-pixbuf.h>
 #include <math.h>
 #include <png.h>
@@ -167,6 +170,32 @@ main (int argc, char **argv)
 		qsort (t, (size_t) runs, sizeof *t, compare);
 		printf ("libpng cut-out, %-40s %8.1f ms  %10zu bytes\n", ways[k].name, t[runs / 2], bytes);
 	}
+	/* What the programs write (common/bd-encode-png.c): the cut-out, and the mask as grey. */
+	GdkPixbuf *grey = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, w, h);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			memset (gdk_pixbuf_get_pixels (grey) + (size_t) y * gdk_pixbuf_get_rowstride (grey) + (size_t) x * 3,
+			        mask[(size_t) y * w + x], 3);
+	for (int k = 0; k < 2; k++) {
+		gsize bytes = 0;
+		for (int i = -1; i < runs; i++) {
+			GOutputStream *out = g_memory_output_stream_new_resizable ();
+			gint64 t0 = g_get_monotonic_time ();
+			gboolean ok = k == 0 ? bd_encode_png_rgba (out, cut, NULL, &error) : bd_encode_png_grey (out, grey, NULL, &error);
+			if (i >= 0)
+				t[i] = (g_get_monotonic_time () - t0) / 1000.0;
+			if (!ok) {
+				fprintf (stderr, "%s\n", error->message);
+				return 1;
+			}
+			bytes = g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (out));
+			g_object_unref (out);
+		}
+		qsort (t, (size_t) runs, sizeof *t, compare);
+		printf ("ours (libdeflate, up), %-34s %8.1f ms  %10zu bytes\n", k == 0 ? "cut-out, level 1" : "grey mask, level 6",
+		        t[runs / 2], bytes);
+	}
+	g_object_unref (grey);
 	free (t);
 	free (mask);
 	g_object_unref (cut);

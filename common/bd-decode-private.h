@@ -27,8 +27,8 @@ GdkPixbuf *bd_decode_png  (const guint8 *data, gsize size, const char *name,
 gboolean   bd_encode_png_grey (GOutputStream *out, GdkPixbuf *image, GCancellable *cancellable,
                                GError **error);
 
-/* @image (RGB or RGBA, 8-bit) as PNG: libpng's writer, zlib level 1, the "up" row filter:
- * 2.3 times faster than gdk-pixbuf's saver at level 3 for 1.6% more bytes (bench/encode-png). */
+/* @image (RGB or RGBA, 8-bit) as PNG: the "up" row filter, libdeflate at level 1: a 1 MP
+ * cut-out 2.2 times faster than libpng at zlib level 1, in 3% fewer bytes (bench/encode-png). */
 gboolean   bd_encode_png_rgba (GOutputStream *out, GdkPixbuf *image, GCancellable *cancellable,
                                GError **error);
 

@@ -256,6 +256,21 @@ test_save (void)
 /* PNG is lossless: RGBA and RGB pictures (odd widths, so rows have padding) come back the
  * same, through our libpng writer; a mask comes back grey. */
 static void
+assert_same_pixels (GdkPixbuf *back, GdkPixbuf *p, int channels)
+{
+	int w = gdk_pixbuf_get_width (p), h = gdk_pixbuf_get_height (p);
+	g_assert_cmpint (gdk_pixbuf_get_n_channels (back), ==, channels);
+	g_assert_cmpint (gdk_pixbuf_get_width (back), ==, w);
+	g_assert_cmpint (gdk_pixbuf_get_height (back), ==, h);
+	for (int y = 0; y < h; y++)
+		g_assert_cmpmem (gdk_pixbuf_read_pixels (back) + (gsize) y * gdk_pixbuf_get_rowstride (back), (gsize) w * channels,
+		                 gdk_pixbuf_read_pixels (p) + (gsize) y * gdk_pixbuf_get_rowstride (p), (gsize) w * channels);
+}
+
+/* Our PNG writer (bd-encode-png.c) is lossless, as libpng reads it back: RGB, RGBA, a mask as
+ * greyscale, and a picture of noise whose compressed data needs several IDAT chunks (libpng
+ * checks every chunk's CRC). */
+static void
 test_png_round_trip (void)
 {
 	for (int alpha = 0; alpha < 2; alpha++) {
@@ -266,14 +281,46 @@ test_png_round_trip (void)
 		g_assert_no_error (error);
 		g_autoptr (GdkPixbuf) back = gdk_pixbuf_new_from_file (out, &error);
 		g_assert_no_error (error);
-		g_assert_cmpint (gdk_pixbuf_get_n_channels (back), ==, alpha ? 4 : 3);
-		g_assert_cmpint (gdk_pixbuf_get_width (back), ==, 67);
-		g_assert_cmpint (gdk_pixbuf_get_height (back), ==, 41);
-		int n = alpha ? 4 : 3;
-		for (int y = 0; y < 41; y++)
-			g_assert_cmpmem (gdk_pixbuf_read_pixels (back) + y * gdk_pixbuf_get_rowstride (back), 67 * n,
-			                 gdk_pixbuf_read_pixels (p) + y * gdk_pixbuf_get_rowstride (p), 67 * n);
+		assert_same_pixels (back, p, alpha ? 4 : 3);
 	}
+
+	/* A mask: R = G = B, written as one grey channel, read back as RGB. */
+	g_autoptr (GdkPixbuf) p = picture (53, 29, FALSE);
+	guint8 *px = gdk_pixbuf_get_pixels (p);
+	for (int y = 0; y < 29; y++)
+		for (int x = 0; x < 53; x++) {
+			guint8 *q = px + y * gdk_pixbuf_get_rowstride (p) + x * 3;
+			q[0] = q[1] = q[2];
+		}
+	g_autofree char *mask = g_build_filename (tmpdir, "round-mask.png", NULL);
+	g_autoptr (GError) error = NULL;
+	g_assert_true (bd_image_save_full (p, mask, 90, BD_SAVE_REPLACE | BD_SAVE_MASK, NULL, &error));
+	g_assert_no_error (error);
+	g_autofree char *bytes = NULL;
+	gsize len = 0;
+	g_assert_true (g_file_get_contents (mask, &bytes, &len, NULL));
+	g_assert_cmpuint (len, >, 26);
+	g_assert_cmpuint ((guint8) bytes[25], ==, 0);   /* IHDR: colour type greyscale */
+	g_autoptr (GdkPixbuf) grey = gdk_pixbuf_new_from_file (mask, &error);
+	g_assert_no_error (error);
+	assert_same_pixels (grey, p, 3);
+
+	/* 2400x1000 RGBA of noise: about 9.6 MB compressed, two IDAT chunks of at most 8 MiB. */
+	g_autoptr (GdkPixbuf) noise = gdk_pixbuf_new (GDK_COLORSPACE_RGB, TRUE, 8, 2400, 1000);
+	GRand *rand = g_rand_new_with_seed (11);
+	guint8 *n = gdk_pixbuf_get_pixels (noise);
+	for (gsize i = 0; i < (gsize) gdk_pixbuf_get_rowstride (noise) * 1000; i++)
+		n[i] = (guint8) g_rand_int (rand);
+	g_rand_free (rand);
+	g_autofree char *big = g_build_filename (tmpdir, "round-big.png", NULL);
+	g_assert_true (bd_image_save_full (noise, big, 90, BD_SAVE_REPLACE, NULL, &error));
+	g_assert_no_error (error);
+	g_autofree char *big_bytes = NULL;
+	g_assert_true (g_file_get_contents (big, &big_bytes, &len, NULL));
+	g_assert_cmpuint (len, >, 8u << 20);
+	g_autoptr (GdkPixbuf) big_back = gdk_pixbuf_new_from_file (big, &error);
+	g_assert_no_error (error);
+	assert_same_pixels (big_back, noise, 4);
 	assert_no_temporary ();
 }
 
