@@ -5,6 +5,7 @@
 #include "conv2d.cuh"
 #include "letterbox.cuh"
 #include "mirror-average.cuh"
+#include "pack-weights.cuh"
 #include "to-nhwc.cuh"
 #include "upsample-alpha.cuh"
 #include "gpu-switches.cuh"
@@ -63,93 +64,73 @@ struct gpu_state {
 	bool         launch_early;         /* kernels start in the tail of the one before (cuda-common.cuh) */
 };
 
-/* Packs w[co * s_co + ci * s_ci + tap * s_tap] into [tap][cin storage][cout storage] in the
- * session's precision, and K-major ([cout storage][tap][cin storage], or for a transposed
- * convolution [tap][cout storage][cin storage]: one GEMM a tap) for the Hopper kernels,
- * uploads them and the bias (all zero-padded to 16 output channels). */
+/* Device buffers the model's weights go through on their way to their layouts, reused from one
+ * convolution to the next (the stream orders the copies and the packing kernels). */
+struct upload_staging {
+	float    *w;
+	uint32_t *map;
+	size_t    w_bytes, map_bytes;
+	cudaStream_t stream;
+};
+
+bd_status ensure (void **buf, size_t *have, size_t bytes, bd_error *error);
+
+/* Uploads w[co * s_co + ci * s_ci + tap * s_tap] as it is and packs it on the device
+ * (pack-weights.cu) into [tap][cin storage][cout storage] in the session's precision, and
+ * K-major ([cout storage][tap][cin storage], or for a transposed convolution [tap][cout
+ * storage][cin storage]: one GEMM a tap) for the Hopper kernels; uploads the bias (all
+ * zero-padded to 16 output channels). */
 bd_status
-upload_conv (gpu_conv *c, const float *w, const float *bias, uint32_t cout, uint32_t cin, uint32_t taps,
-             size_t s_co, size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t cin_storage,
+upload_conv (upload_staging *stage, gpu_conv *c, const float *w, const float *bias, uint32_t cout, uint32_t cin,
+             uint32_t taps, size_t s_co, size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t cin_storage,
              bool transposed, bd_precision precision, bd_error *error)
 {
 	uint32_t cout_s = bd_pad16 (cout);
 	size_t n = (size_t) taps * cin_storage * cout_s, el = bd_precision_size (precision);
-	float *f = (float *) calloc (n, sizeof (float));
-	void *packed = calloc (n, el);
-	float *b = (float *) calloc (cout_s, sizeof (float));
-	if (!f || !packed || !b) {
-		free (f);
-		free (packed);
-		free (b);
-		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
-	}
-	for (uint32_t co = 0; co < cout; co++) {
-		b[co] = bias[co];
-		for (uint32_t ci = 0; ci < cin; ci++)
-			for (uint32_t t = 0; t < taps; t++)
-				f[((size_t) t * cin_storage + (in_map ? in_map[ci] : ci)) * cout_s + co] =
-					w[co * s_co + ci * s_ci + t * s_tap];
-	}
-	if (precision == BD_PRECISION_FAST)
-		for (size_t i = 0; i < n; i++)
-			((__half *) packed)[i] = __float2half (f[i]);
-	else
-		memcpy (packed, f, n * sizeof (float));
+	size_t count = (size_t) cout * cin * taps;
 	c->taps = taps;
 	c->transposed = transposed;
 	c->cout = cout_s;
 	c->cin = in_map ? cin_storage : cin;   /* mapped channels are not the leading ones */
-	cudaError_t e = cudaMalloc (&c->weights, n * el);
+	bd_status st = ensure ((void **) &stage->w, &stage->w_bytes, count * sizeof (float), error);
+	if (st == BD_OK && in_map)
+		st = ensure ((void **) &stage->map, &stage->map_bytes, cin * sizeof (uint32_t), error);
+	if (st != BD_OK)
+		return st;
+	BD_CUDA_CHECK (cudaMalloc (&c->weights, n * el));
+	BD_CUDA_CHECK (cudaMalloc (&c->weights_k, n * el));
+	if (precision == BD_PRECISION_EXACT)
+		BD_CUDA_CHECK (cudaMalloc (&c->weights_k_small, n * sizeof (float)));
+	BD_CUDA_CHECK (cudaMemcpyAsync (stage->w, w, count * sizeof (float), cudaMemcpyHostToDevice, stage->stream));
+	if (in_map)
+		BD_CUDA_CHECK (cudaMemcpyAsync (stage->map, in_map, cin * sizeof (uint32_t), cudaMemcpyHostToDevice,
+		                                stage->stream));
+	bd_gpu_packed_conv p = { c->weights, c->weights_k, c->weights_k_small, cout, cin, taps, cout_s, cin_storage,
+	                         transposed };
+	st = bd_gpu_pack_weights (&p, stage->w, s_co, s_ci, s_tap, in_map ? stage->map : nullptr, precision,
+	                          stage->stream, error);
+	if (st != BD_OK)
+		return st;
+
+	float *b = (float *) calloc (cout_s, sizeof (float));
+	if (!b)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
+	memcpy (b, bias, cout * sizeof (float));
+	cudaError_t e = cudaMalloc (&c->bias, cout_s * sizeof (float));
 	if (e == cudaSuccess)
-		e = cudaMemcpy (c->weights, packed, n * el, cudaMemcpyHostToDevice);
-	/* The K-major copies for the Hopper kernels, in the space of `packed` (uploaded already). */
-	size_t K = (size_t) taps * cin_storage;
-	for (uint32_t co = 0; e == cudaSuccess && co < cout_s; co++)
-		for (size_t k = 0; k < K; k++) {
-			float v = f[k * cout_s + co];
-			size_t t = k / cin_storage, ci = k % cin_storage;
-			size_t at = transposed ? (t * cout_s + co) * cin_storage + ci : co * K + k;
-			if (precision == BD_PRECISION_FAST)
-				((__half *) packed)[at] = __float2half (v);
-			else
-				((float *) packed)[at] = v;
-		}
-	if (e == cudaSuccess)
-		e = cudaMalloc (&c->weights_k, n * el);
-	if (e == cudaSuccess)
-		e = cudaMemcpy (c->weights_k, packed, n * el, cudaMemcpyHostToDevice);
-	if (e == cudaSuccess && precision == BD_PRECISION_EXACT) {
-		/* What tf32 drops of each weight: exact takes three tf32 products (conv2d-hopper.cu). */
-		for (size_t i = 0; i < n; i++) {
-			float v = ((float *) packed)[i];
-			uint32_t bits;
-			memcpy (&bits, &v, sizeof bits);
-			bits &= 0xffffe000u;
-			float big;
-			memcpy (&big, &bits, sizeof big);
-			((float *) packed)[i] = v - big;
-		}
-		e = cudaMalloc (&c->weights_k_small, n * sizeof (float));
-		if (e == cudaSuccess)
-			e = cudaMemcpy (c->weights_k_small, packed, n * sizeof (float), cudaMemcpyHostToDevice);
-	}
-	if (e == cudaSuccess)
-		e = cudaMalloc (&c->bias, cout_s * sizeof (float));
-	if (e == cudaSuccess)
-		e = cudaMemcpy (c->bias, b, cout_s * sizeof (float), cudaMemcpyHostToDevice);
-	free (f);
-	free (packed);
+		e = cudaMemcpyAsync (c->bias, b, cout_s * sizeof (float), cudaMemcpyHostToDevice, stage->stream);
+	/* A pageable source is staged before the call returns, so @b may go now. */
 	free (b);
 	BD_CUDA_CHECK (e);
 	return BD_OK;
 }
 
 bd_status
-upload_conv3x3 (gpu_state *s, gpu_conv *c, const bd_conv_weights *w, const uint32_t *in_map,
+upload_conv3x3 (gpu_state *s, upload_staging *stage, gpu_conv *c, const bd_conv_weights *w, const uint32_t *in_map,
                 uint32_t cin_storage, bd_error *error)
 {
 	uint32_t cout = w->weight.dims[0], cin = w->weight.dims[1];
-	return upload_conv (c, w->weight.data, w->bias.data, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map,
+	return upload_conv (stage, c, w->weight.data, w->bias.data, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map,
 	                    cin_storage, false, s->precision, error);
 }
 
@@ -365,16 +346,18 @@ cuda_init (bd_session *session, bd_error *error)
 	s->launch_early = prop.major >= 9 && !bd_gpu_switches_get ().no_pdl;
 
 	const bd_model *m = session->model;
+	upload_staging stage = {};
+	stage.stream = s->stream;
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
 		uint32_t cin_s = l == 0 ? 16 : bd_pad16 (m->widths[l - 1]);
-		st = upload_conv3x3 (s, &s->enc[l][0], &m->enc[l][0], nullptr, cin_s, error);
+		st = upload_conv3x3 (s, &stage, &s->enc[l][0], &m->enc[l][0], nullptr, cin_s, error);
 		if (st == BD_OK)
-			st = upload_conv3x3 (s, &s->enc[l][1], &m->enc[l][1], nullptr, bd_pad16 (m->widths[l]), error);
+			st = upload_conv3x3 (s, &stage, &s->enc[l][1], &m->enc[l][1], nullptr, bd_pad16 (m->widths[l]), error);
 	}
 	for (uint32_t l = 0; l + 1 < m->depth && st == BD_OK; l++) {
 		uint32_t c = m->widths[l], cn = m->widths[l + 1];
 		/* ConvTranspose2d weights are [cin][cout][2][2]: tap t is a 1x1 [cout][cin]. */
-		st = upload_conv (&s->up[l], m->up[l].weight.data, m->up[l].bias.data, c, cn, 4, 4, (size_t) c * 4, 1,
+		st = upload_conv (&stage, &s->up[l], m->up[l].weight.data, m->up[l].bias.data, c, cn, 4, 4, (size_t) c * 4, 1,
 		                  nullptr, bd_pad16 (cn), true, s->precision, error);
 		/* The decoder reads skip | up, the up half starting at channel pad16(c). */
 		uint32_t *map = (uint32_t *) malloc (2 * (size_t) c * sizeof *map);
@@ -383,10 +366,10 @@ cuda_init (bd_session *session, bd_error *error)
 		for (uint32_t ci = 0; map && ci < 2 * c; ci++)
 			map[ci] = ci < c ? ci : bd_pad16 (c) + (ci - c);
 		if (st == BD_OK)
-			st = upload_conv3x3 (s, &s->dec[l][0], &m->dec[l][0], map, 2 * bd_pad16 (c), error);
+			st = upload_conv3x3 (s, &stage, &s->dec[l][0], &m->dec[l][0], map, 2 * bd_pad16 (c), error);
 		free (map);
 		if (st == BD_OK)
-			st = upload_conv3x3 (s, &s->dec[l][1], &m->dec[l][1], nullptr, bd_pad16 (c), error);
+			st = upload_conv3x3 (s, &stage, &s->dec[l][1], &m->dec[l][1], nullptr, bd_pad16 (c), error);
 	}
 	if (st == BD_OK) {
 		s->head_bias = m->head.bias.data[0];
@@ -396,9 +379,14 @@ cuda_init (bd_session *session, bd_error *error)
 			st = bd_error_set (error, BD_ERR_DEVICE, "cannot upload the model to the GPU");
 	}
 	/* cudaMemcpy from pageable memory may return before its copy lands, and our stream does
-	 * not wait for the legacy one: the weights must be in place before the first kernel. */
+	 * not wait for the legacy one: the weights must be in place before the first kernel (and
+	 * packed before their staging buffers go). */
 	if (st == BD_OK && cudaDeviceSynchronize () != cudaSuccess)
 		st = bd_error_set (error, BD_ERR_DEVICE, "cannot upload the model to the GPU");
+	if (st != BD_OK)
+		cudaDeviceSynchronize ();   /* a failed upload may have packing in flight */
+	cudaFree (stage.w);
+	cudaFree (stage.map);
 	if (st != BD_OK) {
 		cuda_destroy (session);
 		return st;
