@@ -116,10 +116,11 @@ bd_library_new_sessions (const bd_model *model, const bd_session_options *option
                          bd_session ***sessions, guint *n_sessions, GError **error)
 {
 	bd_session_options one = *options;
-	guint n = MAX (lanes, 1);
+	lanes = MAX (lanes, 1);
+	guint n = lanes;
 	if (all) {
 		/* No GPU: one session on GPU 0 fails and says why (no driver, a build without CUDA). */
-		n = (guint) MAX (bd_device_count (BD_DEVICE_CUDA), 1);
+		n = (guint) MAX (bd_device_count (BD_DEVICE_CUDA), 1) * lanes;
 		one.device = BD_DEVICE_CUDA;
 	}
 	/* Sessions side by side share the cores (the CPU network; on a GPU, compositing) rather
@@ -131,7 +132,7 @@ bd_library_new_sessions (const bd_model *model, const bd_session_options *option
 	bd_session **made = g_new0 (bd_session *, n + 1);
 	for (guint i = 0; i < n; i++) {
 		if (all)
-			one.device_index = (int) i;
+			one.device_index = (int) (i / lanes);
 		if (!bd_library_new_session (model, &one, &made[i], error)) {
 			bd_library_free_sessions (made);
 			return FALSE;

@@ -39,9 +39,9 @@ gboolean  bd_library_open_model (const char *path, bd_model **model, GError **er
 gboolean  bd_library_new_session (const bd_model *model, const bd_session_options *options,
                                   bd_session **session, GError **error);
 
-/* Sessions for @options on every GPU (@all, whatever device_index says), else @lanes of them
- * on @options' one device (each with its share of the CPU threads, for the CPU): an array of
- * *@n_sessions, NULL-terminated, for bd_library_free_sessions. With no usable GPU, cuda:all
+/* @lanes sessions for @options on each GPU (@all, whatever device_index says), else on
+ * @options' one device (each with its share of the CPU threads): an array of *@n_sessions,
+ * NULL-terminated, device by device, for bd_library_free_sessions. With no usable GPU, cuda:all
  * fails as cuda does: "Could not use the GPU: why". */
 gboolean  bd_library_new_sessions (const bd_model *model, const bd_session_options *options, gboolean all,
                                    guint lanes, bd_session ***sessions, guint *n_sessions, GError **error);

@@ -435,6 +435,12 @@ test_new_sessions (void)
 		for (guint i = 0; i < n; i++)
 			g_assert_cmpint (bd_session_device (sessions[i]), ==, BD_DEVICE_CUDA);
 		bd_library_free_sessions (sessions);
+		/* Two lanes a card: twice the sessions. */
+		g_assert_true (bd_library_new_sessions (model, &o, TRUE, 2, &sessions, &n, &error));
+		g_assert_cmpuint (n, ==, 2 * (guint) bd_device_count (BD_DEVICE_CUDA));
+		for (guint i = 0; i < n; i++)
+			g_assert_cmpint (bd_session_device (sessions[i]), ==, BD_DEVICE_CUDA);
+		bd_library_free_sessions (sessions);
 	}
 	bd_model_free (model);
 }
