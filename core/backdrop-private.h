@@ -133,7 +133,19 @@ typedef struct bd_backend_ops {
 	/* Optional: makes room for a forward pass at @height x @width ahead of a smaller one, so
 	 * that memory sized for the smaller is not made and then remade larger. */
 	bd_status (*reserve) (bd_session *session, uint32_t height, uint32_t width, bd_error *error);
+	/* Optional: bd_composite on the device, for a transparent or plain colour background,
+	 * with the arguments checked (bd_composite_check); the host's bytes exactly. */
+	bd_status (*composite) (bd_session *session, const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
+	                        const bd_background *background, uint8_t *out, size_t out_stride, bd_error *error);
 } bd_backend_ops;
+
+/* bd_composite's argument checks (composite.c). */
+bd_status bd_composite_check (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
+                              const bd_background *background, const uint8_t *out, size_t out_stride,
+                              bd_error *error);
+/* The grid of bd_composite's colour means for a @width x @height photo: a cell is @factor
+ * pixels square; the two iterations' window radii, in cells. */
+void      bd_composite_grid  (uint32_t width, uint32_t height, uint32_t *factor, uint32_t radii[2]);
 
 typedef struct bd_thread_pool bd_thread_pool;
 

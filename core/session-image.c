@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The image functions on a session's own worker threads: a program that made a session with
- * N threads gets N here too, and no pool is started and stopped for each call. */
+ * N threads gets N here too, and no pool is started and stopped for each call. A GPU session
+ * composes on its device where its backend can (gpu/composite.cu). */
 #include "backdrop-private.h"
 #include "image/image.h"
 
@@ -19,5 +20,14 @@ bd_session_composite (bd_session *session, const bd_image *photo, const uint8_t 
 {
 	if (!session)
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_composite: no session");
+	/* A GPU session composes a cut-out or a colour background on its device: the same bytes,
+	 * without the host's colour means (most of a cut-out's time on the host). */
+	if (session->backend->composite && background &&
+	    (background->kind == BD_BACKGROUND_TRANSPARENT || background->kind == BD_BACKGROUND_COLOR)) {
+		bd_status st = bd_composite_check (photo, alpha, alpha_stride, background, out, out_stride, error);
+		if (st != BD_OK)
+			return st;
+		return session->backend->composite (session, photo, alpha, alpha_stride, background, out, out_stride, error);
+	}
 	return bd_composite_on_pool (session->pool, photo, alpha, alpha_stride, background, out, out_stride, error);
 }

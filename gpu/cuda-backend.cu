@@ -2,6 +2,7 @@
 /* The CUDA backend: the device, weights packed once per session, a memory plan per input
  * size and batch whose forward pass is captured into a CUDA graph, and one stream per
  * session. A batch is its images stacked into each buffer, one under the other. */
+#include "composite.cuh"
 #include "conv2d.cuh"
 #include "letterbox.cuh"
 #include "mirror-average.cuh"
@@ -53,6 +54,7 @@ void photo_free (gpu_photo *ph);
 struct gpu_state {
 	cudaStream_t stream;
 	gpu_photo    photo;
+	bd_gpu_composite_buffers composite;
 	bd_precision precision;
 	int          device;      /* the CUDA device index; set on the calling thread first */
 	gpu_conv     enc[BD_MAX_DEPTH][2], up[BD_MAX_DEPTH], dec[BD_MAX_DEPTH][2];
@@ -414,6 +416,7 @@ cuda_destroy (bd_session *session)
 	plan_free (&s->plan);
 	plan_free (&s->mirror);
 	photo_free (&s->photo);
+	bd_gpu_composite_free (&s->composite);
 	if (s->stream)
 		cudaStreamDestroy (s->stream);
 	if (s->net_start)
@@ -574,6 +577,16 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 	return BD_OK;
 }
 
+bd_status
+cuda_composite (bd_session *session, const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
+                const bd_background *background, uint8_t *out, size_t out_stride, bd_error *error)
+{
+	gpu_state *s = (gpu_state *) session->backend_data;
+	BD_CUDA_CHECK (cudaSetDevice (s->device));   /* the calling thread's current device */
+	return bd_gpu_composite (&s->composite, s->stream, photo, alpha, alpha_stride, background, out, out_stride,
+	                         error);
+}
+
 double
 cuda_network_ms (bd_session *session)
 {
@@ -606,6 +619,8 @@ const bd_backend_ops cuda_ops = {
 	.run = cuda_run,
 	.network_ms = cuda_network_ms,
 	.device_count = cuda_device_count,
+	.reserve = nullptr,
+	.composite = cuda_composite,
 };
 
 } // namespace

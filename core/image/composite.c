@@ -129,8 +129,8 @@ blend_task (void *data, size_t y)
 }
 
 bd_status
-bd_composite_on_pool (bd_thread_pool *pool, const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
-                      const bd_background *background, uint8_t *out, size_t out_stride, bd_error *error)
+bd_composite_check (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride, const bd_background *background,
+                    const uint8_t *out, size_t out_stride, bd_error *error)
 {
 	bd_status st = bd_image_check (photo, "photo", error);
 	if (st != BD_OK)
@@ -146,18 +146,36 @@ bd_composite_on_pool (bd_thread_pool *pool, const bd_image *photo, const uint8_t
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "unknown background kind %d", background->kind);
 	if (background->kind == BD_BACKGROUND_BLUR && !(background->blur_radius >= 0 && background->blur_radius <= 1000))
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "blur radius must be within 0..1000 pixels");
+	return BD_OK;
+}
 
+void
+bd_composite_grid (uint32_t width, uint32_t height, uint32_t *factor, uint32_t radii[2])
+{
+	/* A window of about 1/8 of the long side, then 1/100, on a grid at most 768 pixels long:
+	 * the means vary slowly, so a 50 MP photo costs little more. */
+	uint32_t longest = width > height ? width : height;
+	*factor = (longest + 767) / 768;
+	uint32_t reduced = (longest + *factor - 1) / *factor;
+	radii[0] = reduced / 16 > 2 ? reduced / 16 : 2;
+	radii[1] = reduced / 200 > 1 ? reduced / 200 : 1;
+}
+
+bd_status
+bd_composite_on_pool (bd_thread_pool *pool, const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
+                      const bd_background *background, uint8_t *out, size_t out_stride, bd_error *error)
+{
+	bd_status st = bd_composite_check (photo, alpha, alpha_stride, background, out, out_stride, error);
+	if (st != BD_OK)
+		return st;
 	if (background->kind == BD_BACKGROUND_BLUR)
 		st = draw_blur (pool, photo, alpha, alpha_stride, background->blur_radius, out, out_stride, error);
 	else if (background->kind == BD_BACKGROUND_IMAGE)
 		st = draw_cover (pool, photo, background->image, out, out_stride, error);
-	/* Colour means for the estimate: a window of about 1/8 of the long side, then 1/100, on
-	 * a grid at most 768 pixels long: they vary slowly, so a 50 MP photo costs little more. */
+	/* Colour means for the estimate. */
 	bd_colour_means means = { 0 };
-	uint32_t longest = photo->width > photo->height ? photo->width : photo->height;
-	uint32_t factor = (longest + 767) / 768;
-	uint32_t reduced = (longest + factor - 1) / factor;
-	uint32_t radii[2] = { reduced / 16 > 2 ? reduced / 16 : 2, reduced / 200 > 1 ? reduced / 200 : 1 };
+	uint32_t factor, radii[2];
+	bd_composite_grid (photo->width, photo->height, &factor, radii);
 	if (st == BD_OK)
 		st = bd_colour_means_make (pool, photo, alpha, alpha_stride, factor, radii, 2, &means, error);
 	if (st == BD_OK) {
