@@ -547,12 +547,16 @@ main (int argc, char **argv)
 	guint per_device = (guint) MAX (opt_lanes, 1);
 	gboolean made = model_read &&
 	                bd_library_new_sessions (model, &sopts, every_gpu, per_device, &sessions, &lanes, &error);
-	if (made && opt_lanes == 0 && inputs->len > 1 && j.kind == OUTPUT_MASK &&
-	    bd_session_device (sessions[0]) == BD_DEVICE_CUDA) {
-		/* A folder of masks on a GPU: two lanes a card, so that one photo's copies and host
-		 * steps run while the other's kernels do. On an H200, in turns, 100 masks went from
-		 * 142-167 to 177-196 photos/s and 300 from 280-300 to 328-383; a third lane was
-		 * slower, and cut-outs, held by the cores that compose and save them, lose by a lane
+	/* On a GPU the device composes a cut-out or a colour background (bd_session_composite):
+	 * the lanes then finish each photo themselves, and the savers only encode. */
+	gboolean on_device = made && bd_session_device (sessions[0]) == BD_DEVICE_CUDA &&
+	                     (j.kind == OUTPUT_CUTOUT ||
+	                      (j.kind == OUTPUT_COMPOSITE && j.background.kind == BD_BACKGROUND_COLOR));
+	if (made && opt_lanes == 0 && inputs->len > 1 && bd_session_device (sessions[0]) == BD_DEVICE_CUDA &&
+	    (j.kind == OUTPUT_MASK || on_device)) {
+		/* A folder on a GPU: two lanes a card, so that one photo's copies and host steps run
+		 * while the other's kernels do. On an H200, in turns, 100 masks went from 142-167 to
+		 * 177-196 photos/s and 300 from 280-300 to 328-383; a third lane was slower
 		 * (docs/PERFORMANCE.md). A session starts in about 8 ms on a running CUDA context. */
 		bd_library_free_sessions (g_steal_pointer (&sessions));
 		sopts.device = BD_DEVICE_CUDA;
@@ -599,9 +603,9 @@ main (int argc, char **argv)
 	 * encoders finish the masks (the main-subject and decisive passes), compose cut-outs and
 	 * save, several side by side: one photo at a time on every core, these steps leave most
 	 * cores waiting (bench/composite, bench/mask-passes). A lone photo is finished at once on
-	 * its session's threads, which is sooner. */
+	 * its session's threads, which is sooner, and so is every photo whose GPU composes it. */
 	run_state r = { .j = &j, .kind_name = kind_names[j.kind], .ext = ext, .names = &names, .protected = protected,
-	                .finish_later = inputs->len > 1, .failed = failed };
+	                .finish_later = inputs->len > 1 && !on_device, .failed = failed };
 	/* Photos decode on threads ahead of the network, which runs on a lane per session, and
 	 * are saved (most of a GPU run's time) on workers; reported in input order. A bounded
 	 * number are in flight, so memory stays flat on any folder (bd-batch-run.h). */
