@@ -31,3 +31,23 @@ bd_session_composite (bd_session *session, const bd_image *photo, const uint8_t 
 	}
 	return bd_composite_on_pool (session->pool, photo, alpha, alpha_stride, background, out, out_stride, error);
 }
+
+bd_status
+bd_session_temporal_blend (bd_session *session, const bd_image *photo, const bd_image *other_photo,
+                           const uint8_t *other_alpha, size_t other_stride, uint8_t *alpha, size_t alpha_stride,
+                           float strength, bd_error *error)
+{
+	if (!session)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_temporal_blend: no session");
+	return bd_temporal_blend_on_pool (session->pool, photo, other_photo, other_alpha, other_stride, alpha,
+	                                  alpha_stride, strength, error);
+}
+
+bd_status
+bd_session_make_decisive (bd_session *session, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
+                          bd_error *error)
+{
+	if (!session)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_make_decisive: no session");
+	return bd_mask_decide (session->pool, alpha, width, height, stride, bd_decide_radius (width, height), error);
+}

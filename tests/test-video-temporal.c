@@ -3,6 +3,8 @@
  * frames, and its two promises: a still photo's mask moves towards the other frame's, and a
  * moving part's mask does not (no lag). */
 #include "backdrop.h"
+#include "backdrop-private.h"
+#include "image/image.h"
 
 #include <glib.h>
 #include <math.h>
@@ -45,6 +47,7 @@ test_random (void)
 {
 	static const struct { int w, h, ca, cb; float strength; } cases[] = {
 		{ 37, 23, 4, 4, 0.7f }, { 5, 3, 3, 4, 1.0f }, { 1, 1, 4, 3, 0.5f }, { 64, 2, 3, 3, 0.25f },
+		{ 41, 150, 3, 4, 0.8f },   /* several bands of rows */
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
 		int w = cases[i].w, h = cases[i].h;
@@ -63,6 +66,7 @@ test_random (void)
 			alpha[k] = (uint8_t) g_random_int_range (0, 256);
 		}
 		want = g_memdup2 (alpha, (gsize) w * h);
+		uint8_t *start = g_memdup2 (alpha, (gsize) w * h);
 		bd_image a = { pa, (uint32_t) w, (uint32_t) h, sa, cases[i].ca == 4 ? BD_PIXEL_RGBA8 : BD_PIXEL_RGB8 };
 		bd_image b = { pb, (uint32_t) w, (uint32_t) h, sb, cases[i].cb == 4 ? BD_PIXEL_RGBA8 : BD_PIXEL_RGB8 };
 		naive_blend (&a, &b, other, want, cases[i].strength);
@@ -71,7 +75,13 @@ test_random (void)
 		/* float against double may differ by a level where the step is a whole number. */
 		for (int k = 0; k < w * h; k++)
 			g_assert_cmpint (abs ((int) alpha[k] - (int) want[k]), <=, 1);
-		g_free (pa); g_free (pb); g_free (other); g_free (alpha); g_free (want);
+		/* The bands side by side on a pool: the same bytes as in turn. */
+		bd_thread_pool *pool = bd_thread_pool_new (3);
+		g_assert_cmpint (bd_temporal_blend_on_pool (pool, &a, &b, other, (size_t) w, start, (size_t) w,
+		                                            cases[i].strength, NULL), ==, BD_OK);
+		g_assert_cmpmem (start, (gsize) w * h, alpha, (gsize) w * h);
+		bd_thread_pool_free (pool);
+		g_free (pa); g_free (pb); g_free (other); g_free (alpha); g_free (want); g_free (start);
 	}
 }
 

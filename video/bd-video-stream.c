@@ -187,19 +187,22 @@ bd_video_stream_next (BdVideoStream *stream, gboolean draining)
 		for (GList *l = s->frames.head; l && j <= s->settings.latency; l = l->next, j++) {
 			BdVideoFrame *later = l->data;
 			bd_image other = view (s, later->rgba);
-			bd_temporal_blend (&photo, &other, later->raw, s->width, f->alpha, s->width, 1.0f / (float) (j + 1), NULL);
+			bd_session_temporal_blend (s->session, &photo, &other, later->raw, s->width, f->alpha, s->width,
+			                           1.0f / (float) (j + 1), NULL);
 		}
 		if (s->have_last) {
 			bd_image last = view (s, s->last_rgba);
-			bd_temporal_blend (&photo, &last, s->last_alpha, s->width, f->alpha, s->width, k, NULL);
+			bd_session_temporal_blend (s->session, &photo, &last, s->last_alpha, s->width, f->alpha, s->width, k, NULL);
 		}
 	}
 	memcpy (s->last_rgba, f->rgba, n * 4);
 	memcpy (s->last_alpha, f->alpha, n);
 	s->have_last = TRUE;
 	/* Then decisive, as a photo's mask is (bd_run_options.decisive): a steadied neighbour is
-	 * kept or removed, never left half. Fails only on arguments that cannot occur here. */
-	bd_mask_make_decisive (f->alpha, s->width, s->height, s->width, NULL);
+	 * kept or removed, never left half. Fails only on arguments that cannot occur here. Both
+	 * steps on the session's threads: on the streaming thread alone they were most of a
+	 * 1080p frame's time on a GPU (docs/PERFORMANCE.md). */
+	bd_session_make_decisive (s->session, f->alpha, s->width, s->height, s->width, NULL);
 	return f;
 }
 

@@ -25,6 +25,10 @@ bd_status bd_composite_on_pool   (bd_thread_pool *pool, const bd_image *photo, c
                                   size_t out_stride, bd_error *error);
 bd_status bd_mask_adjust_on_pool (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height,
                                   size_t stride, float threshold, float feather, bd_error *error);
+/* bd_temporal_blend in bands of rows on @pool (NULL: in turn on the calling thread). */
+bd_status bd_temporal_blend_on_pool (bd_thread_pool *pool, const bd_image *photo, const bd_image *other_photo,
+                                     const uint8_t *other_alpha, size_t other_stride, uint8_t *alpha,
+                                     size_t alpha_stride, float strength, bd_error *error);
 
 /* Checks a view's pointer, size, stride and the pixel limit. */
 bd_status bd_image_check (const bd_image *image, const char *what, bd_error *error);

@@ -38,9 +38,97 @@ clamp_index (int64_t k, uint32_t n)
 	return k <= 0 || n == 0 ? 0 : (k >= (int64_t) n ? n - 1 : (uint32_t) k);
 }
 
+/* Rows a task: each band primes its own ring of differences (2r rows above it), so the bands
+ * run side by side and every row comes out as it would alone. */
+#define BAND_ROWS 32
+
+typedef struct {
+	const bd_image *photo, *other_photo;
+	const uint8_t  *other_alpha;
+	size_t          other_stride;
+	uint8_t        *alpha;
+	size_t          alpha_stride;
+	float           strength;
+	bool            failed;
+} blend_job;
+
+static void
+blend_band (void *data, size_t band)
+{
+	blend_job *j = data;
+	const bd_image *photo = j->photo, *other_photo = j->other_photo;
+	uint32_t w = photo->width, h = photo->height;
+	int64_t y0 = (int64_t) band * BAND_ROWS, y1 = y0 + BAND_ROWS < h ? y0 + BAND_ROWS : h;
+	/* Column sums of the luma difference over 2r + 1 rows: w counts and 2r + 1 rows of
+	 * differences as scratch. */
+	const uint32_t r = BD_TEMPORAL_RADIUS;
+	uint32_t *col = calloc ((size_t) w, sizeof *col);
+	uint8_t *diff = malloc ((size_t) w * (2 * r + 1));
+	if (!col || !diff) {
+		free (col);
+		free (diff);
+		__atomic_store_n (&j->failed, true, __ATOMIC_RELAXED);
+		return;
+	}
+	uint32_t c1 = bd_image_channels (photo), c2 = bd_image_channels (other_photo);
+	/* Row y's luma differences into ring slot y % (2r + 1); rows past the edges repeat it. */
+#define DIFF_ROW(y) (diff + (size_t) ((y) % (2 * r + 1)) * w)
+	/* From y0 - 2r, so that the ring holds rows y0 - r .. y0 + r when row y0 is made. */
+	for (int64_t y = y0 - 2 * (int64_t) r; y < y1; y++) {
+		/* Bring row y + r in (rows past either edge are the edge's, read from its slot). */
+		int64_t yin = y + r;
+		if (yin >= 0 && yin < (int64_t) h) {
+			uint8_t *d = DIFF_ROW ((uint32_t) yin);
+			const uint8_t *a = photo->pixels + (size_t) yin * photo->stride;
+			const uint8_t *b = other_photo->pixels + (size_t) yin * other_photo->stride;
+			for (uint32_t x = 0; x < w; x++) {
+				int dl = (int) luma (a + (size_t) x * c1) - (int) luma (b + (size_t) x * c2);
+				d[x] = (uint8_t) (dl < 0 ? -dl : dl);
+			}
+		}
+		if (y < y0)
+			continue;
+		/* The window of row y: rows max(0, y-r) .. min(h-1, y+r), edges repeated. */
+		for (uint32_t x = 0; x < w; x++)
+			col[x] = 0;
+		for (int64_t k = y - r; k <= y + (int64_t) r; k++) {
+			const uint8_t *d = DIFF_ROW (clamp_index (k, h));
+			for (uint32_t x = 0; x < w; x++)
+				col[x] += d[x];
+		}
+		/* Then along the row, edges repeated; the gate's weight from the window's mean. */
+		const float scale = 1.0f / (float) ((2 * r + 1) * (2 * r + 1));
+		uint8_t *out = j->alpha + (size_t) y * j->alpha_stride;
+		const uint8_t *prev = j->other_alpha + (size_t) y * j->other_stride;
+		uint32_t sum = 0;
+		for (int64_t k = -(int64_t) r; k <= (int64_t) r; k++)
+			sum += col[clamp_index (k, w)];
+		for (uint32_t x = 0; x < w; x++) {
+			float change = (float) sum * scale;
+			float g = (BD_TEMPORAL_HIGH - change) / (BD_TEMPORAL_HIGH - BD_TEMPORAL_LOW);
+			g = g < 0 ? 0 : (g > 1 ? 1 : g);
+			/* From the other frame's value, (1 - weight) of the way to this one's, rounded
+			 * towards the other: a change of a level or two on a still pixel (noise) then
+			 * stops there instead of passing through the rounding. */
+			float jump = fabsf ((float) out[x] - (float) prev[x]);
+			float gj = (BD_TEMPORAL_JUMP_HIGH - jump) / (BD_TEMPORAL_JUMP_HIGH - BD_TEMPORAL_JUMP_LOW);
+			gj = gj < 0 ? 0 : (gj > 1 ? 1 : gj);
+			float wgt = j->strength * g * gj;
+			float step = (1.0f - wgt) * ((float) out[x] - (float) prev[x]);
+			out[x] = (uint8_t) ((int) prev[x] + (int) step);
+			sum += col[clamp_index ((int64_t) x + r + 1, w)];
+			sum -= col[clamp_index ((int64_t) x - r, w)];
+		}
+	}
+#undef DIFF_ROW
+	free (col);
+	free (diff);
+}
+
 bd_status
-bd_temporal_blend (const bd_image *photo, const bd_image *other_photo, const uint8_t *other_alpha,
-                   size_t other_stride, uint8_t *alpha, size_t alpha_stride, float strength, bd_error *error)
+bd_temporal_blend_on_pool (bd_thread_pool *pool, const bd_image *photo, const bd_image *other_photo,
+                           const uint8_t *other_alpha, size_t other_stride, uint8_t *alpha, size_t alpha_stride,
+                           float strength, bd_error *error)
 {
 	bd_status st = bd_image_check (photo, "photo", error);
 	if (st == BD_OK)
@@ -58,68 +146,18 @@ bd_temporal_blend (const bd_image *photo, const bd_image *other_photo, const uin
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_temporal_blend: strength must be within 0..1");
 	if (strength == 0)
 		return BD_OK;
-
-	/* Column sums of the luma difference over 2r + 1 rows, slid down the frame: one pass,
-	 * w counts and 2r + 1 rows of differences as scratch. */
-	const uint32_t r = BD_TEMPORAL_RADIUS;
-	uint32_t *col = calloc ((size_t) w, sizeof *col);
-	uint8_t *diff = malloc ((size_t) w * (2 * r + 1));
-	if (!col || !diff) {
-		free (col);
-		free (diff);
+	blend_job job = { photo, other_photo, other_alpha, other_stride, alpha, alpha_stride, strength, false };
+	bd_thread_pool_run (pool, (h + BAND_ROWS - 1) / BAND_ROWS, blend_band, &job);
+	if (job.failed)
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
-	}
-	uint32_t c1 = bd_image_channels (photo), c2 = bd_image_channels (other_photo);
-	/* Row y's luma differences into ring slot y % (2r + 1); rows past the edges repeat it. */
-#define DIFF_ROW(y) (diff + (size_t) ((y) % (2 * r + 1)) * w)
-	for (int64_t y = -(int64_t) r; y < (int64_t) h; y++) {
-		/* Bring row y + r in (clamped), taking out row y - r - 1 (clamped) once it leaves. */
-		int64_t yin = y + r;
-		if (yin < (int64_t) h) {
-			uint8_t *d = DIFF_ROW ((uint32_t) yin);
-			const uint8_t *a = photo->pixels + (size_t) yin * photo->stride;
-			const uint8_t *b = other_photo->pixels + (size_t) yin * other_photo->stride;
-			for (uint32_t x = 0; x < w; x++) {
-				int dl = (int) luma (a + (size_t) x * c1) - (int) luma (b + (size_t) x * c2);
-				d[x] = (uint8_t) (dl < 0 ? -dl : dl);
-			}
-		}
-		if (y < 0)
-			continue;
-		/* The window of row y: rows max(0, y-r) .. min(h-1, y+r), edges repeated. */
-		for (uint32_t x = 0; x < w; x++)
-			col[x] = 0;
-		for (int64_t k = y - r; k <= y + (int64_t) r; k++) {
-			const uint8_t *d = DIFF_ROW (clamp_index (k, h));
-			for (uint32_t x = 0; x < w; x++)
-				col[x] += d[x];
-		}
-		/* Then along the row, edges repeated; the gate's weight from the window's mean. */
-		const float scale = 1.0f / (float) ((2 * r + 1) * (2 * r + 1));
-		uint8_t *out = alpha + (size_t) y * alpha_stride;
-		const uint8_t *prev = other_alpha + (size_t) y * other_stride;
-		uint32_t sum = 0;
-		for (int64_t k = -(int64_t) r; k <= (int64_t) r; k++)
-			sum += col[clamp_index (k, w)];
-		for (uint32_t x = 0; x < w; x++) {
-			float change = (float) sum * scale;
-			float g = (BD_TEMPORAL_HIGH - change) / (BD_TEMPORAL_HIGH - BD_TEMPORAL_LOW);
-			g = g < 0 ? 0 : (g > 1 ? 1 : g);
-			/* From the other frame's value, (1 - weight) of the way to this one's, rounded
-			 * towards the other: a change of a level or two on a still pixel (noise) then
-			 * stops there instead of passing through the rounding. */
-			float jump = fabsf ((float) out[x] - (float) prev[x]);
-			float gj = (BD_TEMPORAL_JUMP_HIGH - jump) / (BD_TEMPORAL_JUMP_HIGH - BD_TEMPORAL_JUMP_LOW);
-			gj = gj < 0 ? 0 : (gj > 1 ? 1 : gj);
-			float wgt = strength * g * gj;
-			float step = (1.0f - wgt) * ((float) out[x] - (float) prev[x]);
-			out[x] = (uint8_t) ((int) prev[x] + (int) step);
-			sum += col[clamp_index ((int64_t) x + r + 1, w)];
-			sum -= col[clamp_index ((int64_t) x - r, w)];
-		}
-	}
-#undef DIFF_ROW
-	free (col);
-	free (diff);
 	return BD_OK;
+}
+
+bd_status
+bd_temporal_blend (const bd_image *photo, const bd_image *other_photo, const uint8_t *other_alpha,
+                   size_t other_stride, uint8_t *alpha, size_t alpha_stride, float strength, bd_error *error)
+{
+	/* Without a pool the bands run in turn on this thread (thread-pool.c). */
+	return bd_temporal_blend_on_pool (NULL, photo, other_photo, other_alpha, other_stride, alpha, alpha_stride,
+	                                  strength, error);
 }
