@@ -547,11 +547,11 @@ main (int argc, char **argv)
 	guint per_device = (guint) MAX (opt_lanes, 1);
 	gboolean made = model_read &&
 	                bd_library_new_sessions (model, &sopts, every_gpu, per_device, &sessions, &lanes, &error);
-	/* On a GPU the device composes a cut-out or a colour background (bd_session_composite):
+	/* On a GPU the device composes anything but a picture background (bd_session_composite):
 	 * the lanes then finish each photo themselves, and the savers only encode. */
 	gboolean on_device = made && bd_session_device (sessions[0]) == BD_DEVICE_CUDA &&
 	                     (j.kind == OUTPUT_CUTOUT ||
-	                      (j.kind == OUTPUT_COMPOSITE && j.background.kind == BD_BACKGROUND_COLOR));
+	                      (j.kind == OUTPUT_COMPOSITE && j.background.kind != BD_BACKGROUND_IMAGE));
 	if (made && opt_lanes == 0 && inputs->len > 1 && bd_session_device (sessions[0]) == BD_DEVICE_CUDA &&
 	    (j.kind == OUTPUT_MASK || on_device)) {
 		/* A folder on a GPU: two lanes a card, so that one photo's copies and host steps run

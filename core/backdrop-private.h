@@ -133,11 +133,24 @@ typedef struct bd_backend_ops {
 	/* Optional: makes room for a forward pass at @height x @width ahead of a smaller one, so
 	 * that memory sized for the smaller is not made and then remade larger. */
 	bd_status (*reserve) (bd_session *session, uint32_t height, uint32_t width, bd_error *error);
-	/* Optional: bd_composite on the device, for a transparent or plain colour background,
-	 * with the arguments checked (bd_composite_check); the host's bytes exactly. */
+	/* Optional: bd_composite on the device, for any background but a picture, with the
+	 * arguments checked (bd_composite_check); the host's bytes exactly. */
 	bd_status (*composite) (bd_session *session, const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
 	                        const bd_background *background, uint8_t *out, size_t out_stride, bd_error *error);
 } bd_backend_ops;
+
+/* The taps of the resampler along one axis (resample.c): output i reads count[i] source
+ * samples from start[i], weighted by weight[i * max_taps + k]. */
+typedef struct {
+	uint32_t *start;
+	uint32_t *count;
+	float    *weight;   /* max_taps per output index, summing to 1 */
+	uint32_t  max_taps;
+} bd_resample_taps;
+/* @src samples to @dst as bd_resample_rgb makes them (area when shrinking, bilinear when
+ * enlarging); FALSE when out of memory. */
+bool bd_resample_taps_bilinear (bd_resample_taps *t, uint32_t src, uint32_t dst);
+void bd_resample_taps_clear    (bd_resample_taps *t);
 
 /* bd_composite's argument checks (composite.c). */
 bd_status bd_composite_check (const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,

@@ -20,10 +20,9 @@ bd_session_composite (bd_session *session, const bd_image *photo, const uint8_t 
 {
 	if (!session)
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_composite: no session");
-	/* A GPU session composes a cut-out or a colour background on its device: the same bytes,
-	 * without the host's colour means (most of a cut-out's time on the host). */
-	if (session->backend->composite && background &&
-	    (background->kind == BD_BACKGROUND_TRANSPARENT || background->kind == BD_BACKGROUND_COLOR)) {
+	/* A GPU session composes a cut-out, a colour or a blurred background on its device: the
+	 * same bytes, without the host's colour means (most of a cut-out's time on the host). */
+	if (session->backend->composite && background && background->kind != BD_BACKGROUND_IMAGE) {
 		bd_status st = bd_composite_check (photo, alpha, alpha_stride, background, out, out_stride, error);
 		if (st != BD_OK)
 			return st;

@@ -10,6 +10,8 @@
  * once and the RGBA comes down once. */
 #include "composite.cuh"
 
+#include <math.h>
+
 namespace {
 
 constexpr uint32_t K = 11;   /* F x alpha, alpha, B x (1 - alpha), 1 - alpha, plain RGB */
@@ -128,9 +130,11 @@ field_pos (uint32_t x, uint32_t factor, uint32_t n, uint32_t *i0, uint32_t *i1, 
 }
 
 /* One output pixel (composite.c's blend_task), over nothing or a colour. */
+enum blend_over { OVER_NOTHING, OVER_COLOUR, OVER_OUT };
+
 __global__ void
 blend_kernel (const uint8_t *photo, uint32_t channels, uint32_t width, uint32_t height, const uint8_t *alpha,
-              const float *fg, const float *bg, uint32_t factor, uint32_t gw, uint32_t gh, bool over_colour,
+              const float *fg, const float *bg, uint32_t factor, uint32_t gw, uint32_t gh, blend_over over,
               uchar4 colour, uint8_t *out)
 {
 	size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
@@ -162,20 +166,77 @@ blend_kernel (const uint8_t *photo, uint32_t channels, uint32_t width, uint32_t 
 	}
 	uint32_t fa = channels == 4 ? (a * src[3] + 127) / 255 : a;
 	uint8_t *o = out + 4 * i;
-	if (!over_colour) {
+	if (over == OVER_NOTHING) {
 		o[0] = f[0];
 		o[1] = f[1];
 		o[2] = f[2];
 		o[3] = (uint8_t) fa;
 		return;
 	}
-	const uint8_t b[3] = { colour.x, colour.y, colour.z };
-	uint32_t ba = colour.w, oa = fa * 255 + ba * (255 - fa);   /* Porter-Duff "over", scaled by 255 */
+	/* Over a colour, or over the background already drawn into the output (opaque). */
+	const uint8_t b[3] = { over == OVER_COLOUR ? colour.x : o[0], over == OVER_COLOUR ? colour.y : o[1],
+	                       over == OVER_COLOUR ? colour.z : o[2] };
+	uint32_t ba = over == OVER_COLOUR ? colour.w : 255, oa = fa * 255 + ba * (255 - fa);   /* "over", x 255 */
 	for (int k = 0; k < 3; k++) {
 		uint32_t num = f[k] * fa * 255 + b[k] * ba * (255 - fa);
 		o[k] = (uint8_t) (oa ? (num + oa / 2) / oa : 0);
 	}
 	o[3] = (uint8_t) ((oa + 127) / 255);
+}
+
+/* The blurred background's means to 8 bits (composite.c's draw_blur). */
+__global__ void
+round_kernel (size_t n, const float *bg, uint8_t *rgb)
+{
+	size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		rgb[i] = (uint8_t) __fadd_rn (bg[i], 0.5f);
+}
+
+/* bd_resample_rgb's horizontal pass (resample.c's filter_row) over every source row. */
+__global__ void
+resample_rows_kernel (const uint8_t *src, uint32_t sw, uint32_t sh, uint32_t width, const uint32_t *start,
+                      const uint32_t *count, const float *weight, uint32_t max_taps, float *rows)
+{
+	size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= (size_t) width * sh)
+		return;
+	uint32_t x = (uint32_t) (i % width), y = (uint32_t) (i / width);
+	const float *w = weight + (size_t) x * max_taps;
+	const uint8_t *p = src + ((size_t) y * sw + start[x]) * 3;
+	float v0 = 0, v1 = 0, v2 = 0;
+	for (uint32_t k = 0; k < count[x]; k++, p += 3) {
+		v0 = __fadd_rn (v0, __fmul_rn (w[k], (float) p[0]));
+		v1 = __fadd_rn (v1, __fmul_rn (w[k], (float) p[1]));
+		v2 = __fadd_rn (v2, __fmul_rn (w[k], (float) p[2]));
+	}
+	float *d = rows + i * 3;
+	d[0] = v0;
+	d[1] = v1;
+	d[2] = v2;
+}
+
+/* Its vertical pass (vertical_task) into RGBA, opaque. */
+__global__ void
+resample_columns_kernel (const float *rows, uint32_t width, uint32_t height, const uint32_t *start,
+                         const uint32_t *count, const float *weight, uint32_t max_taps, uint8_t *out)
+{
+	size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= (size_t) width * height)
+		return;
+	uint32_t x = (uint32_t) (i % width), y = (uint32_t) (i / width);
+	const float *w = weight + (size_t) y * max_taps;
+	size_t n = (size_t) width * 3;
+	const float *first = rows + (size_t) start[y] * n + (size_t) x * 3;
+	uint8_t *o = out + i * 4;
+	for (int c = 0; c < 3; c++) {
+		float v = 0;
+		for (uint32_t k = 0; k < count[y]; k++)
+			v = __fadd_rn (v, __fmul_rn (w[k], first[k * n + c]));
+		v = __fadd_rn (v, 0.5f);
+		o[c] = v > 0 ? (v < 255 ? (uint8_t) v : 255) : 0;
+	}
+	o[3] = 255;
 }
 
 bd_status
@@ -191,38 +252,25 @@ grow (void **buf, size_t *have, size_t bytes, bd_error *error)
 	return BD_OK;
 }
 
-} // namespace
-
+/* colour-means.c's bd_colour_means_make on the device: the grid of @factor pixels a cell, its
+ * window means after @iterations (radii[i] each), into the cells buffer (grid_layout). */
 bd_status
-bd_gpu_composite (bd_gpu_composite_buffers *b, cudaStream_t stream, const bd_image *photo, const uint8_t *alpha,
-                  size_t alpha_stride, const bd_background *background, uint8_t *out, size_t out_stride,
-                  bd_error *error)
+colour_means (bd_gpu_composite_buffers *b, cudaStream_t stream, uint32_t w, uint32_t h, uint32_t ch,
+              uint32_t factor, const uint32_t *radii, int iterations, uint32_t *gw_out, uint32_t *gh_out,
+              bd_error *error)
 {
-	uint32_t w = photo->width, h = photo->height, ch = photo->format == BD_PIXEL_RGBA8 ? 4 : 3;
-	uint32_t factor, radii[2];
-	bd_composite_grid (w, h, &factor, radii);
 	uint32_t gw = (w + factor - 1) / factor, gh = (h + factor - 1) / factor;
-	size_t n = (size_t) gw * gh, pixels = (size_t) w * h;
+	size_t n = (size_t) gw * gh;
 	grid_layout at (n);
-	bd_status st = grow ((void **) &b->photo, &b->photo_bytes, pixels * ch, error);
-	if (st == BD_OK)
-		st = grow ((void **) &b->alpha, &b->alpha_bytes, pixels, error);
-	if (st == BD_OK)
-		st = grow ((void **) &b->out, &b->out_bytes, pixels * 4, error);
-	if (st == BD_OK)
-		st = grow ((void **) &b->cells, &b->cells_bytes, at.total * sizeof (float), error);
+	bd_status st = grow ((void **) &b->cells, &b->cells_bytes, at.total * sizeof (float), error);
 	if (st != BD_OK)
 		return st;
-	BD_CUDA_CHECK (cudaMemcpy2DAsync (b->photo, (size_t) w * ch, photo->pixels, photo->stride, (size_t) w * ch, h,
-	                                  cudaMemcpyHostToDevice, stream));
-	BD_CUDA_CHECK (cudaMemcpy2DAsync (b->alpha, w, alpha, alpha_stride, w, h, cudaMemcpyHostToDevice, stream));
-
 	float *c = b->cells;
 	const unsigned threads = 256;
 	start_kernel<<<bd_div_up (n, threads), threads, 0, stream>>> (b->photo, ch, w, h, b->alpha, factor, gw, gh,
 	                                                               c + at.img, c + at.est);
 	BD_CUDA_CHECK_LAUNCH ();
-	for (int it = 0; it < 2; it++) {
+	for (int it = 0; it < iterations; it++) {
 		uint32_t r = radii[it] ? radii[it] : 1;
 		weigh_kernel<<<bd_div_up (n, threads), threads, 0, stream>>> (n, c + at.img, c + at.est, c + at.sums_a);
 		BD_CUDA_CHECK_LAUNCH ();
@@ -244,11 +292,106 @@ bd_gpu_composite (bd_gpu_composite_buffers *b, cudaStream_t stream, const bd_ima
 		                                                               c + at.bg);
 		BD_CUDA_CHECK_LAUNCH ();
 	}
-	bool over_colour = background->kind == BD_BACKGROUND_COLOR;
+	*gw_out = gw;
+	*gh_out = gh;
+	return BD_OK;
+}
+
+/* The photo blurred behind the person into b->out (composite.c's draw_blur): the background's
+ * means on a grid of radius / 8 pixels a cell, to 8 bits, enlarged as bd_resample_rgb does. */
+bd_status
+draw_blur (bd_gpu_composite_buffers *b, cudaStream_t stream, uint32_t w, uint32_t h, uint32_t ch, float radius,
+           bd_error *error)
+{
+	uint32_t f = radius > 8 ? (uint32_t) (radius / 8) : 1;
+	uint32_t r = (uint32_t) lroundf (radius / (float) f / 2.0f);
+	uint32_t radii[1] = { r > 0 ? r : 1 }, gw, gh;
+	bd_status st = colour_means (b, stream, w, h, ch, f, radii, 1, &gw, &gh, error);
+	if (st != BD_OK)
+		return st;
+	bd_resample_taps tx = {}, ty = {};
+	if (!bd_resample_taps_bilinear (&tx, gw, w) || !bd_resample_taps_bilinear (&ty, gh, h)) {
+		bd_resample_taps_clear (&tx);
+		bd_resample_taps_clear (&ty);
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory blurring the background");
+	}
+	/* Scratch: the grid in 8 bits, the taps, the horizontal pass's rows. */
+	size_t n = (size_t) gw * gh, rgb_bytes = (3 * n + 15) & ~(size_t) 15;
+	size_t tx_bytes = (size_t) w * (2 * sizeof (uint32_t) + tx.max_taps * sizeof (float));
+	size_t ty_bytes = (size_t) h * (2 * sizeof (uint32_t) + ty.max_taps * sizeof (float));
+	size_t rows_bytes = (size_t) gh * w * 3 * sizeof (float);
+	st = grow ((void **) &b->scratch, &b->scratch_bytes, rgb_bytes + tx_bytes + ty_bytes + rows_bytes, error);
+	uint8_t *rgb = b->scratch;
+	uint32_t *xs = (uint32_t *) (b->scratch + rgb_bytes), *xc = xs + w;
+	float *xw = (float *) (xc + w);
+	uint32_t *ys = (uint32_t *) (xw + (size_t) w * tx.max_taps), *yc = ys + h;
+	float *yw = (float *) (yc + h), *rows = yw + (size_t) h * ty.max_taps;
+	cudaError_t e = cudaSuccess;
+	if (st == BD_OK) {
+		/* Pageable sources are staged before each call returns: the host taps may go after. */
+		const void *from[6] = { tx.start, tx.count, tx.weight, ty.start, ty.count, ty.weight };
+		void *to[6] = { xs, xc, xw, ys, yc, yw };
+		size_t bytes[6] = { w * sizeof (uint32_t), w * sizeof (uint32_t), (size_t) w * tx.max_taps * sizeof (float),
+		                    h * sizeof (uint32_t), h * sizeof (uint32_t), (size_t) h * ty.max_taps * sizeof (float) };
+		for (int i = 0; i < 6 && e == cudaSuccess; i++)
+			e = cudaMemcpyAsync (to[i], from[i], bytes[i], cudaMemcpyHostToDevice, stream);
+	}
+	uint32_t tx_taps = tx.max_taps, ty_taps = ty.max_taps;
+	bd_resample_taps_clear (&tx);
+	bd_resample_taps_clear (&ty);
+	if (st != BD_OK)
+		return st;
+	BD_CUDA_CHECK (e);
+	grid_layout at (n);
+	round_kernel<<<bd_div_up (3 * n, 256), 256, 0, stream>>> (3 * n, b->cells + at.bg, rgb);
+	BD_CUDA_CHECK_LAUNCH ();
+	resample_rows_kernel<<<bd_div_up ((size_t) w * gh, 256), 256, 0, stream>>> (rgb, gw, gh, w, xs, xc, xw, tx_taps,
+	                                                                             rows);
+	BD_CUDA_CHECK_LAUNCH ();
+	resample_columns_kernel<<<bd_div_up ((size_t) w * h, 256), 256, 0, stream>>> (rows, w, h, ys, yc, yw, ty_taps,
+	                                                                              b->out);
+	BD_CUDA_CHECK_LAUNCH ();
+	return BD_OK;
+}
+
+} // namespace
+
+bd_status
+bd_gpu_composite (bd_gpu_composite_buffers *b, cudaStream_t stream, const bd_image *photo, const uint8_t *alpha,
+                  size_t alpha_stride, const bd_background *background, uint8_t *out, size_t out_stride,
+                  bd_error *error)
+{
+	uint32_t w = photo->width, h = photo->height, ch = photo->format == BD_PIXEL_RGBA8 ? 4 : 3;
+	size_t pixels = (size_t) w * h;
+	bd_status st = grow ((void **) &b->photo, &b->photo_bytes, pixels * ch, error);
+	if (st == BD_OK)
+		st = grow ((void **) &b->alpha, &b->alpha_bytes, pixels, error);
+	if (st == BD_OK)
+		st = grow ((void **) &b->out, &b->out_bytes, pixels * 4, error);
+	if (st != BD_OK)
+		return st;
+	BD_CUDA_CHECK (cudaMemcpy2DAsync (b->photo, (size_t) w * ch, photo->pixels, photo->stride, (size_t) w * ch, h,
+	                                  cudaMemcpyHostToDevice, stream));
+	BD_CUDA_CHECK (cudaMemcpy2DAsync (b->alpha, w, alpha, alpha_stride, w, h, cudaMemcpyHostToDevice, stream));
+	blend_over over = OVER_NOTHING;
+	if (background->kind == BD_BACKGROUND_COLOR)
+		over = OVER_COLOUR;
+	else if (background->kind == BD_BACKGROUND_BLUR) {
+		over = OVER_OUT;
+		st = draw_blur (b, stream, w, h, ch, background->blur_radius, error);
+		if (st != BD_OK)
+			return st;
+	}
+	/* The person's colours: colour means on a grid at most 768 cells long, two iterations. */
+	uint32_t factor, radii[2], gw, gh;
+	bd_composite_grid (w, h, &factor, radii);
+	st = colour_means (b, stream, w, h, ch, factor, radii, 2, &gw, &gh, error);
+	if (st != BD_OK)
+		return st;
+	grid_layout at ((size_t) gw * gh);
 	uchar4 colour = make_uchar4 (background->color[0], background->color[1], background->color[2], background->color[3]);
-	blend_kernel<<<bd_div_up (pixels, threads), threads, 0, stream>>> (b->photo, ch, w, h, b->alpha, c + at.fg,
-	                                                                    c + at.bg, factor, gw, gh, over_colour, colour,
-	                                                                    b->out);
+	blend_kernel<<<bd_div_up (pixels, 256), 256, 0, stream>>> (b->photo, ch, w, h, b->alpha, b->cells + at.fg,
+	                                                            b->cells + at.bg, factor, gw, gh, over, colour, b->out);
 	BD_CUDA_CHECK_LAUNCH ();
 	BD_CUDA_CHECK (cudaMemcpy2DAsync (out, out_stride, b->out, (size_t) w * 4, (size_t) w * 4, h,
 	                                  cudaMemcpyDeviceToHost, stream));
@@ -263,5 +406,6 @@ bd_gpu_composite_free (bd_gpu_composite_buffers *b)
 	cudaFree (b->alpha);
 	cudaFree (b->out);
 	cudaFree (b->cells);
+	cudaFree (b->scratch);
 	*b = bd_gpu_composite_buffers {};
 }

@@ -7,11 +7,12 @@
 typedef struct {
 	uint8_t *photo, *alpha, *out;
 	float   *cells;        /* the grid: photo and alpha means (5), estimates (6), sums (2 x 11), F and B means (2 x 3) */
-	size_t   photo_bytes, alpha_bytes, out_bytes, cells_bytes;
+	uint8_t *scratch;      /* a blurred background's 8-bit grid, resampling taps and rows */
+	size_t   photo_bytes, alpha_bytes, out_bytes, cells_bytes, scratch_bytes;
 } bd_gpu_composite_buffers;
 
-/* bd_composite (core/image/composite.c) for a transparent or plain colour background on the
- * device: the photo and the mask up, RGBA down, the same float steps in the same order, so
+/* bd_composite (core/image/composite.c) for a transparent, plain colour or blurred background
+ * on the device: the photo and the mask up, RGBA down, the same float steps in the same order, so
  * the host's bytes. The arguments are checked already (bd_composite_check). Synchronous. */
 bd_status bd_gpu_composite (bd_gpu_composite_buffers *b, cudaStream_t stream, const bd_image *photo,
                             const uint8_t *alpha, size_t alpha_stride, const bd_background *background,

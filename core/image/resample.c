@@ -7,15 +7,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-typedef struct {
-	uint32_t *start;    /* first source index of each output index */
-	uint32_t *count;
-	float    *weight;   /* max_taps per output index, summing to 1 */
-	uint32_t  max_taps;
-} taps;
+typedef bd_resample_taps taps;
 
-static void
-taps_clear (taps *t)
+void
+bd_resample_taps_clear (taps *t)
 {
 	free (t->start);
 	free (t->count);
@@ -31,7 +26,7 @@ taps_make (taps *t, uint32_t src, uint32_t dst, bd_grow grow)
 	t->count = calloc (dst, sizeof *t->count);
 	t->weight = calloc ((size_t) dst * t->max_taps, sizeof *t->weight);
 	if (!t->start || !t->count || !t->weight) {
-		taps_clear (t);
+		bd_resample_taps_clear (t);
 		return false;
 	}
 	for (uint32_t i = 0; i < dst; i++) {
@@ -75,6 +70,12 @@ taps_make (taps *t, uint32_t src, uint32_t dst, bd_grow grow)
 		}
 	}
 	return true;
+}
+
+bool
+bd_resample_taps_bilinear (taps *t, uint32_t src, uint32_t dst)
+{
+	return taps_make (t, src, dst, BD_GROW_BILINEAR);
 }
 
 /* The horizontal pass's rows are kept for a band of output rows at a time: a 24 MP photo
@@ -170,7 +171,7 @@ bd_resample_plane (bd_thread_pool *pool, const bd_plane *src, uint32_t width, ui
 	size_t n = (size_t) width * src->channels;
 	bool ok = taps_make (&c.tx, src->width, width, grow);
 	if (ok && !taps_make (&c.ty, src->height, height, grow)) {
-		taps_clear (&c.tx);
+		bd_resample_taps_clear (&c.tx);
 		ok = false;
 	}
 	/* A band holds at least one output row's source rows. */
@@ -182,8 +183,8 @@ bd_resample_plane (bd_thread_pool *pool, const bd_plane *src, uint32_t width, ui
 	c.rows = ok ? bd_alloc_zeroed (band_rows, n * sizeof (float)) : NULL;
 	if (!c.rows) {
 		if (ok) {
-			taps_clear (&c.tx);
-			taps_clear (&c.ty);
+			bd_resample_taps_clear (&c.tx);
+			bd_resample_taps_clear (&c.ty);
 		}
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory resampling a %ux%u image",
 		                     src->width, src->height);
@@ -202,8 +203,8 @@ bd_resample_plane (bd_thread_pool *pool, const bd_plane *src, uint32_t width, ui
 		bd_thread_pool_run (pool, end - c.row0, horizontal_task, &c);
 		bd_thread_pool_run (pool, y1 - c.y0, vertical_task, &c);
 	}
-	taps_clear (&c.tx);
-	taps_clear (&c.ty);
+	bd_resample_taps_clear (&c.tx);
+	bd_resample_taps_clear (&c.ty);
 	bd_free_aligned (c.rows);
 	return BD_OK;
 }
