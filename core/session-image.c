@@ -24,9 +24,13 @@ bd_session_composite (bd_session *session, const bd_image *photo, const uint8_t 
 	 * same bytes, without the host's colour means (most of a cut-out's time on the host). */
 	if (session->backend->composite && background && background->kind != BD_BACKGROUND_IMAGE) {
 		bd_status st = bd_composite_check (photo, alpha, alpha_stride, background, out, out_stride, error);
-		if (st != BD_OK)
+		if (st == BD_OK)
+			st = session->backend->composite (session, photo, alpha, alpha_stride, background, out, out_stride,
+			                                  error);
+		/* A GPU without room for this photo's buffers (a small blur radius on a large photo
+		 * wants a grid the photo's size): the host's memory may still hold it. */
+		if (st != BD_ERR_NO_MEMORY)
 			return st;
-		return session->backend->composite (session, photo, alpha, alpha_stride, background, out, out_stride, error);
 	}
 	return bd_composite_on_pool (session->pool, photo, alpha, alpha_stride, background, out, out_stride, error);
 }

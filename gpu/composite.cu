@@ -239,6 +239,8 @@ resample_columns_kernel (const float *rows, uint32_t width, uint32_t height, con
 	o[3] = 255;
 }
 
+/* Grows a device buffer to at least @bytes; BD_ERR_NO_MEMORY when the GPU has no room, so that
+ * bd_session_composite can compose on the host instead. */
 bd_status
 grow (void **buf, size_t *have, size_t bytes, bd_error *error)
 {
@@ -247,7 +249,12 @@ grow (void **buf, size_t *have, size_t bytes, bd_error *error)
 	cudaFree (*buf);
 	*buf = nullptr;
 	*have = 0;
-	BD_CUDA_CHECK (cudaMalloc (buf, bytes));
+	cudaError_t e = cudaMalloc (buf, bytes);
+	if (e == cudaErrorMemoryAllocation) {
+		cudaGetLastError ();   /* not sticky: clear it */
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "the GPU has no room for %zu MB to compose", bytes >> 20);
+	}
+	BD_CUDA_CHECK (e);
 	*have = bytes;
 	return BD_OK;
 }
@@ -321,13 +328,19 @@ draw_blur (bd_gpu_composite_buffers *b, cudaStream_t stream, uint32_t w, uint32_
 	size_t ty_bytes = (size_t) h * (2 * sizeof (uint32_t) + ty.max_taps * sizeof (float));
 	size_t rows_bytes = (size_t) gh * w * 3 * sizeof (float);
 	st = grow ((void **) &b->scratch, &b->scratch_bytes, rgb_bytes + tx_bytes + ty_bytes + rows_bytes, error);
-	uint8_t *rgb = b->scratch;
-	uint32_t *xs = (uint32_t *) (b->scratch + rgb_bytes), *xc = xs + w;
-	float *xw = (float *) (xc + w);
-	uint32_t *ys = (uint32_t *) (xw + (size_t) w * tx.max_taps), *yc = ys + h;
-	float *yw = (float *) (yc + h), *rows = yw + (size_t) h * ty.max_taps;
+	uint8_t *rgb = nullptr;
+	uint32_t *xs = nullptr, *xc = nullptr, *ys = nullptr, *yc = nullptr;
+	float *xw = nullptr, *yw = nullptr, *rows = nullptr;
 	cudaError_t e = cudaSuccess;
 	if (st == BD_OK) {
+		rgb = b->scratch;
+		xs = (uint32_t *) (b->scratch + rgb_bytes);
+		xc = xs + w;
+		xw = (float *) (xc + w);
+		ys = (uint32_t *) (xw + (size_t) w * tx.max_taps);
+		yc = ys + h;
+		yw = (float *) (yc + h);
+		rows = yw + (size_t) h * ty.max_taps;
 		/* Pageable sources are staged before each call returns: the host taps may go after. */
 		const void *from[6] = { tx.start, tx.count, tx.weight, ty.start, ty.count, ty.weight };
 		void *to[6] = { xs, xc, xw, ys, yc, yw };
