@@ -192,8 +192,9 @@ BD_API bd_status   bd_composite_in_thread (const bd_image *photo, const uint8_t 
                                     uint8_t *out, size_t out_stride, bd_error *error);
 
 /* bd_mask_adjust and bd_composite on @session's worker threads (its `threads` option)
- * instead of a pool of one thread per core started for the call. Not at the same time as
- * another call on @session. */
+ * instead of a pool of one thread per core started for the call; a CUDA session composes on
+ * its GPU, the same bytes, unless the background is a picture (or the GPU has no room). Not
+ * at the same time as another call on @session. */
 BD_API bd_status   bd_session_mask_adjust (bd_session *session, uint8_t *alpha, uint32_t width, uint32_t height,
                                     size_t stride, float threshold, float feather, bd_error *error);
 BD_API bd_status   bd_session_composite (bd_session *session, const bd_image *photo, const uint8_t *alpha,
