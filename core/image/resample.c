@@ -15,6 +15,8 @@ bd_resample_taps_clear (taps *t)
 	free (t->start);
 	free (t->count);
 	free (t->weight);
+	t->start = t->count = NULL;   /* cleared twice (a failed make, then its caller) is harmless */
+	t->weight = NULL;
 }
 
 static bool
