@@ -6,9 +6,10 @@
 /* Device buffers of bd_gpu_composite, grown as larger photos come. */
 typedef struct {
 	uint8_t *photo, *alpha, *out;
-	float   *cells;        /* the grid: photo and alpha means (5), estimates (6), sums (2 x 11), F and B means (2 x 3) */
-	uint8_t *scratch;      /* a blurred background's 8-bit grid, resampling taps and rows */
-	size_t   photo_bytes, alpha_bytes, out_bytes, cells_bytes, scratch_bytes;
+	float   *cells;        /* the colour means' grid (colour-means.cu) */
+	uint8_t *grid_rgb;     /* a blurred background's grid in 8 bits */
+	uint8_t *scratch;      /* its enlargement's taps and rows (resample.cu) */
+	size_t   photo_bytes, alpha_bytes, out_bytes, cells_bytes, grid_rgb_bytes, scratch_bytes;
 } bd_gpu_composite_buffers;
 
 /* bd_composite (core/image/composite.c) for a transparent, plain colour or blurred background

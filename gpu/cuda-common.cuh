@@ -22,6 +22,26 @@ extern "C" {
 /* After a launch: the launch's own error, if any. */
 #define BD_CUDA_CHECK_LAUNCH() BD_CUDA_CHECK (cudaGetLastError ())
 
+/* Grows a device buffer to at least @bytes (its contents are not kept); BD_ERR_NO_MEMORY when
+ * the GPU has no room, so that a caller can fall back to the host. */
+static inline bd_status
+bd_gpu_grow (void **buf, size_t *have, size_t bytes, bd_error *error)
+{
+	if (*have >= bytes)
+		return BD_OK;
+	cudaFree (*buf);
+	*buf = nullptr;
+	*have = 0;
+	cudaError_t e = cudaMalloc (buf, bytes);
+	if (e == cudaErrorMemoryAllocation) {
+		cudaGetLastError ();   /* not sticky: clear it */
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "the GPU has no room for %zu MB", bytes >> 20);
+	}
+	BD_CUDA_CHECK (e);
+	*have = bytes;
+	return BD_OK;
+}
+
 static inline unsigned
 bd_div_up (size_t a, unsigned b)
 {
