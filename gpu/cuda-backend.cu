@@ -75,8 +75,6 @@ struct upload_staging {
 	cudaStream_t stream;
 };
 
-bd_status ensure (void **buf, size_t *have, size_t bytes, bd_error *error);
-
 /* Uploads w[co * s_co + ci * s_ci + tap * s_tap] as it is and packs it on the device
  * (pack-weights.cu) into [tap][cin storage][cout storage] in the session's precision, and
  * K-major ([cout storage][tap][cin storage], or for a transposed convolution [tap][cout
@@ -94,9 +92,9 @@ upload_conv (upload_staging *stage, gpu_conv *c, const float *w, const float *bi
 	c->transposed = transposed;
 	c->cout = cout_s;
 	c->cin = in_map ? cin_storage : cin;   /* mapped channels are not the leading ones */
-	bd_status st = ensure ((void **) &stage->w, &stage->w_bytes, count * sizeof (float), error);
+	bd_status st = bd_gpu_grow ((void **) &stage->w, &stage->w_bytes, count * sizeof (float), error);
 	if (st == BD_OK && in_map)
-		st = ensure ((void **) &stage->map, &stage->map_bytes, cin * sizeof (uint32_t), error);
+		st = bd_gpu_grow ((void **) &stage->map, &stage->map_bytes, cin * sizeof (uint32_t), error);
 	if (st != BD_OK)
 		return st;
 	BD_CUDA_CHECK (cudaMalloc (&c->weights, n * el));
@@ -486,20 +484,6 @@ cuda_forward (bd_session *session, const float *input, uint32_t batch, uint32_t 
 	return BD_OK;
 }
 
-/* Grows a device buffer to at least @bytes. */
-bd_status
-ensure (void **buf, size_t *have, size_t bytes, bd_error *error)
-{
-	if (*have >= bytes)
-		return BD_OK;
-	cudaFree (*buf);
-	*buf = nullptr;
-	*have = 0;
-	BD_CUDA_CHECK (cudaMalloc (buf, bytes));
-	*have = bytes;
-	return BD_OK;
-}
-
 void
 photo_free (gpu_photo *ph)
 {
@@ -533,10 +517,10 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 	uint32_t ch = photo->format == BD_PIXEL_RGBA8 ? 4 : 3;
 	size_t row = (size_t) photo->width * ch, low = (size_t) lb.sw * lb.sh;
 	/* scratch: the guided filter's statistics and their means (13 + 13), coefficients (4 + 4). */
-	if ((st = ensure ((void **) &ph->pixels, &ph->pixels_bytes, row * photo->height, error)) != BD_OK ||
-	    (st = ensure ((void **) &ph->alpha, &ph->alpha_bytes, (size_t) photo->width * photo->height, error)) != BD_OK ||
-	    (st = ensure ((void **) &ph->rgb_low, &ph->rgb_low_bytes, low * 3 * sizeof (float), error)) != BD_OK ||
-	    (st = ensure ((void **) &ph->scratch, &ph->scratch_bytes, low * 34 * sizeof (float), error)) != BD_OK)
+	if ((st = bd_gpu_grow ((void **) &ph->pixels, &ph->pixels_bytes, row * photo->height, error)) != BD_OK ||
+	    (st = bd_gpu_grow ((void **) &ph->alpha, &ph->alpha_bytes, (size_t) photo->width * photo->height, error)) != BD_OK ||
+	    (st = bd_gpu_grow ((void **) &ph->rgb_low, &ph->rgb_low_bytes, low * 3 * sizeof (float), error)) != BD_OK ||
+	    (st = bd_gpu_grow ((void **) &ph->scratch, &ph->scratch_bytes, low * 34 * sizeof (float), error)) != BD_OK)
 		return st;
 
 	BD_CUDA_CHECK (cudaMemcpy2DAsync (ph->pixels, row, photo->pixels, photo->stride, row, photo->height,
