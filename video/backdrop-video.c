@@ -157,7 +157,9 @@ main (int argc, char **argv)
 
 	/* The input stays as it is, whatever the options. */
 	if (!g_file_test (input, G_FILE_TEST_IS_REGULAR)) {
-		fprintf (stderr, "backdrop-video: %s\n", g_strdup_printf (_("%s is not a file"), input));
+		fprintf (stderr, "backdrop-video: ");
+		fprintf (stderr, _("%s is not a file"), input);
+		fputc ('\n', stderr);
 		return EXIT_FAILED;
 	}
 	if (same_file (input, output)) {
@@ -165,8 +167,9 @@ main (int argc, char **argv)
 		return EXIT_FAILED;
 	}
 	if (g_file_test (output, G_FILE_TEST_EXISTS) && !opt_overwrite) {
-		fprintf (stderr, "backdrop-video: %s\n",
-		         g_strdup_printf (_("%s exists; --overwrite replaces it"), output));
+		fprintf (stderr, "backdrop-video: ");
+		fprintf (stderr, _("%s exists; --overwrite replaces it"), output);
+		fputc ('\n', stderr);
 		return EXIT_FAILED;
 	}
 
@@ -202,8 +205,10 @@ main (int argc, char **argv)
 	g_autofree char *tmp = g_build_filename (dir, ".backdrop-video-XXXXXX", NULL);
 	int fd = g_mkstemp (tmp);
 	if (fd < 0) {
-		fprintf (stderr, "backdrop-video: %s\n",
-		         g_strdup_printf (_("Cannot write in %s: %s"), dir, g_strerror (errno)));
+		int e = errno;
+		fprintf (stderr, "backdrop-video: ");
+		fprintf (stderr, _("Cannot write in %s: %s"), dir, g_strerror (e));
+		fputc ('\n', stderr);
 		return EXIT_FAILED;
 	}
 	mode_t mask = umask (0);
