@@ -52,6 +52,27 @@ typedef struct {
 	bool            failed;
 } blend_job;
 
+/* Row @y's absolute luma differences between the two photos into @d. */
+static void
+diff_row (const bd_image *photo, const bd_image *other_photo, uint32_t y, uint8_t *d)
+{
+	uint32_t w = photo->width, c1 = bd_image_channels (photo), c2 = bd_image_channels (other_photo);
+	const uint8_t *a = photo->pixels + (size_t) y * photo->stride;
+	const uint8_t *b = other_photo->pixels + (size_t) y * other_photo->stride;
+	if (c1 == 4 && c2 == 4) {
+		/* Video's frames: the loop the compiler turns into vector code. */
+		for (uint32_t x = 0; x < w; x++) {
+			int dl = (int) luma (a + 4 * (size_t) x) - (int) luma (b + 4 * (size_t) x);
+			d[x] = (uint8_t) (dl < 0 ? -dl : dl);
+		}
+		return;
+	}
+	for (uint32_t x = 0; x < w; x++) {
+		int dl = (int) luma (a + (size_t) x * c1) - (int) luma (b + (size_t) x * c2);
+		d[x] = (uint8_t) (dl < 0 ? -dl : dl);
+	}
+}
+
 static void
 blend_band (void *data, size_t band)
 {
@@ -59,33 +80,29 @@ blend_band (void *data, size_t band)
 	const bd_image *photo = j->photo, *other_photo = j->other_photo;
 	uint32_t w = photo->width, h = photo->height;
 	int64_t y0 = (int64_t) band * BAND_ROWS, y1 = y0 + BAND_ROWS < h ? y0 + BAND_ROWS : h;
-	/* Column sums of the luma difference over 2r + 1 rows: w counts and 2r + 1 rows of
-	 * differences as scratch. */
+	/* Column sums of the luma difference over 2r + 1 rows, r columns of the edges' sums
+	 * repeated on either side (so that the row's window needs no clamping), the window sums
+	 * along the row, and 2r + 1 rows of differences as scratch. */
 	const uint32_t r = BD_TEMPORAL_RADIUS;
-	uint32_t *col = calloc ((size_t) w, sizeof *col);
+	uint32_t *padded = calloc ((size_t) w + 2 * r, sizeof *padded);
+	uint32_t *box = malloc ((size_t) w * sizeof *box);
 	uint8_t *diff = malloc ((size_t) w * (2 * r + 1));
-	if (!col || !diff) {
-		free (col);
+	if (!padded || !box || !diff) {
+		free (padded);
+		free (box);
 		free (diff);
 		__atomic_store_n (&j->failed, true, __ATOMIC_RELAXED);
 		return;
 	}
-	uint32_t c1 = bd_image_channels (photo), c2 = bd_image_channels (other_photo);
+	uint32_t *col = padded + r;
 	/* Row y's luma differences into ring slot y % (2r + 1); rows past the edges repeat it. */
 #define DIFF_ROW(y) (diff + (size_t) ((y) % (2 * r + 1)) * w)
 	/* From y0 - 2r, so that the ring holds rows y0 - r .. y0 + r when row y0 is made. */
 	for (int64_t y = y0 - 2 * (int64_t) r; y < y1; y++) {
 		/* Bring row y + r in (rows past either edge are the edge's, read from its slot). */
 		int64_t yin = y + r;
-		if (yin >= 0 && yin < (int64_t) h) {
-			uint8_t *d = DIFF_ROW ((uint32_t) yin);
-			const uint8_t *a = photo->pixels + (size_t) yin * photo->stride;
-			const uint8_t *b = other_photo->pixels + (size_t) yin * other_photo->stride;
-			for (uint32_t x = 0; x < w; x++) {
-				int dl = (int) luma (a + (size_t) x * c1) - (int) luma (b + (size_t) x * c2);
-				d[x] = (uint8_t) (dl < 0 ? -dl : dl);
-			}
-		}
+		if (yin >= 0 && yin < (int64_t) h)
+			diff_row (photo, other_photo, (uint32_t) yin, DIFF_ROW ((uint32_t) yin));
 		if (y < y0)
 			continue;
 		/* The window of row y: rows max(0, y-r) .. min(h-1, y+r), edges repeated. */
@@ -96,15 +113,25 @@ blend_band (void *data, size_t band)
 			for (uint32_t x = 0; x < w; x++)
 				col[x] += d[x];
 		}
-		/* Then along the row, edges repeated; the gate's weight from the window's mean. */
+		for (uint32_t k = 1; k <= r; k++) {
+			col[-(int64_t) k] = col[0];
+			col[w - 1 + k] = col[w - 1];
+		}
+		/* Then along the row; the gate's weight from the window's mean. */
+		const uint32_t *restrict cols = padded;
+		uint32_t *restrict sums = box;
+		for (size_t x = 0; x < w; x++) {
+			uint32_t sum = 0;
+			for (size_t k = 0; k <= 2 * r; k++)
+				sum += cols[x + k];
+			sums[x] = sum;
+		}
 		const float scale = 1.0f / (float) ((2 * r + 1) * (2 * r + 1));
 		uint8_t *out = j->alpha + (size_t) y * j->alpha_stride;
 		const uint8_t *prev = j->other_alpha + (size_t) y * j->other_stride;
-		uint32_t sum = 0;
-		for (int64_t k = -(int64_t) r; k <= (int64_t) r; k++)
-			sum += col[clamp_index (k, w)];
+		const float strength = j->strength;
 		for (uint32_t x = 0; x < w; x++) {
-			float change = (float) sum * scale;
+			float change = (float) box[x] * scale;
 			float g = (BD_TEMPORAL_HIGH - change) / (BD_TEMPORAL_HIGH - BD_TEMPORAL_LOW);
 			g = g < 0 ? 0 : (g > 1 ? 1 : g);
 			/* From the other frame's value, (1 - weight) of the way to this one's, rounded
@@ -113,15 +140,14 @@ blend_band (void *data, size_t band)
 			float jump = fabsf ((float) out[x] - (float) prev[x]);
 			float gj = (BD_TEMPORAL_JUMP_HIGH - jump) / (BD_TEMPORAL_JUMP_HIGH - BD_TEMPORAL_JUMP_LOW);
 			gj = gj < 0 ? 0 : (gj > 1 ? 1 : gj);
-			float wgt = j->strength * g * gj;
+			float wgt = strength * g * gj;
 			float step = (1.0f - wgt) * ((float) out[x] - (float) prev[x]);
 			out[x] = (uint8_t) ((int) prev[x] + (int) step);
-			sum += col[clamp_index ((int64_t) x + r + 1, w)];
-			sum -= col[clamp_index ((int64_t) x - r, w)];
 		}
 	}
 #undef DIFF_ROW
-	free (col);
+	free (padded);
+	free (box);
 	free (diff);
 }
 

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What a video frame's host steps cost at 1080p: the temporal filter (bd_temporal_blend, one
+ * call per neighbouring frame) and the decisive pass, median of 30, on one thread and on a
+ * pool. The frames are noise with a still part and a moving one, as a camera gives; the
+ * checksum of the filtered mask shows that a faster build gives the same bytes.
+ *
+ *     bench/video-steps [--threads N]
+ *
+ * docs/PERFORMANCE.md, "Video", has the figures. */
+#include "backdrop-private.h"
+#include "image/image.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench-clock.h"
+
+#define RUNS 30
+
+static double
+median (double *t)
+{
+	qsort (t, RUNS, sizeof *t, cmp_double);
+	return t[RUNS / 2];
+}
+
+int
+main (int argc, char **argv)
+{
+	int threads = 0;
+	if (argc == 3 && strcmp (argv[1], "--threads") == 0)
+		threads = atoi (argv[2]);
+	else if (argc != 1) {
+		fprintf (stderr, "usage: %s [--threads N]\n", argv[0]);
+		return 2;
+	}
+	const uint32_t w = 1920, h = 1080;
+	const size_t n = (size_t) w * h;
+	uint8_t *a = malloc (n * 4), *b = malloc (n * 4), *mask = malloc (n), *other = malloc (n), *work = malloc (n);
+	if (!a || !b || !mask || !other || !work)
+		return 1;
+	srand (1);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t x = (uint32_t) (i % w);
+		for (int c = 0; c < 4; c++) {
+			a[4 * i + c] = (uint8_t) (x / 8 + rand () % 6);
+			/* The right third moves (a shift of the pattern); the rest is still but for noise. */
+			b[4 * i + c] = (uint8_t) ((x > 2 * w / 3 ? x + 24 : x) / 8 + rand () % 6);
+		}
+		mask[i] = (uint8_t) (x < w / 3 ? 0 : x < w / 2 ? (x - w / 3) * 255 / (w / 6) : 255);
+		other[i] = (uint8_t) (mask[i] + rand () % 9 - 4 < 0 ? 0 : mask[i] + rand () % 9 - 4 > 255 ? 255 : mask[i] + rand () % 9 - 4);
+	}
+	bd_image pa = { a, w, h, (size_t) w * 4, BD_PIXEL_RGBA8 }, pb = { b, w, h, (size_t) w * 4, BD_PIXEL_RGBA8 };
+	bd_thread_pool *pools[2] = { NULL, bd_thread_pool_new (threads) };
+	for (int p = 0; p < 2; p++) {
+		double tb[RUNS], td[RUNS];
+		uint32_t sum = 0;
+		for (int i = -3; i < RUNS; i++) {
+			memcpy (work, mask, n);
+			double t0 = now_ms ();
+			bd_status st = bd_temporal_blend_on_pool (pools[p], &pa, &pb, other, w, work, w, 0.75f, NULL);
+			double t1 = now_ms ();
+			if (i == 0)
+				for (size_t k = 0; k < n; k++)
+					sum = sum * 31 + work[k];
+			if (st == BD_OK)
+				st = bd_mask_decide (pools[p], work, w, h, w, bd_decide_radius (w, h), NULL);
+			double t2 = now_ms ();
+			if (st != BD_OK) {
+				fprintf (stderr, "a step failed: %d\n", st);
+				return 1;
+			}
+			if (i >= 0) {
+				tb[i] = t1 - t0;
+				td[i] = t2 - t1;
+			}
+		}
+		printf ("1920x1080, %s: temporal blend median_ms=%.2f, decisive median_ms=%.2f, blend checksum %08x\n",
+		        p ? "pool" : "one thread", median (tb), median (td), sum);
+	}
+	bd_thread_pool_free (pools[1]);
+	return 0;
+}
