@@ -2,7 +2,9 @@
 /* A video's frames through libbackdrop (bd-video-stream.h). Each frame runs the network as it
  * comes; it leaves once @latency later frames have come, steadied first against those later
  * frames' masks (look-ahead) and then against the last frame that left (the causal filter),
- * both through bd_temporal_blend, which leaves moving parts alone. */
+ * both through bd_temporal_blend, which leaves moving parts alone. A frame's buffers are used
+ * again once it is freed (a 1080p frame is 12 MB: fresh ones cost page faults every frame),
+ * and the last frame is kept by reference, not copied. */
 #include "bd-video-stream.h"
 
 #include <glib/gi18n-lib.h>
@@ -10,12 +12,17 @@
 
 #include "bd-library.h"
 
+/* Spare frames kept for the next ones: enough for the look-ahead and the frames in use. */
+#define SPARE_FRAMES (BD_VIDEO_MAX_LATENCY + 4)
+
 struct _BdVideoFrame {
 	guint8        *rgba;      /* width * 4 bytes a row */
 	guint8        *raw;       /* the network's mask, soft (before the decisive pass) */
 	guint8        *alpha;     /* steadied, edited when rendered */
 	gpointer       tag;
 	GDestroyNotify tag_free;
+	gint           refs;      /* the caller's, and the stream's while it is the last frame */
+	GAsyncQueue   *spares;    /* where its buffers go when freed (a reference), NULL there */
 };
 
 struct _BdVideoStream {
@@ -24,18 +31,18 @@ struct _BdVideoStream {
 	BdVideoSettings settings;
 	bd_background   background;
 	GQueue          frames;     /* waiting for their look-ahead, oldest first */
-	/* The last frame that left: its photo and steadied soft mask (before the decisive pass
-	 * and the edits). */
-	guint8         *last_rgba, *last_alpha;
-	gboolean        have_last;
+	/* The last frame that left (a reference) and its steadied soft mask (before the decisive
+	 * pass and the edits). */
+	BdVideoFrame   *last;
+	guint8         *last_alpha;
 	guint8         *edited;     /* scratch: the mask after threshold and feather */
+	GAsyncQueue    *spares;     /* frames freed, their buffers ready for new ones */
 };
 
 static void
-frame_free_all (BdVideoFrame *f, gboolean with_tag)
+frame_buffers_free (gpointer data)
 {
-	if (with_tag && f->tag_free && f->tag)
-		f->tag_free (f->tag);
+	BdVideoFrame *f = data;
 	g_free (f->rgba);
 	g_free (f->raw);
 	g_free (f->alpha);
@@ -45,8 +52,19 @@ frame_free_all (BdVideoFrame *f, gboolean with_tag)
 void
 bd_video_frame_free (BdVideoFrame *frame)
 {
-	if (frame)
-		frame_free_all (frame, TRUE);
+	if (!frame || !g_atomic_int_dec_and_test (&frame->refs))
+		return;
+	if (frame->tag_free && frame->tag)
+		frame->tag_free (frame->tag);
+	frame->tag = NULL;
+	/* A spare holds no reference to the queue: the queue's last one frees the spares. */
+	GAsyncQueue *spares = g_steal_pointer (&frame->spares);
+	if (spares && g_async_queue_length (spares) < SPARE_FRAMES)
+		g_async_queue_push (spares, frame);
+	else
+		frame_buffers_free (frame);
+	if (spares)
+		g_async_queue_unref (spares);
 }
 
 gpointer
@@ -79,9 +97,9 @@ bd_video_stream_new (bd_session *session, guint width, guint height)
 	                                  .steadiness = BD_VIDEO_DEFAULT_STEADINESS };
 	s->background.kind = BD_BACKGROUND_COLOR;
 	memset (s->background.color, 255, 4);
-	s->last_rgba = g_malloc ((gsize) width * height * 4);
 	s->last_alpha = g_malloc ((gsize) width * height);
 	s->edited = g_malloc ((gsize) width * height);
+	s->spares = g_async_queue_new_full (frame_buffers_free);
 	return s;
 }
 
@@ -91,7 +109,7 @@ bd_video_stream_reset (BdVideoStream *stream)
 	BdVideoFrame *f;
 	while ((f = g_queue_pop_head (&stream->frames)))
 		bd_video_frame_free (f);
-	stream->have_last = FALSE;
+	g_clear_pointer (&stream->last, bd_video_frame_free);
 }
 
 void
@@ -100,9 +118,9 @@ bd_video_stream_free (BdVideoStream *stream)
 	if (!stream)
 		return;
 	bd_video_stream_reset (stream);
-	g_free (stream->last_rgba);
 	g_free (stream->last_alpha);
 	g_free (stream->edited);
+	g_async_queue_unref (stream->spares);
 	g_free (stream);
 }
 
@@ -129,35 +147,59 @@ view (BdVideoStream *s, const guint8 *rgba)
 	return (bd_image) { rgba, s->width, s->height, (size_t) s->width * 4, BD_PIXEL_RGBA8 };
 }
 
+void
+bd_video_stream_run_options (BdVideoStream *stream, bd_run_options *run)
+{
+	bd_run_options_init (run);
+	/* Mirror averaging doubles the network's time for a better still mask; on video the
+	 * temporal filter steadies the mask instead, at a fraction of the cost. */
+	run->mirror_average = 0;
+	run->main_subject_only = !stream->settings.all_people;
+	/* Soft: the filter steadies the network's own values, which the decisive pass would
+	 * have settled to 0 or 255 frame by frame (bd_video_stream_next decides after it). */
+	run->decisive = 0;
+}
+
+/* A frame holding a copy of @rgba, its mask still to be made; NULL when memory is short. */
+static BdVideoFrame *
+frame_new (BdVideoStream *s, const guint8 *rgba, gsize stride, gpointer tag, GDestroyNotify tag_free,
+           GError **error)
+{
+	gsize row = (gsize) s->width * 4, n = (gsize) s->width * s->height;
+	BdVideoFrame *f = g_async_queue_try_pop (s->spares);
+	if (!f) {
+		f = g_new0 (BdVideoFrame, 1);
+		f->rgba = g_try_malloc (row * s->height);
+		f->raw = g_try_malloc (n);
+		f->alpha = g_try_malloc (n);
+	}
+	if (!f->rgba || !f->raw || !f->alpha) {
+		frame_buffers_free (f);
+		if (tag_free && tag)
+			tag_free (tag);
+		g_set_error (error, BD_LIBRARY_ERROR, BD_ERR_NO_MEMORY, _("Out of memory for a %u×%u frame"),
+		             s->width, s->height);
+		return NULL;
+	}
+	f->refs = 1;
+	f->spares = g_async_queue_ref (s->spares);
+	f->tag = tag;
+	f->tag_free = tag_free;
+	for (guint y = 0; y < s->height; y++)
+		memcpy (f->rgba + y * row, rgba + y * stride, row);
+	return f;
+}
+
 gboolean
 bd_video_stream_push (BdVideoStream *stream, const guint8 *rgba, gsize stride, gpointer tag,
                       GDestroyNotify tag_free, GError **error)
 {
 	BdVideoStream *s = stream;
-	gsize row = (gsize) s->width * 4, n = (gsize) s->width * s->height;
-	BdVideoFrame *f = g_new0 (BdVideoFrame, 1);
-	f->tag = tag;
-	f->tag_free = tag_free;
-	f->rgba = g_try_malloc (row * s->height);
-	f->raw = g_try_malloc (n);
-	f->alpha = g_try_malloc (n);
-	if (!f->rgba || !f->raw || !f->alpha) {
-		bd_video_frame_free (f);
-		g_set_error (error, BD_LIBRARY_ERROR, BD_ERR_NO_MEMORY, _("Out of memory for a %u×%u frame"),
-		             s->width, s->height);
+	BdVideoFrame *f = frame_new (s, rgba, stride, tag, tag_free, error);
+	if (!f)
 		return FALSE;
-	}
-	for (guint y = 0; y < s->height; y++)
-		memcpy (f->rgba + y * row, rgba + y * stride, row);
 	bd_run_options run;
-	bd_run_options_init (&run);
-	/* Mirror averaging doubles the network's time for a better still mask; on video the
-	 * temporal filter steadies the mask instead, at a fraction of the cost. */
-	run.mirror_average = 0;
-	run.main_subject_only = !s->settings.all_people;
-	/* Soft: the filter steadies the network's own values, which the decisive pass would
-	 * have settled to 0 or 255 frame by frame (bd_video_stream_next decides after it). */
-	run.decisive = 0;
+	bd_video_stream_run_options (s, &run);
 	bd_image photo = view (s, f->rgba);
 	bd_error err = { 0 };
 	if (bd_session_run (s->session, &photo, &run, f->raw, s->width, &err) != BD_OK) {
@@ -165,6 +207,20 @@ bd_video_stream_push (BdVideoStream *stream, const guint8 *rgba, gsize stride, g
 		bd_video_frame_free (f);
 		return FALSE;
 	}
+	g_queue_push_tail (&s->frames, f);
+	return TRUE;
+}
+
+gboolean
+bd_video_stream_add (BdVideoStream *stream, const guint8 *rgba, gsize stride, const guint8 *mask,
+                     gsize mask_stride, gpointer tag, GDestroyNotify tag_free, GError **error)
+{
+	BdVideoStream *s = stream;
+	BdVideoFrame *f = frame_new (s, rgba, stride, tag, tag_free, error);
+	if (!f)
+		return FALSE;
+	for (guint y = 0; y < s->height; y++)
+		memcpy (f->raw + (gsize) y * s->width, mask + y * mask_stride, s->width);
 	g_queue_push_tail (&s->frames, f);
 	return TRUE;
 }
@@ -190,14 +246,15 @@ bd_video_stream_next (BdVideoStream *stream, gboolean draining)
 			bd_session_temporal_blend (s->session, &photo, &other, later->raw, s->width, f->alpha, s->width,
 			                           1.0f / (float) (j + 1), NULL);
 		}
-		if (s->have_last) {
-			bd_image last = view (s, s->last_rgba);
+		if (s->last) {
+			bd_image last = view (s, s->last->rgba);
 			bd_session_temporal_blend (s->session, &photo, &last, s->last_alpha, s->width, f->alpha, s->width, k, NULL);
 		}
 	}
-	memcpy (s->last_rgba, f->rgba, n * 4);
+	g_clear_pointer (&s->last, bd_video_frame_free);
+	g_atomic_int_inc (&f->refs);
+	s->last = f;
 	memcpy (s->last_alpha, f->alpha, n);
-	s->have_last = TRUE;
 	/* Then decisive, as a photo's mask is (bd_run_options.decisive): a steadied neighbour is
 	 * kept or removed, never left half. Fails only on arguments that cannot occur here. Both
 	 * steps on the session's threads: on the streaming thread alone they were most of a

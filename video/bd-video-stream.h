@@ -48,6 +48,14 @@ void           bd_video_stream_set      (BdVideoStream *stream, const BdVideoSet
  * (released with @tag_free when the frame is freed unused) and runs the network on it. */
 gboolean       bd_video_stream_push     (BdVideoStream *stream, const guint8 *rgba, gsize stride,
                                          gpointer tag, GDestroyNotify tag_free, GError **error);
+/* The same for a frame whose network mask was made elsewhere (on another session, so that
+ * several frames' networks run at once, as backdrop-video's lanes do): @mask, one byte a
+ * pixel, rows @mask_stride apart, is bd_session_run's with bd_video_stream_run_options. */
+gboolean       bd_video_stream_add      (BdVideoStream *stream, const guint8 *rgba, gsize stride,
+                                         const guint8 *mask, gsize mask_stride, gpointer tag,
+                                         GDestroyNotify tag_free, GError **error);
+/* The options the stream's network runs with, for its current settings. */
+void           bd_video_stream_run_options (BdVideoStream *stream, bd_run_options *run);
 /* The oldest frame that is ready: @latency frames have followed it, or @draining (the end of
  * the stream). NULL when none is. */
 BdVideoFrame  *bd_video_stream_next     (BdVideoStream *stream, gboolean draining);
