@@ -139,6 +139,21 @@ def mask_webm():
     same_timing(probe(out))
 
 
+def lanes_same_frames():
+    """Network lanes (several frames' networks at once, as on a GPU; here CPU sessions) give
+    every frame exactly as one session does, in order."""
+    frames = []
+    for lanes in ("0", "3"):
+        out = os.path.join(tmp, "lanes%s.mp4" % lanes)
+        tool("--device", "cpu", "--output", "mask", "--lanes", lanes, CLIP, out)
+        md5 = subprocess.run(["ffmpeg", "-v", "error", "-i", out, "-map", "0:v", "-f", "framemd5", "-"],
+                             capture_output=True, check=True, text=True).stdout
+        frames.append([line.split(",")[-1] for line in md5.splitlines() if not line.startswith("#")])
+    assert len(frames[0]) == int(streams(IN, "video")[0]["nb_read_frames"]), len(frames[0])
+    differ = [i for i, (a, b) in enumerate(zip(*frames)) if a != b]
+    assert not differ and len(frames[0]) == len(frames[1]), "frames differing with 3 lanes: %s" % differ
+
+
 def protects_files():
     before = sha(CLIP)
     err = tool("--device", "cpu", "--output", "composite", CLIP, CLIP, expect=1)
@@ -178,6 +193,7 @@ check("cutout-webm-alpha-audio-timing", cutout_webm)
 check("composite-mp4-audio-copied", composite_mp4)
 check("mask-webm", mask_webm)
 check("rotation-kept", rotation_kept)
+check("lanes-same-frames", lanes_same_frames)
 check("never-overwrites", protects_files)
 check("ctrl-c-leaves-nothing", cancel)
 if not FRAMES:

@@ -25,8 +25,8 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_CANCELLED = 130 };
 
 static char *opt_output = "cutout", *opt_background, *opt_device = "auto", *opt_model;
 static double opt_threshold = -1, opt_feather = 0, opt_steadiness = BD_VIDEO_DEFAULT_STEADINESS;
-static int opt_latency = 1, opt_input_size = 0, opt_crf = 0, opt_threads = 0;
-static gboolean opt_all_people, opt_overwrite, opt_quiet, opt_version;
+static int opt_latency = 1, opt_input_size = 0, opt_crf = 0, opt_threads = 0, opt_lanes = -1;
+static gboolean opt_all_people, opt_overwrite, opt_quiet, opt_version, opt_stage_times;
 static char **opt_files;
 
 static const GOptionEntry entries[] = {
@@ -45,6 +45,11 @@ static const GOptionEntry entries[] = {
 	{ "overwrite", 0, 0, G_OPTION_ARG_NONE, &opt_overwrite, N_("Replace OUTPUT if it exists (never the input)"), NULL },
 	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, N_("Print errors only"), NULL },
 	{ "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, N_("Print the version and exit"), NULL },
+	/* For benchmarks (bench/video-gpu.sh), not users: how long each stage of the pipeline
+	 * worked, and how many network lanes run beside the stream's session (default: 2 on a
+	 * GPU, 0 on the CPU). */
+	{ "stage-times", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &opt_stage_times, NULL, NULL },
+	{ "lanes", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &opt_lanes, NULL, NULL },
 	{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_files, NULL, N_("INPUT OUTPUT") },
 	{ NULL },
 };
@@ -140,6 +145,8 @@ main (int argc, char **argv)
 		usage_error = _("--latency must be 0, 1 or 2.");
 	if (!usage_error && !(opt_steadiness >= 0 && opt_steadiness <= 1))
 		usage_error = _("--steadiness must be within 0..1.");
+	if (!usage_error && opt_lanes > 8)
+		usage_error = _("--lanes must be within 0..8.");
 	if (!usage_error && (opt_threshold > 1 || opt_feather < 0 || opt_feather > 500))
 		usage_error = _("--threshold must be at most 1 and --feather within 0..500.");
 	bd_session_options sopts;
@@ -198,6 +205,22 @@ main (int argc, char **argv)
 	}
 	if (!opt_quiet)
 		fprintf (stderr, _("Running on %s\n"), bd_session_device_description (session));
+	/* On a GPU the network runs on lanes of their own, two frames at once, while the stream's
+	 * session steadies and composes the frames before them: one frame at a time, the host's
+	 * copies and steps left the GPU idle most of each frame (docs/PERFORMANCE.md, "Video"). */
+	bd_session **lanes = NULL;
+	guint n_lanes = 0;
+	int want_lanes = opt_lanes >= 0 ? opt_lanes : bd_session_device (session) == BD_DEVICE_CUDA ? 2 : 0;
+	if (want_lanes > 0) {
+		bd_session_options lane_options = sopts;
+		lane_options.device = bd_session_device (session);
+		if (!bd_library_new_sessions (model, &lane_options, FALSE, (guint) want_lanes, &lanes, &n_lanes, &error)) {
+			fprintf (stderr, "backdrop-video: %s\n", error->message);
+			bd_session_free (session);
+			bd_model_free (model);
+			return EXIT_FAILED;
+		}
+	}
 
 	/* A temporary file beside OUTPUT (one file system, so the rename is atomic), with the
 	 * output's extension hidden inside it so that nothing mistakes it for a finished video. */
@@ -222,9 +245,12 @@ main (int argc, char **argv)
 	sigaction (SIGTERM, &sa, NULL);
 
 	progress_state ps = { .start = g_get_monotonic_time () };
+	BdTranscodeStats stats = { 0 };
 	BdTranscodeJob job = {
 		.input = input, .path = tmp, .name = output, .session = session, .settings = &settings,
+		.lanes = lanes, .n_lanes = n_lanes,
 		.crf = opt_crf, .cancel = &cancelled, .progress = opt_quiet ? NULL : progress, .user_data = &ps,
+		.stats = &stats,
 	};
 	guint64 frames = 0;
 	gboolean ok = bd_video_transcode (&job, &frames, &error);
@@ -242,10 +268,15 @@ main (int argc, char **argv)
 	}
 	if (!ok)
 		g_unlink (tmp);
+	bd_library_free_sessions (lanes);
 	bd_session_free (session);
 	bd_model_free (model);
 	if (!opt_quiet)
 		fputc ('\n', stderr);
+	if (opt_stage_times)
+		fprintf (stderr, "stages busy: reading %.2f s, network %.2f s a lane (%u lanes), steadying %.2f s "
+		         "(output %.2f s), encoding %.2f s, of %.2f s\n", stats.reading, stats.network, stats.lanes,
+		         stats.steadying, stats.output, stats.encoding, stats.seconds);
 	if (!ok) {
 		fprintf (stderr, "backdrop-video: %s\n", error->message);
 		return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? EXIT_CANCELLED : EXIT_FAILED;
