@@ -4,7 +4,8 @@
  * frames' masks (look-ahead) and then against the last frame that left (the causal filter),
  * both through bd_temporal_blend, which leaves moving parts alone. A frame's buffers are used
  * again once it is freed (a 1080p frame is 12 MB: fresh ones cost page faults every frame),
- * and the last frame is kept by reference, not copied. */
+ * the last frame is kept by reference, not copied, and a frame can be filled in place
+ * (bd_video_stream_frame_new) instead of copied in. */
 #include "bd-video-stream.h"
 
 #include <glib/gi18n-lib.h>
@@ -160,16 +161,15 @@ bd_video_stream_run_options (BdVideoStream *stream, bd_run_options *run)
 	run->decisive = 0;
 }
 
-/* A frame holding a copy of @rgba, its mask still to be made; NULL when memory is short. */
-static BdVideoFrame *
-frame_new (BdVideoStream *s, const guint8 *rgba, gsize stride, gpointer tag, GDestroyNotify tag_free,
-           GError **error)
+BdVideoFrame *
+bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify tag_free, GError **error)
 {
-	gsize row = (gsize) s->width * 4, n = (gsize) s->width * s->height;
+	BdVideoStream *s = stream;
+	gsize n = (gsize) s->width * s->height;
 	BdVideoFrame *f = g_async_queue_try_pop (s->spares);
 	if (!f) {
 		f = g_new0 (BdVideoFrame, 1);
-		f->rgba = g_try_malloc (row * s->height);
+		f->rgba = g_try_malloc (n * 4);
 		f->raw = g_try_malloc (n);
 		f->alpha = g_try_malloc (n);
 	}
@@ -185,9 +185,38 @@ frame_new (BdVideoStream *s, const guint8 *rgba, gsize stride, gpointer tag, GDe
 	f->spares = g_async_queue_ref (s->spares);
 	f->tag = tag;
 	f->tag_free = tag_free;
-	for (guint y = 0; y < s->height; y++)
-		memcpy (f->rgba + y * row, rgba + y * stride, row);
 	return f;
+}
+
+guint8 *
+bd_video_frame_get_pixels (BdVideoFrame *frame)
+{
+	return frame->rgba;
+}
+
+guint8 *
+bd_video_frame_get_network_mask (BdVideoFrame *frame)
+{
+	return frame->raw;
+}
+
+gboolean
+bd_video_stream_add_frame (BdVideoStream *stream, BdVideoFrame *frame, gboolean masked, GError **error)
+{
+	BdVideoStream *s = stream;
+	if (!masked) {
+		bd_run_options run;
+		bd_video_stream_run_options (s, &run);
+		bd_image photo = view (s, frame->rgba);
+		bd_error err = { 0 };
+		if (bd_session_run (s->session, &photo, &run, frame->raw, s->width, &err) != BD_OK) {
+			bd_library_set_error (error, &err, NULL);
+			bd_video_frame_free (frame);
+			return FALSE;
+		}
+	}
+	g_queue_push_tail (&s->frames, frame);
+	return TRUE;
 }
 
 gboolean
@@ -195,34 +224,13 @@ bd_video_stream_push (BdVideoStream *stream, const guint8 *rgba, gsize stride, g
                       GDestroyNotify tag_free, GError **error)
 {
 	BdVideoStream *s = stream;
-	BdVideoFrame *f = frame_new (s, rgba, stride, tag, tag_free, error);
+	BdVideoFrame *f = bd_video_stream_frame_new (s, tag, tag_free, error);
 	if (!f)
 		return FALSE;
-	bd_run_options run;
-	bd_video_stream_run_options (s, &run);
-	bd_image photo = view (s, f->rgba);
-	bd_error err = { 0 };
-	if (bd_session_run (s->session, &photo, &run, f->raw, s->width, &err) != BD_OK) {
-		bd_library_set_error (error, &err, NULL);
-		bd_video_frame_free (f);
-		return FALSE;
-	}
-	g_queue_push_tail (&s->frames, f);
-	return TRUE;
-}
-
-gboolean
-bd_video_stream_add (BdVideoStream *stream, const guint8 *rgba, gsize stride, const guint8 *mask,
-                     gsize mask_stride, gpointer tag, GDestroyNotify tag_free, GError **error)
-{
-	BdVideoStream *s = stream;
-	BdVideoFrame *f = frame_new (s, rgba, stride, tag, tag_free, error);
-	if (!f)
-		return FALSE;
+	gsize row = (gsize) s->width * 4;
 	for (guint y = 0; y < s->height; y++)
-		memcpy (f->raw + (gsize) y * s->width, mask + y * mask_stride, s->width);
-	g_queue_push_tail (&s->frames, f);
-	return TRUE;
+		memcpy (f->rgba + y * row, rgba + y * stride, row);
+	return bd_video_stream_add_frame (s, f, FALSE, error);
 }
 
 BdVideoFrame *

@@ -30,12 +30,13 @@
 /* Frames waiting between two stages: enough to ride out one slow frame. */
 #define VIDEO_IN_FLIGHT 3
 
-/* A frame between two stages: RGBA from the reader, the output from the network. */
+/* A frame between two stages: the reader's, filled in place (a stream frame: its photo, and
+ * the lanes' network mask), or the steadying stage's output. */
 typedef struct {
-	guint8 *pixels;
-	guint8 *mask;                     /* the network lanes' result; NULL without lanes */
-	guint64 seq;                      /* the frame's number, from 0 */
-	int64_t pts, duration;            /* in the input stream's time base */
+	BdVideoFrame *frame;              /* decoded frames */
+	guint64       seq;                /* the decoded frame's number, from 0 */
+	guint8       *pixels;             /* the output */
+	int64_t       pts, duration;      /* the output's, in the input stream's time base */
 } video_slot;
 
 typedef struct {
@@ -108,23 +109,22 @@ static void
 slot_free (gpointer data)
 {
 	video_slot *slot = data;
+	bd_video_frame_free (slot->frame);
 	g_free (slot->pixels);
-	g_free (slot->mask);
 	g_free (slot);
 }
 
-/* A queue of @n free slots of @size bytes, with a mask of @mask_size bytes unless 0; NULL
- * when memory is short. */
+/* A queue of @n free slots, each with @size bytes of output unless 0 (decoded frames come
+ * from the stream); NULL when memory is short. */
 static BdFrameQueue *
-slots_new (guint n, gsize size, gsize mask_size)
+slots_new (guint n, gsize size)
 {
 	BdFrameQueue *q = bd_frame_queue_new ();
 	for (guint i = 0; i < n; i++) {
 		video_slot *slot = g_new0 (video_slot, 1);
-		slot->pixels = g_try_malloc (size);
-		slot->mask = mask_size ? g_try_malloc (mask_size) : NULL;
+		slot->pixels = size ? g_try_malloc (size) : NULL;
 		bd_frame_queue_push (q, slot);
-		if (!slot->pixels || (mask_size && !slot->mask)) {
+		if (size && !slot->pixels) {
 			bd_frame_queue_free (q, slot_free);
 			return NULL;
 		}
@@ -269,9 +269,8 @@ open_video (transcode *t, const char *format, GError **error)
 	t->enc_frame->width = t->w;
 	t->enc_frame->height = t->h;
 	/* Each lane holds a frame while its network runs. */
-	t->in_free = slots_new (VIDEO_IN_FLIGHT + job->n_lanes, (gsize) t->w * t->h * 4,
-	                        job->n_lanes ? (gsize) t->w * t->h : 0);
-	t->out_free = slots_new (VIDEO_IN_FLIGHT, t->out_stride * t->h, 0);
+	t->in_free = slots_new (VIDEO_IN_FLIGHT + job->n_lanes, 0);
+	t->out_free = slots_new (VIDEO_IN_FLIGHT, t->out_stride * t->h);
 	if (!t->in_free || !t->out_free || av_frame_get_buffer (t->enc_frame, 0) < 0) {
 		g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE, _("Out of memory for a %d×%d frame"), t->w, t->h);
 		return FALSE;
@@ -404,9 +403,11 @@ lane_stage (gpointer data)
 	transcode *t = l->t;
 	video_slot *slot;
 	while ((slot = bd_frame_queue_pop (t->in_ready, &l->waited))) {
-		bd_image photo = { slot->pixels, (uint32_t) t->w, (uint32_t) t->h, (size_t) t->w * 4, BD_PIXEL_RGBA8 };
+		bd_image photo = { bd_video_frame_get_pixels (slot->frame), (uint32_t) t->w, (uint32_t) t->h,
+		                   (size_t) t->w * 4, BD_PIXEL_RGBA8 };
+		guint8 *mask = bd_video_frame_get_network_mask (slot->frame);
 		bd_error err = { 0 };
-		if (bd_session_run (l->session, &photo, &t->run, slot->mask, (size_t) t->w, &err) != BD_OK) {
+		if (bd_session_run (l->session, &photo, &t->run, mask, (size_t) t->w, &err) != BD_OK) {
 			GError *error = NULL;
 			bd_library_set_error (&error, &err, NULL);
 			slot_free (slot);
@@ -450,13 +451,8 @@ steady_stage (transcode *t)
 	g_autoptr (GPtrArray) early = g_ptr_array_new_with_free_func (slot_free);
 	video_slot *slot;
 	for (guint64 seq = 0; (slot = next_in_order (t, early, seq)); seq++) {
-		frame_time *ft = g_new (frame_time, 1);
-		ft->pts = slot->pts;
-		ft->duration = slot->duration;
-		gsize stride = (gsize) t->w * 4;
-		gboolean ok = slot->mask
-		            ? bd_video_stream_add (t->stream, slot->pixels, stride, slot->mask, (gsize) t->w, ft, g_free, &error)
-		            : bd_video_stream_push (t->stream, slot->pixels, stride, ft, g_free, &error);
+		/* With lanes, the frame's network has run. */
+		gboolean ok = bd_video_stream_add_frame (t->stream, g_steal_pointer (&slot->frame), t->masked != NULL, &error);
 		bd_frame_queue_push (t->in_free, slot);
 		if (!ok || !render_ready (t, FALSE, &error)) {
 			fail (t, error);
@@ -495,11 +491,17 @@ take_video_frame (transcode *t, GError **error)
 	video_slot *slot = bd_frame_queue_pop (t->in_free, &t->waited[STAGE_READ]);
 	if (!slot)
 		return FALSE;   /* another stage failed */
-	uint8_t *dst[1] = { slot->pixels };
+	frame_time *ft = g_new (frame_time, 1);
+	ft->pts = fr->best_effort_timestamp;
+	ft->duration = fr->duration;
+	slot->frame = bd_video_stream_frame_new (t->stream, ft, g_free, error);
+	if (!slot->frame) {
+		slot_free (slot);
+		return FALSE;
+	}
+	uint8_t *dst[1] = { bd_video_frame_get_pixels (slot->frame) };
 	int dst_stride[1] = { t->w * 4 };
 	sws_scale (t->sws_in, (const uint8_t *const *) fr->data, fr->linesize, 0, t->h, dst, dst_stride);
-	slot->pts = fr->best_effort_timestamp;
-	slot->duration = fr->duration;
 	slot->seq = t->decoded++;
 	if (!bd_frame_queue_push (t->in_ready, slot)) {
 		slot_free (slot);
