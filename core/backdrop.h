@@ -219,6 +219,16 @@ BD_API bd_status   bd_session_temporal_blend (bd_session *session, const bd_imag
                                        uint8_t *alpha, size_t alpha_stride, float strength, bd_error *error);
 BD_API bd_status   bd_session_make_decisive (bd_session *session, uint8_t *alpha, uint32_t width, uint32_t height,
                                       size_t stride, bd_error *error);
+/* The temporal filter on luma planes: bd_session_luma makes a frame's (one byte a pixel) once,
+ * and bd_session_temporal_blend_luma compares two of them where bd_session_temporal_blend
+ * compares two photos, with the same bytes out and a quarter of the bytes read. */
+BD_API bd_status   bd_session_luma (bd_session *session, const bd_image *photo, uint8_t *luma, size_t luma_stride,
+                             bd_error *error);
+BD_API bd_status   bd_session_temporal_blend_luma (bd_session *session, const uint8_t *luma,
+                                            const uint8_t *other_luma, size_t luma_stride, uint32_t width,
+                                            uint32_t height, const uint8_t *other_alpha, size_t other_stride,
+                                            uint8_t *alpha, size_t alpha_stride, float strength,
+                                            bd_error *error);
 
 #ifdef __cplusplus
 }

@@ -47,6 +47,26 @@ bd_session_temporal_blend (bd_session *session, const bd_image *photo, const bd_
 }
 
 bd_status
+bd_session_luma (bd_session *session, const bd_image *photo, uint8_t *luma, size_t luma_stride, bd_error *error)
+{
+	if (!session)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_luma: no session");
+	return bd_luma_on_pool (session->pool, photo, luma, luma_stride, error);
+}
+
+bd_status
+bd_session_temporal_blend_luma (bd_session *session, const uint8_t *luma, const uint8_t *other_luma,
+                                size_t luma_stride, uint32_t width, uint32_t height, const uint8_t *other_alpha,
+                                size_t other_stride, uint8_t *alpha, size_t alpha_stride, float strength,
+                                bd_error *error)
+{
+	if (!session)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_temporal_blend_luma: no session");
+	return bd_temporal_blend_luma_on_pool (session->pool, luma, other_luma, luma_stride, width, height, other_alpha,
+	                                       other_stride, alpha, alpha_stride, strength, error);
+}
+
+bd_status
 bd_session_make_decisive (bd_session *session, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
                           bd_error *error)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* bd_temporal_blend, the video mask's temporal filter: against a naive reference on random
- * frames, and its two promises: a still photo's mask moves towards the other frame's, and a
+ * frames (and on luma planes, the same bytes), and its two promises: a still photo's mask moves towards the other frame's, and a
  * moving part's mask does not (no lag). */
 #include "backdrop.h"
 #include "backdrop-private.h"
@@ -66,7 +66,7 @@ test_random (void)
 			alpha[k] = (uint8_t) g_random_int_range (0, 256);
 		}
 		want = g_memdup2 (alpha, (gsize) w * h);
-		uint8_t *start = g_memdup2 (alpha, (gsize) w * h);
+		uint8_t *start = g_memdup2 (alpha, (gsize) w * h), *start_copy = g_memdup2 (alpha, (gsize) w * h);
 		bd_image a = { pa, (uint32_t) w, (uint32_t) h, sa, cases[i].ca == 4 ? BD_PIXEL_RGBA8 : BD_PIXEL_RGB8 };
 		bd_image b = { pb, (uint32_t) w, (uint32_t) h, sb, cases[i].cb == 4 ? BD_PIXEL_RGBA8 : BD_PIXEL_RGB8 };
 		naive_blend (&a, &b, other, want, cases[i].strength);
@@ -80,6 +80,15 @@ test_random (void)
 		g_assert_cmpint (bd_temporal_blend_on_pool (pool, &a, &b, other, (size_t) w, start, (size_t) w,
 		                                            cases[i].strength, NULL), ==, BD_OK);
 		g_assert_cmpmem (start, (gsize) w * h, alpha, (gsize) w * h);
+		/* On luma planes made once (with padding in their rows): the same bytes again. */
+		gsize ls = (gsize) w + 5;
+		uint8_t *la = g_malloc (ls * h), *lb = g_malloc (ls * h), *via_luma = g_memdup2 (start_copy, (gsize) w * h);
+		g_assert_cmpint (bd_luma_on_pool (pool, &a, la, ls, NULL), ==, BD_OK);
+		g_assert_cmpint (bd_luma_on_pool (NULL, &b, lb, ls, NULL), ==, BD_OK);
+		g_assert_cmpint (bd_temporal_blend_luma_on_pool (pool, la, lb, ls, (uint32_t) w, (uint32_t) h, other, (size_t) w,
+		                                                 via_luma, (size_t) w, cases[i].strength, NULL), ==, BD_OK);
+		g_assert_cmpmem (via_luma, (gsize) w * h, alpha, (gsize) w * h);
+		g_free (la); g_free (lb); g_free (via_luma); g_free (start_copy);
 		bd_thread_pool_free (pool);
 		g_free (pa); g_free (pb); g_free (other); g_free (alpha); g_free (want); g_free (start);
 	}

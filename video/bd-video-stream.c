@@ -20,6 +20,8 @@ struct _BdVideoFrame {
 	guint8        *rgba;      /* width * 4 bytes a row */
 	guint8        *raw;       /* the network's mask, soft (before the decisive pass) */
 	guint8        *alpha;     /* steadied, edited when rendered */
+	guint8        *luma;      /* the photo's, for the filter (bd_session_luma) */
+	gboolean       prepared;  /* raw and luma made */
 	gpointer       tag;
 	GDestroyNotify tag_free;
 	gint           refs;      /* the caller's, and the stream's while it is the last frame */
@@ -47,6 +49,7 @@ frame_buffers_free (gpointer data)
 	g_free (f->rgba);
 	g_free (f->raw);
 	g_free (f->alpha);
+	g_free (f->luma);
 	g_free (f);
 }
 
@@ -148,8 +151,9 @@ view (BdVideoStream *s, const guint8 *rgba)
 	return (bd_image) { rgba, s->width, s->height, (size_t) s->width * 4, BD_PIXEL_RGBA8 };
 }
 
-void
-bd_video_stream_run_options (BdVideoStream *stream, bd_run_options *run)
+/* The options the stream's network runs with, for its current settings. */
+static void
+run_options (BdVideoStream *stream, bd_run_options *run)
 {
 	bd_run_options_init (run);
 	/* Mirror averaging doubles the network's time for a better still mask; on video the
@@ -172,8 +176,9 @@ bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify t
 		f->rgba = g_try_malloc (n * 4);
 		f->raw = g_try_malloc (n);
 		f->alpha = g_try_malloc (n);
+		f->luma = g_try_malloc (n);
 	}
-	if (!f->rgba || !f->raw || !f->alpha) {
+	if (!f->rgba || !f->raw || !f->alpha || !f->luma) {
 		frame_buffers_free (f);
 		if (tag_free && tag)
 			tag_free (tag);
@@ -182,6 +187,7 @@ bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify t
 		return NULL;
 	}
 	f->refs = 1;
+	f->prepared = FALSE;
 	f->spares = g_async_queue_ref (s->spares);
 	f->tag = tag;
 	f->tag_free = tag_free;
@@ -194,28 +200,31 @@ bd_video_frame_get_pixels (BdVideoFrame *frame)
 	return frame->rgba;
 }
 
-guint8 *
-bd_video_frame_get_network_mask (BdVideoFrame *frame)
+gboolean
+bd_video_stream_prepare_frame (BdVideoStream *stream, BdVideoFrame *frame, bd_session *session, GError **error)
 {
-	return frame->raw;
+	BdVideoStream *s = stream;
+	bd_run_options run;
+	run_options (s, &run);
+	bd_image photo = view (s, frame->rgba);
+	bd_error err = { 0 };
+	if (bd_session_run (session, &photo, &run, frame->raw, s->width, &err) != BD_OK ||
+	    bd_session_luma (session, &photo, frame->luma, s->width, &err) != BD_OK) {
+		bd_library_set_error (error, &err, NULL);
+		return FALSE;
+	}
+	frame->prepared = TRUE;
+	return TRUE;
 }
 
 gboolean
-bd_video_stream_add_frame (BdVideoStream *stream, BdVideoFrame *frame, gboolean masked, GError **error)
+bd_video_stream_add_frame (BdVideoStream *stream, BdVideoFrame *frame, GError **error)
 {
-	BdVideoStream *s = stream;
-	if (!masked) {
-		bd_run_options run;
-		bd_video_stream_run_options (s, &run);
-		bd_image photo = view (s, frame->rgba);
-		bd_error err = { 0 };
-		if (bd_session_run (s->session, &photo, &run, frame->raw, s->width, &err) != BD_OK) {
-			bd_library_set_error (error, &err, NULL);
-			bd_video_frame_free (frame);
-			return FALSE;
-		}
+	if (!frame->prepared && !bd_video_stream_prepare_frame (stream, frame, stream->session, error)) {
+		bd_video_frame_free (frame);
+		return FALSE;
 	}
-	g_queue_push_tail (&s->frames, frame);
+	g_queue_push_tail (&stream->frames, frame);
 	return TRUE;
 }
 
@@ -230,7 +239,7 @@ bd_video_stream_push (BdVideoStream *stream, const guint8 *rgba, gsize stride, g
 	gsize row = (gsize) s->width * 4;
 	for (guint y = 0; y < s->height; y++)
 		memcpy (f->rgba + y * row, rgba + y * stride, row);
-	return bd_video_stream_add_frame (s, f, FALSE, error);
+	return bd_video_stream_add_frame (s, f, error);
 }
 
 BdVideoFrame *
@@ -242,7 +251,6 @@ bd_video_stream_next (BdVideoStream *stream, gboolean draining)
 	BdVideoFrame *f = g_queue_pop_head (&s->frames);
 	gsize n = (gsize) s->width * s->height;
 	memcpy (f->alpha, f->raw, n);
-	bd_image photo = view (s, f->rgba);
 	float k = s->settings.steadiness;
 	if (k > 0) {
 		/* Look-ahead: a still pixel's mask becomes the mean of this frame's and the next
@@ -250,14 +258,12 @@ bd_video_stream_next (BdVideoStream *stream, gboolean draining)
 		guint j = 1;
 		for (GList *l = s->frames.head; l && j <= s->settings.latency; l = l->next, j++) {
 			BdVideoFrame *later = l->data;
-			bd_image other = view (s, later->rgba);
-			bd_session_temporal_blend (s->session, &photo, &other, later->raw, s->width, f->alpha, s->width,
-			                           1.0f / (float) (j + 1), NULL);
+			bd_session_temporal_blend_luma (s->session, f->luma, later->luma, s->width, s->width, s->height,
+			                                later->raw, s->width, f->alpha, s->width, 1.0f / (float) (j + 1), NULL);
 		}
-		if (s->last) {
-			bd_image last = view (s, s->last->rgba);
-			bd_session_temporal_blend (s->session, &photo, &last, s->last_alpha, s->width, f->alpha, s->width, k, NULL);
-		}
+		if (s->last)
+			bd_session_temporal_blend_luma (s->session, f->luma, s->last->luma, s->width, s->width, s->height,
+			                                s->last_alpha, s->width, f->alpha, s->width, k, NULL);
 	}
 	g_clear_pointer (&s->last, bd_video_frame_free);
 	g_atomic_int_inc (&f->refs);

@@ -48,21 +48,20 @@ void           bd_video_stream_set      (BdVideoStream *stream, const BdVideoSet
  * (released with @tag_free when the frame is freed unused) and runs the network on it. */
 gboolean       bd_video_stream_push     (BdVideoStream *stream, const guint8 *rgba, gsize stride,
                                          gpointer tag, GDestroyNotify tag_free, GError **error);
-/* A frame of the stream's size to fill in place, without the copy push makes: its pixels
- * (RGBA, width * 4 bytes a row) and, where its network runs elsewhere (on another session, so
- * that several frames' networks run at once, as backdrop-video's lanes do), its mask (one byte
- * a pixel, width bytes a row: bd_session_run's with bd_video_stream_run_options). Any thread
- * may make and fill one; NULL when memory is short (@tag released then). */
+/* A frame of the stream's size to fill in place (its pixels: RGBA, width * 4 bytes a row),
+ * without the copy push makes. Any thread may make and fill one; NULL when memory is short
+ * (@tag released then). */
 BdVideoFrame  *bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify tag_free,
                                           GError **error);
 guint8        *bd_video_frame_get_pixels (BdVideoFrame *frame);
-guint8        *bd_video_frame_get_network_mask (BdVideoFrame *frame);
-/* Takes @frame (freed on failure too) into the stream as push does: its network runs on the
- * stream's session, unless @masked says its mask is made. */
-gboolean       bd_video_stream_add_frame (BdVideoStream *stream, BdVideoFrame *frame, gboolean masked,
-                                          GError **error);
-/* The options the stream's network runs with, for its current settings. */
-void           bd_video_stream_run_options (BdVideoStream *stream, bd_run_options *run);
+/* Runs a filled frame's network, and what the filter needs of it, on @session: any thread and
+ * any session not in use elsewhere, so that several frames' networks run at once (as
+ * backdrop-video's lanes do). The stream's settings must not change meanwhile. */
+gboolean       bd_video_stream_prepare_frame (BdVideoStream *stream, BdVideoFrame *frame, bd_session *session,
+                                              GError **error);
+/* Takes @frame (freed on failure too) into the stream as push does, preparing it on the
+ * stream's session first unless that was done. */
+gboolean       bd_video_stream_add_frame (BdVideoStream *stream, BdVideoFrame *frame, GError **error);
 /* The oldest frame that is ready: @latency frames have followed it, or @draining (the end of
  * the stream). NULL when none is. */
 BdVideoFrame  *bd_video_stream_next     (BdVideoStream *stream, gboolean draining);

@@ -30,8 +30,8 @@
 /* Frames waiting between two stages: enough to ride out one slow frame. */
 #define VIDEO_IN_FLIGHT 3
 
-/* A frame between two stages: the reader's, filled in place (a stream frame: its photo, and
- * the lanes' network mask), or the steadying stage's output. */
+/* A frame between two stages: the reader's, filled in place (a stream frame, which a lane
+ * prepares), or the steadying stage's output. */
 typedef struct {
 	BdVideoFrame *frame;              /* decoded frames */
 	guint64       seq;                /* the decoded frame's number, from 0 */
@@ -61,7 +61,6 @@ typedef struct {
 	GMutex           mux;             /* the output file, written by the reader and the encoder */
 	BdFrameQueue    *in_free, *in_ready, *out_free, *out_ready;
 	BdFrameQueue    *masked;          /* frames the lanes are done with, in any order */
-	bd_run_options   run;             /* the lanes' network options (the stream's) */
 	gint             lanes_running;
 	guint64          decoded;         /* frames the reader has passed on */
 	GMutex           error_lock;
@@ -403,13 +402,8 @@ lane_stage (gpointer data)
 	transcode *t = l->t;
 	video_slot *slot;
 	while ((slot = bd_frame_queue_pop (t->in_ready, &l->waited))) {
-		bd_image photo = { bd_video_frame_get_pixels (slot->frame), (uint32_t) t->w, (uint32_t) t->h,
-		                   (size_t) t->w * 4, BD_PIXEL_RGBA8 };
-		guint8 *mask = bd_video_frame_get_network_mask (slot->frame);
-		bd_error err = { 0 };
-		if (bd_session_run (l->session, &photo, &t->run, mask, (size_t) t->w, &err) != BD_OK) {
-			GError *error = NULL;
-			bd_library_set_error (&error, &err, NULL);
+		GError *error = NULL;
+		if (!bd_video_stream_prepare_frame (t->stream, slot->frame, l->session, &error)) {
 			slot_free (slot);
 			fail (t, error);
 			break;
@@ -451,8 +445,8 @@ steady_stage (transcode *t)
 	g_autoptr (GPtrArray) early = g_ptr_array_new_with_free_func (slot_free);
 	video_slot *slot;
 	for (guint64 seq = 0; (slot = next_in_order (t, early, seq)); seq++) {
-		/* With lanes, the frame's network has run. */
-		gboolean ok = bd_video_stream_add_frame (t->stream, g_steal_pointer (&slot->frame), t->masked != NULL, &error);
+		/* Prepared by a lane, or here on the stream's session. */
+		gboolean ok = bd_video_stream_add_frame (t->stream, g_steal_pointer (&slot->frame), &error);
 		bd_frame_queue_push (t->in_free, slot);
 		if (!ok || !render_ready (t, FALSE, &error)) {
 			fail (t, error);
@@ -784,7 +778,6 @@ run (transcode *t, GError **error)
 	if (err < 0)
 		return av_failed (error, err, _("Cannot write the video file"));
 
-	bd_video_stream_run_options (t->stream, &t->run);
 	if (job->n_lanes)
 		t->masked = bd_frame_queue_new ();
 	gint64 start = g_get_monotonic_time ();

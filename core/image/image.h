@@ -30,6 +30,23 @@ bd_status bd_temporal_blend_on_pool (bd_thread_pool *pool, const bd_image *photo
                                      const uint8_t *other_alpha, size_t other_stride, uint8_t *alpha,
                                      size_t alpha_stride, float strength, bd_error *error);
 
+/* The same on luma planes (bd_luma_on_pool) made once a frame: the same bytes. */
+bd_status bd_temporal_blend_luma_on_pool (bd_thread_pool *pool, const uint8_t *luma, const uint8_t *other_luma,
+                                          size_t luma_stride, uint32_t width, uint32_t height,
+                                          const uint8_t *other_alpha, size_t other_stride, uint8_t *alpha,
+                                          size_t alpha_stride, float strength, bd_error *error);
+/* @photo's luma, one byte a pixel (bd_luma), in bands of rows on @pool. */
+bd_status bd_luma_on_pool (bd_thread_pool *pool, const bd_image *photo, uint8_t *luma, size_t luma_stride,
+                           bd_error *error);
+
+/* A pixel's luma, BT.601 weights in 8-bit fixed point: fast, and the temporal filter only
+ * takes differences of it. */
+static inline uint8_t
+bd_luma (const uint8_t *rgb)
+{
+	return (uint8_t) ((77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8);
+}
+
 /* Checks a view's pointer, size, stride and the pixel limit. */
 bd_status bd_image_check (const bd_image *image, const char *what, bd_error *error);
 

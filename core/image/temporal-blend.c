@@ -24,13 +24,6 @@
 #define BD_TEMPORAL_JUMP_LOW  64.0f
 #define BD_TEMPORAL_JUMP_HIGH 160.0f
 
-static inline uint8_t
-luma (const uint8_t *p)
-{
-	/* BT.601 weights in 8-bit fixed point: fast, and only differences matter here. */
-	return (uint8_t) ((77 * p[0] + 150 * p[1] + 29 * p[2] + 128) >> 8);
-}
-
 /* @k clamped to 0..n-1 (n > 0): the window's edges repeat the border pixel. */
 static inline uint32_t
 clamp_index (int64_t k, uint32_t n)
@@ -42,8 +35,12 @@ clamp_index (int64_t k, uint32_t n)
  * run side by side and every row comes out as it would alone. */
 #define BAND_ROWS 32
 
+/* The photos, or their luma planes (bd_luma_on_pool) when @luma is set. */
 typedef struct {
 	const bd_image *photo, *other_photo;
+	const uint8_t  *luma, *other_luma;
+	size_t          luma_stride;
+	uint32_t        width, height;
 	const uint8_t  *other_alpha;
 	size_t          other_stride;
 	uint8_t        *alpha;
@@ -52,23 +49,31 @@ typedef struct {
 	bool            failed;
 } blend_job;
 
-/* Row @y's absolute luma differences between the two photos into @d. */
+/* Row @y's absolute luma differences between the two frames into @d. */
 static void
-diff_row (const bd_image *photo, const bd_image *other_photo, uint32_t y, uint8_t *d)
+diff_row (const blend_job *j, uint32_t y, uint8_t *d)
 {
-	uint32_t w = photo->width, c1 = bd_image_channels (photo), c2 = bd_image_channels (other_photo);
+	uint32_t w = j->width;
+	if (j->luma) {
+		const uint8_t *la = j->luma + (size_t) y * j->luma_stride, *lb = j->other_luma + (size_t) y * j->luma_stride;
+		for (uint32_t x = 0; x < w; x++)
+			d[x] = (uint8_t) abs ((int) la[x] - (int) lb[x]);
+		return;
+	}
+	const bd_image *photo = j->photo, *other_photo = j->other_photo;
+	uint32_t c1 = bd_image_channels (photo), c2 = bd_image_channels (other_photo);
 	const uint8_t *a = photo->pixels + (size_t) y * photo->stride;
 	const uint8_t *b = other_photo->pixels + (size_t) y * other_photo->stride;
 	if (c1 == 4 && c2 == 4) {
 		/* Video's frames: the loop the compiler turns into vector code. */
 		for (uint32_t x = 0; x < w; x++) {
-			int dl = (int) luma (a + 4 * (size_t) x) - (int) luma (b + 4 * (size_t) x);
+			int dl = (int) bd_luma (a + 4 * (size_t) x) - (int) bd_luma (b + 4 * (size_t) x);
 			d[x] = (uint8_t) (dl < 0 ? -dl : dl);
 		}
 		return;
 	}
 	for (uint32_t x = 0; x < w; x++) {
-		int dl = (int) luma (a + (size_t) x * c1) - (int) luma (b + (size_t) x * c2);
+		int dl = (int) bd_luma (a + (size_t) x * c1) - (int) bd_luma (b + (size_t) x * c2);
 		d[x] = (uint8_t) (dl < 0 ? -dl : dl);
 	}
 }
@@ -77,8 +82,7 @@ static void
 blend_band (void *data, size_t band)
 {
 	blend_job *j = data;
-	const bd_image *photo = j->photo, *other_photo = j->other_photo;
-	uint32_t w = photo->width, h = photo->height;
+	uint32_t w = j->width, h = j->height;
 	int64_t y0 = (int64_t) band * BAND_ROWS, y1 = y0 + BAND_ROWS < h ? y0 + BAND_ROWS : h;
 	/* Column sums of the luma difference over 2r + 1 rows, r columns of the edges' sums
 	 * repeated on either side (so that the row's window needs no clamping), the window sums
@@ -102,7 +106,7 @@ blend_band (void *data, size_t band)
 		/* Bring row y + r in (rows past either edge are the edge's, read from its slot). */
 		int64_t yin = y + r;
 		if (yin >= 0 && yin < (int64_t) h)
-			diff_row (photo, other_photo, (uint32_t) yin, DIFF_ROW ((uint32_t) yin));
+			diff_row (j, (uint32_t) yin, DIFF_ROW ((uint32_t) yin));
 		if (y < y0)
 			continue;
 		/* The window of row y: rows max(0, y-r) .. min(h-1, y+r), edges repeated. */
@@ -151,6 +155,30 @@ blend_band (void *data, size_t band)
 	free (diff);
 }
 
+/* The masks' checks, then the bands of @job (its frames and size set) on @pool. */
+static bd_status
+run_blend (bd_thread_pool *pool, blend_job *job, const uint8_t *other_alpha, size_t other_stride, uint8_t *alpha,
+           size_t alpha_stride, float strength, bd_error *error)
+{
+	uint32_t w = job->width, h = job->height;
+	if (!alpha || !other_alpha || !bd_stride_ok (w, h, alpha_stride) || !bd_stride_ok (w, h, other_stride))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_temporal_blend: no mask, or a bad stride");
+	if (!(strength >= 0 && strength <= 1))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_temporal_blend: strength must be within 0..1");
+	if (strength == 0)
+		return BD_OK;
+	job->other_alpha = other_alpha;
+	job->other_stride = other_stride;
+	job->alpha = alpha;
+	job->alpha_stride = alpha_stride;
+	job->strength = strength;
+	job->failed = false;
+	bd_thread_pool_run (pool, (h + BAND_ROWS - 1) / BAND_ROWS, blend_band, job);
+	if (job->failed)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	return BD_OK;
+}
+
 bd_status
 bd_temporal_blend_on_pool (bd_thread_pool *pool, const bd_image *photo, const bd_image *other_photo,
                            const uint8_t *other_alpha, size_t other_stride, uint8_t *alpha, size_t alpha_stride,
@@ -166,17 +194,22 @@ bd_temporal_blend_on_pool (bd_thread_pool *pool, const bd_image *photo, const bd
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
 		                     "bd_temporal_blend: the frames differ in size (%ux%u and %ux%u)",
 		                     w, h, other_photo->width, other_photo->height);
-	if (!alpha || !other_alpha || !bd_stride_ok (w, h, alpha_stride) || !bd_stride_ok (w, h, other_stride))
-		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_temporal_blend: no mask, or a bad stride");
-	if (!(strength >= 0 && strength <= 1))
-		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_temporal_blend: strength must be within 0..1");
-	if (strength == 0)
-		return BD_OK;
-	blend_job job = { photo, other_photo, other_alpha, other_stride, alpha, alpha_stride, strength, false };
-	bd_thread_pool_run (pool, (h + BAND_ROWS - 1) / BAND_ROWS, blend_band, &job);
-	if (job.failed)
-		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
-	return BD_OK;
+	blend_job job = { .photo = photo, .other_photo = other_photo, .width = w, .height = h };
+	return run_blend (pool, &job, other_alpha, other_stride, alpha, alpha_stride, strength, error);
+}
+
+bd_status
+bd_temporal_blend_luma_on_pool (bd_thread_pool *pool, const uint8_t *luma, const uint8_t *other_luma,
+                                size_t luma_stride, uint32_t width, uint32_t height, const uint8_t *other_alpha,
+                                size_t other_stride, uint8_t *alpha, size_t alpha_stride, float strength,
+                                bd_error *error)
+{
+	if (!luma || !other_luma || width == 0 || height == 0 || (uint64_t) width * height > BD_MAX_PIXELS ||
+	    !bd_stride_ok (width, height, luma_stride))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_temporal_blend: no luma, a bad size or stride");
+	blend_job job = { .luma = luma, .other_luma = other_luma, .luma_stride = luma_stride, .width = width,
+	                  .height = height };
+	return run_blend (pool, &job, other_alpha, other_stride, alpha, alpha_stride, strength, error);
 }
 
 bd_status
