@@ -13,6 +13,8 @@
  */
 #include "gstbackdrop.h"
 
+#include <string.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "bd-library.h"
@@ -40,7 +42,6 @@ struct _GstBackdrop {
 	BdVideoStream    *stream;
 	GstVideoConverter *to_rgba;    /* NULL for RGBA input */
 	GstVideoInfo      rgba_info;
-	guint8           *rgba;        /* the converted frame */
 	gboolean          gray_out;    /* the negotiated output is GRAY8 */
 	bd_background     bg;
 	bd_image          bg_image;
@@ -218,7 +219,6 @@ gst_backdrop_stop (GstBaseTransform *bt)
 		GST_WARNING_OBJECT (self, "stopped with %u frames held for look-ahead", bd_video_stream_queued (self->stream));
 	g_clear_pointer (&self->stream, bd_video_stream_free);
 	g_clear_pointer (&self->to_rgba, gst_video_converter_free);
-	g_clear_pointer (&self->rgba, g_free);
 	g_clear_pointer (&self->session, bd_session_free);
 	g_clear_pointer (&self->bd_model, bd_model_free);
 	g_clear_object (&self->bg_pixbuf);
@@ -240,7 +240,6 @@ gst_backdrop_set_info (GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in
 	if (!(GST_VIDEO_INFO_WIDTH (old_in) == (gint) w && GST_VIDEO_INFO_HEIGHT (old_in) == (gint) h))
 		g_clear_pointer (&self->stream, bd_video_stream_free);
 	g_clear_pointer (&self->to_rgba, gst_video_converter_free);
-	g_clear_pointer (&self->rgba, g_free);
 	gst_video_info_set_format (&self->rgba_info, GST_VIDEO_FORMAT_RGBA, w, h);
 	/* The converter changes the format alone: rate, aspect and interlacing as they came. */
 	self->rgba_info.fps_n = in_info->fps_n;
@@ -252,8 +251,7 @@ gst_backdrop_set_info (GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in
 		self->to_rgba = gst_video_converter_new (in_info, &self->rgba_info,
 			gst_structure_new ("options", GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT,
 			                   (guint) g_get_num_processors (), NULL));
-		self->rgba = g_try_malloc (GST_VIDEO_INFO_SIZE (&self->rgba_info));
-		if (!self->to_rgba || !self->rgba) {
+		if (!self->to_rgba) {
 			GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Cannot convert %s video to RGBA"),
 			                   gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info))), (NULL));
 			return FALSE;
@@ -281,46 +279,49 @@ gst_backdrop_set_caps (GstBaseTransform *bt, GstCaps *incaps, GstCaps *outcaps)
 	return TRUE;
 }
 
-/* Runs the network on @in (its ownership passes to the stream). */
+/* Runs the network on @in (its ownership passes to the stream), converted or copied straight
+ * into a frame of the stream. */
 static GstFlowReturn
 take_frame (GstBackdrop *self, GstBuffer *in)
 {
 	GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+	GST_OBJECT_LOCK (self);
+	gboolean changed = self->settings_changed;
+	GST_OBJECT_UNLOCK (self);
+	g_autoptr (GError) error = NULL;
+	if (changed && !apply_settings (self, &error)) {
+		gst_buffer_unref (in);
+		GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", error->message), (NULL));
+		return GST_FLOW_ERROR;
+	}
 	GstVideoFrame frame;
 	if (!gst_video_frame_map (&frame, &filter->in_info, in, GST_MAP_READ)) {
 		GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Cannot read a video frame")), (NULL));
 		gst_buffer_unref (in);
 		return GST_FLOW_ERROR;
 	}
-	const guint8 *rgba;
-	gsize stride;
-	if (self->to_rgba) {
-		GstVideoFrame out;
-		GstBuffer *wrap = gst_buffer_new_wrapped_full (0, self->rgba, GST_VIDEO_INFO_SIZE (&self->rgba_info),
-		                                               0, GST_VIDEO_INFO_SIZE (&self->rgba_info), NULL, NULL);
-		gst_video_frame_map (&out, &self->rgba_info, wrap, GST_MAP_WRITE);
-		gst_video_converter_frame (self->to_rgba, &frame, &out);
-		gst_video_frame_unmap (&out);
-		gst_buffer_unref (wrap);
-		rgba = self->rgba;
-		stride = GST_VIDEO_INFO_PLANE_STRIDE (&self->rgba_info, 0);
-	} else {
-		rgba = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
-		stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+	/* The map holds a reference of its own: @in may go with a frame that fails. */
+	BdVideoFrame *f = bd_video_stream_frame_new (self->stream, in, (GDestroyNotify) gst_buffer_unref, &error);
+	if (f) {
+		guint8 *pixels = bd_video_frame_get_pixels (f);
+		if (self->to_rgba) {
+			GstVideoFrame out;
+			gsize size = GST_VIDEO_INFO_SIZE (&self->rgba_info);
+			GstBuffer *wrap = gst_buffer_new_wrapped_full (0, pixels, size, 0, size, NULL, NULL);
+			gst_video_frame_map (&out, &self->rgba_info, wrap, GST_MAP_WRITE);
+			gst_video_converter_frame (self->to_rgba, &frame, &out);
+			gst_video_frame_unmap (&out);
+			gst_buffer_unref (wrap);
+		} else {
+			const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
+			gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+			gsize row = (gsize) GST_VIDEO_INFO_WIDTH (&self->rgba_info) * 4;
+			for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT (&self->rgba_info); y++)
+				memcpy (pixels + y * row, src + y * stride, row);
+		}
 	}
-	GST_OBJECT_LOCK (self);
-	gboolean changed = self->settings_changed;
-	GST_OBJECT_UNLOCK (self);
-	g_autoptr (GError) error = NULL;
-	if (changed && !apply_settings (self, &error)) {
-		gst_video_frame_unmap (&frame);
-		gst_buffer_unref (in);
-		GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", error->message), (NULL));
-		return GST_FLOW_ERROR;
-	}
-	gboolean ok = bd_video_stream_push (self->stream, rgba, stride, in, (GDestroyNotify) gst_buffer_unref, &error);
 	gst_video_frame_unmap (&frame);
-	if (!ok) {
+	if (!f || !bd_video_stream_add_frame (self->stream, f, &error)) {
 		GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Frame %llu failed: %s"), (unsigned long long) self->frames_in,
 		                   error->message), (NULL));
 		return GST_FLOW_ERROR;
