@@ -45,7 +45,7 @@ static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
 static void process_next (BdBatch *self);
-static void export_next  (GTask   *task);
+static void export_fill  (GTask   *task);
 
 /* "changed" whenever an item's state or the list changes; "busy" when it flips. */
 static void
@@ -303,15 +303,21 @@ process_next (BdBatch *self)
 
 /* Export */
 
+/* Several photos are written at once (each reads its photo, composes and encodes on a thread
+ * of its own), named in the list's order as they start. */
 typedef struct
 {
-  GFile     *folder;
-  GPtrArray *queue;        /* items still to write */
-  char      *extension;
-  int        jpeg_quality;
-  guint      total;        /* photos in this export */
-  guint      exported;
-  guint      failed;
+  GFile      *folder;
+  GPtrArray  *queue;        /* items still to write, in the list's order */
+  GHashTable *names;        /* names given by this export: written or being written */
+  char       *extension;
+  int         jpeg_quality;
+  guint       total;        /* photos in this export */
+  guint       exported;
+  guint       failed;
+  guint       writing;      /* writes under way */
+  guint       most;         /* at most this many at once */
+  GError     *error;        /* the cancel that ends it once the writes under way are through */
 } Export;
 
 static void
@@ -319,6 +325,8 @@ export_free (Export *export)
 {
   g_clear_object (&export->folder);
   g_clear_pointer (&export->queue, g_ptr_array_unref);
+  g_clear_pointer (&export->names, g_hash_table_unref);
+  g_clear_error (&export->error);
   g_free (export->extension);
   g_free (export);
 }
@@ -340,14 +348,16 @@ export_end (GTask  *task,
     g_task_return_boolean (task, TRUE);
 }
 
-/* For bd_output_name(): whether @name is taken in the folder @data. */
+/* For bd_output_name(): whether @name is taken in the export's folder, or given by it to a
+ * photo still being written. */
 static gboolean
 name_taken_in (const char *name,
                gpointer    data)
 {
-  g_autoptr(GFile) file = g_file_get_child (G_FILE (data), name);
+  Export *export = data;
+  g_autoptr(GFile) file = g_file_get_child (export->folder, name);
 
-  return g_file_query_exists (file, NULL);
+  return g_hash_table_contains (export->names, name) || g_file_query_exists (file, NULL);
 }
 
 typedef struct
@@ -371,6 +381,7 @@ on_written (GObject      *object,
   gboolean saved;
 
   g_free (writing);
+  export->writing--;
   saved = BD_IS_DOCUMENT (object) ? bd_document_save_finish (BD_DOCUMENT (object), result, &error)
                                   : bd_document_save_unedited_finish (result, &error);
   /* A cancel that came after the rename still reads as cancelled: the name was free
@@ -390,7 +401,9 @@ on_written (GObject      *object,
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       /* Not written (its temporary file is gone): the row keeps its state. */
-      export_end (task, g_steal_pointer (&error));
+      if (export->error == NULL)
+        export->error = g_steal_pointer (&error);
+      export_fill (task);
       return;
     }
   else
@@ -401,36 +414,25 @@ on_written (GObject      *object,
 
   g_signal_emit (g_task_get_source_object (task), signals[SIGNAL_EXPORT_PROGRESS], 0, item,
                  export->exported + export->failed, export->total);
-  export_next (task);
+  export_fill (task);
 }
 
+/* Starts writing the next photo of the queue. */
 static void
-export_next (GTask *task)
+export_start (GTask *task)
 {
   Export *export = g_task_get_task_data (task);
   GCancellable *cancellable = g_task_get_cancellable (task);
-  g_autoptr(BdBatchItem) item = NULL;
-  g_autofree char *basename = NULL;
-  g_autofree char *name = NULL;
-  GError *error = NULL;
+  g_autoptr(BdBatchItem) item = g_ptr_array_steal_index (export->queue, 0);
+  g_autofree char *basename = g_file_get_basename (bd_batch_item_get_file (item));
+  char *name;
   BdDocument *document;
   Writing *writing;
 
-  if (g_cancellable_set_error_if_cancelled (cancellable, &error))
-    {
-      export_end (task, error);
-      return;
-    }
-  if (export->queue->len == 0)
-    {
-      export_end (task, NULL);
-      return;
-    }
-
-  item = g_ptr_array_steal_index (export->queue, 0);
-  basename = g_file_get_basename (bd_batch_item_get_file (item));
   /* The CLI's rule (common/bd-output-name.h): "a-cutout.png", "a-cutout-2.png", ... */
-  name = bd_output_name (basename, BD_OUTPUT_CUTOUT, export->extension, name_taken_in, export->folder);
+  name = bd_output_name (basename, BD_OUTPUT_CUTOUT, export->extension, name_taken_in, export);
+  g_hash_table_add (export->names, name);
+  export->writing++;
 
   writing = g_new0 (Writing, 1);
   writing->task = g_object_ref (task);
@@ -445,6 +447,21 @@ export_next (GTask *task)
   else
     bd_document_save_unedited_async (bd_batch_item_get_file (item), bd_batch_item_get_mask (item),
                                      writing->target, export->jpeg_quality, cancellable, on_written, writing);
+}
+
+/* Keeps export->most photos being written while the queue lasts; ends the export once the
+ * queue is through, or it was cancelled, and no write is under way. */
+static void
+export_fill (GTask *task)
+{
+  Export *export = g_task_get_task_data (task);
+
+  if (export->error == NULL)
+    g_cancellable_set_error_if_cancelled (g_task_get_cancellable (task), &export->error);
+  while (export->error == NULL && export->writing < export->most && export->queue->len > 0)
+    export_start (task);
+  if (export->writing == 0 && (export->error != NULL || export->queue->len == 0))
+    export_end (task, g_steal_pointer (&export->error));
 }
 
 void
@@ -477,6 +494,9 @@ bd_batch_export_async (BdBatch             *self,
   export = g_new0 (Export, 1);
   export->folder = g_object_ref (folder);
   export->queue = g_ptr_array_new_with_free_func (g_object_unref);
+  export->names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  /* Each write decodes, composes and encodes one photo, mostly on one core. */
+  export->most = CLAMP (g_get_num_processors () / 2, 2, 8);
   export->extension = g_strdup (extension);
   export->jpeg_quality = jpeg_quality;
   g_task_set_task_data (task, export, (GDestroyNotify) export_free);
@@ -495,7 +515,7 @@ bd_batch_export_async (BdBatch             *self,
   self->export_task = g_object_ref (task);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EXPORTING]);
   changed (self);
-  export_next (task);
+  export_fill (task);
 }
 
 gboolean

@@ -1230,7 +1230,7 @@ on_model_export_progress (BdBatch     *batch,
                           guint        n_total,
                           CancelAfter *cancel)
 {
-  /* Each photo once, in the list's order. */
+  /* Each photo once (several are written at once: in the order they finish). */
   g_assert_false (g_ptr_array_find (cancel->done, item, NULL));
   g_ptr_array_add (cancel->done, item);
   g_assert_cmpuint (n_done, ==, cancel->done->len);
@@ -1265,9 +1265,10 @@ model_export (const char   *name,
   g_assert_cmpuint (cancel.written, ==, export->exported);
   for (guint i = 0; i < done->len; i++)
     {
-      g_autoptr(BdBatchItem) item = g_list_model_get_item (items, 2 * i);  /* 1 failed: not exported */
+      g_autoptr(BdBatchItem) first = g_list_model_get_item (items, 0);
+      g_autoptr(BdBatchItem) third = g_list_model_get_item (items, 2);  /* the second failed: not exported */
 
-      g_assert_true (done->pdata[i] == item);
+      g_assert_true (done->pdata[i] == first || done->pdata[i] == third);
     }
   return out;
 }
@@ -1335,9 +1336,10 @@ test_batch_model_export (void)
   }
 }
 
-/* Cancelling an export stops it: after the first photo, that one is written whole and the
- * second not at all; at once, nothing is left but whole photos (no partial or temporary
- * file). A second export while one runs is refused. */
+/* Cancelling an export stops it: after the first photo, the photos then being written are
+ * whole or not there (several are written at once), and none is begun after it; at once,
+ * nothing is left but whole photos (no partial or temporary file). A second export while one
+ * runs is refused. */
 static void
 test_batch_model_cancel (void)
 {
@@ -1358,19 +1360,23 @@ test_batch_model_cancel (void)
     out = model_export ("model-cancel-after-one", cancellable, 1, &export);
     g_assert_false (export.ok);
     g_assert_error (export.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-    g_assert_cmpuint (export.exported, ==, 1);
+    /* The second was being written beside the first: it may have been finished too. */
+    g_assert_cmpuint (export.exported, >=, 1);
+    g_assert_cmpuint (export.exported, <=, 2);
     g_assert_cmpuint (export.failed, ==, 0);
     names = folder_names (out);
-    g_assert_cmpuint (names->len, ==, 1);
-    {
-      g_autofree char *path = g_build_filename (out, names->pdata[0], NULL);
-      g_autoptr(GdkPixbuf) saved = gdk_pixbuf_new_from_file (path, NULL);
+    g_assert_cmpuint (names->len, ==, export.exported);
+    for (guint i = 0; i < names->len; i++)
+      {
+        g_autofree char *path = g_build_filename (out, names->pdata[i], NULL);
+        g_autoptr(GdkPixbuf) saved = gdk_pixbuf_new_from_file (path, NULL);
 
-      g_assert_nonnull (saved);
-    }
-    /* The second keeps what it said: its earlier export, not a failure. */
+        g_assert_nonnull (saved);
+      }
+    /* Not written, the second keeps what it said: its earlier export, not a failure. */
     g_assert_cmpint (bd_batch_item_get_state (second), ==, BD_BATCH_ITEM_EXPORTED);
-    g_assert_cmpstr (bd_batch_item_get_message (second), ==, before);
+    if (export.exported == 1)
+      g_assert_cmpstr (bd_batch_item_get_message (second), ==, before);
     g_clear_error (&export.error);
   }
 
