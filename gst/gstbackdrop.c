@@ -19,6 +19,7 @@
 
 #include "bd-library.h"
 #include "bd-video-stream.h"
+#include "frame-queue.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_backdrop_debug);
 #define GST_CAT_DEFAULT gst_backdrop_debug
@@ -33,7 +34,7 @@ struct _GstBackdrop {
 	BdVideoOutput output;
 	float         threshold, feather, steadiness;
 	gboolean      all_people;
-	guint         latency, input_size;
+	guint         latency, input_size, lanes;
 	gboolean      settings_changed;
 
 	/* Streaming state: from start to stop. */
@@ -48,7 +49,38 @@ struct _GstBackdrop {
 	GdkPixbuf        *bg_pixbuf;
 	char             *bg_spec;     /* what bg was parsed from */
 	guint64           frames_in, frames_out;
+
+	/* Network lanes (the lanes property): sessions of their own that run the networks of
+	 * the next frames while this thread steadies and renders the ones before. */
+	bd_session      **lane_sessions;               /* NULL-terminated */
+	struct Lane      *lane;                        /* n_lanes of them */
+	guint             n_lanes;
+	BdFrameQueue     *to_lanes, *from_lanes;       /* LaneJobs */
+	GPtrArray        *early;       /* LaneJobs back before their turn */
+	guint64           sent, added; /* frames sent to the lanes, and added to the stream since */
 };
+
+struct Lane {
+	GstBackdrop *self;
+	bd_session  *session;
+	GThread     *thread;
+};
+
+/* A frame at a network lane, with its place in the stream's order. */
+typedef struct {
+	BdVideoFrame *frame;
+	guint64       seq;
+	GError       *error;           /* its network's failure */
+} LaneJob;
+
+static void
+lane_job_free (gpointer data)
+{
+	LaneJob *job = data;
+	bd_video_frame_free (job->frame);
+	g_clear_error (&job->error);
+	g_free (job);
+}
 
 G_DEFINE_TYPE (GstBackdrop, gst_backdrop, GST_TYPE_VIDEO_FILTER)
 GST_ELEMENT_REGISTER_DEFINE (backdrop, "backdrop", GST_RANK_NONE, GST_TYPE_BACKDROP)
@@ -63,6 +95,7 @@ enum {
 	PROP_FEATHER,
 	PROP_ALL_PEOPLE,
 	PROP_LATENCY,
+	PROP_LANES,
 	PROP_STEADINESS,
 	PROP_INPUT_SIZE,
 };
@@ -170,6 +203,113 @@ apply_settings (GstBackdrop *self, GError **error)
 	return TRUE;
 }
 
+/* A network lane's thread: frames from the streaming thread through its session, back in the
+ * order they finish. */
+static gpointer
+lane_main (gpointer data)
+{
+	struct Lane *lane = data;
+	GstBackdrop *self = lane->self;
+	LaneJob *job;
+	while ((job = bd_frame_queue_pop (self->to_lanes, NULL))) {
+		bd_video_stream_prepare_frame (self->stream, job->frame, lane->session, &job->error);
+		bd_frame_queue_push (self->from_lanes, job);
+	}
+	return NULL;
+}
+
+/* Stops the lanes: they end once the frames sent are through, which are then dropped. */
+static void
+lanes_stop (GstBackdrop *self)
+{
+	if (self->to_lanes)
+		bd_frame_queue_close (self->to_lanes);
+	for (guint i = 0; i < self->n_lanes; i++)
+		if (self->lane[i].thread)
+			g_thread_join (self->lane[i].thread);
+	g_clear_pointer (&self->lane, g_free);
+	self->n_lanes = 0;
+	bd_frame_queue_free (g_steal_pointer (&self->to_lanes), lane_job_free);
+	bd_frame_queue_free (g_steal_pointer (&self->from_lanes), lane_job_free);
+	g_clear_pointer (&self->early, g_ptr_array_unref);
+	g_clear_pointer (&self->lane_sessions, bd_library_free_sessions);
+	self->sent = self->added = 0;
+}
+
+/* @lanes sessions of @options beside the element's, each with a thread. */
+static gboolean
+lanes_start (GstBackdrop *self, const bd_session_options *options, guint lanes, const char *device_text)
+{
+	if (lanes == 0)
+		return TRUE;
+	bd_session_options one = *options;
+	one.device = bd_session_device (self->session);
+	g_autoptr (GError) error = NULL;
+	guint n = 0;
+	if (!bd_library_new_sessions (self->bd_model, &one, FALSE, lanes, &self->lane_sessions, &n, &error)) {
+		GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+		                   (_("Cannot run on the device “%s”: %s"), device_text, error->message), (NULL));
+		return FALSE;
+	}
+	self->to_lanes = bd_frame_queue_new ();
+	self->from_lanes = bd_frame_queue_new ();
+	self->early = g_ptr_array_new_with_free_func (lane_job_free);
+	self->lane = g_new0 (struct Lane, n);
+	self->n_lanes = n;
+	for (guint i = 0; i < n; i++) {
+		self->lane[i] = (struct Lane) { self, self->lane_sessions[i], NULL };
+		self->lane[i].thread = g_thread_try_new ("backdrop-lane", lane_main, &self->lane[i], &error);
+		if (!self->lane[i].thread) {
+			GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Cannot start a thread: %s"), error->message), (NULL));
+			lanes_stop (self);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* The lanes' next frame in the stream's order: waiting for it when @wait, else NULL when it is
+ * not back yet; NULL when none is out. */
+static LaneJob *
+lanes_next (GstBackdrop *self, gboolean wait)
+{
+	for (;;) {
+		for (guint i = 0; i < self->early->len; i++)
+			if (((LaneJob *) self->early->pdata[i])->seq == self->added)
+				return g_ptr_array_steal_index_fast (self->early, i);
+		if (self->added == self->sent)
+			return NULL;
+		LaneJob *job = wait ? bd_frame_queue_pop (self->from_lanes, NULL) : bd_frame_queue_try_pop (self->from_lanes);
+		if (!job || job->seq == self->added)
+			return job;
+		g_ptr_array_add (self->early, job);
+	}
+}
+
+/* The frames back from the lanes into the stream, in order: every one back already, and
+ * waiting until at most @keep are still out. */
+static GstFlowReturn
+lanes_collect (GstBackdrop *self, guint64 keep)
+{
+	if (!self->n_lanes)
+		return GST_FLOW_OK;
+	LaneJob *job;
+	while ((job = lanes_next (self, self->sent - self->added > keep))) {
+		self->added++;
+		BdVideoFrame *frame = g_steal_pointer (&job->frame);
+		g_autoptr (GError) error = g_steal_pointer (&job->error);
+		lane_job_free (job);
+		if (error) {
+			bd_video_frame_free (frame);
+		} else if (bd_video_stream_add_frame (self->stream, frame, &error))
+			continue;
+		GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Frame %llu failed: %s"), (unsigned long long) (self->added - 1),
+		                   error->message), (NULL));
+		return GST_FLOW_ERROR;
+	}
+	return GST_FLOW_OK;
+}
+
 static gboolean
 gst_backdrop_start (GstBaseTransform *bt)
 {
@@ -177,7 +317,7 @@ gst_backdrop_start (GstBaseTransform *bt)
 	GST_OBJECT_LOCK (self);
 	g_autofree char *device_text = g_strdup (self->device);
 	g_autofree char *model = self->model && *self->model ? g_strdup (self->model) : bd_library_default_model ();
-	guint input_size = self->input_size;
+	guint input_size = self->input_size, lanes = self->lanes;
 	GST_OBJECT_UNLOCK (self);
 
 	bd_session_options options;
@@ -208,7 +348,7 @@ gst_backdrop_start (GstBaseTransform *bt)
 			gst_structure_new ("backdrop", "device", G_TYPE_STRING, desc, "kind", G_TYPE_STRING, kind,
 			                   "model", G_TYPE_STRING, model, NULL)));
 	self->frames_in = self->frames_out = 0;
-	return TRUE;
+	return lanes_start (self, &options, lanes, device_text);
 }
 
 static gboolean
@@ -217,6 +357,7 @@ gst_backdrop_stop (GstBaseTransform *bt)
 	GstBackdrop *self = GST_BACKDROP (bt);
 	if (self->stream && bd_video_stream_queued (self->stream))
 		GST_WARNING_OBJECT (self, "stopped with %u frames held for look-ahead", bd_video_stream_queued (self->stream));
+	lanes_stop (self);
 	g_clear_pointer (&self->stream, bd_video_stream_free);
 	g_clear_pointer (&self->to_rgba, gst_video_converter_free);
 	g_clear_pointer (&self->session, bd_session_free);
@@ -321,6 +462,16 @@ take_frame (GstBackdrop *self, GstBuffer *in)
 		}
 	}
 	gst_video_frame_unmap (&frame);
+	if (f && self->n_lanes) {
+		/* Its network on a lane; the frames back from the lanes go into the stream, waiting
+		 * only while more than one a lane is out. */
+		LaneJob *job = g_new0 (LaneJob, 1);
+		job->frame = f;
+		job->seq = self->sent++;
+		bd_frame_queue_push (self->to_lanes, job);
+		self->frames_in++;
+		return lanes_collect (self, self->n_lanes);
+	}
 	if (!f || !bd_video_stream_add_frame (self->stream, f, &error)) {
 		GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Frame %llu failed: %s"), (unsigned long long) self->frames_in,
 		                   error->message), (NULL));
@@ -389,7 +540,7 @@ static GstFlowReturn
 drain (GstBackdrop *self)
 {
 	BdVideoFrame *f;
-	GstFlowReturn ret = GST_FLOW_OK;
+	GstFlowReturn ret = lanes_collect (self, 0);
 	while (self->stream && ret == GST_FLOW_OK && (f = bd_video_stream_next (self->stream, TRUE))) {
 		GstBuffer *out = NULL;
 		ret = render (self, f, &out);
@@ -415,7 +566,8 @@ gst_backdrop_sink_event (GstBaseTransform *bt, GstEvent *event)
 		drain (self);
 		break;
 	case GST_EVENT_FLUSH_STOP:
-		/* A seek: the frames held belong to the old position. */
+		/* A seek: the frames held (and those at the lanes) belong to the old position. */
+		lanes_collect (self, 0);
 		if (self->stream)
 			bd_video_stream_reset (self->stream);
 		break;
@@ -434,7 +586,7 @@ gst_backdrop_query (GstBaseTransform *bt, GstPadDirection direction, GstQuery *q
 	if (ok && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
 		GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
 		GST_OBJECT_LOCK (self);
-		guint frames = self->latency;
+		guint frames = self->latency + self->lanes;
 		GST_OBJECT_UNLOCK (self);
 		if (frames && GST_VIDEO_INFO_FPS_N (info) > 0) {
 			GstClockTime extra = gst_util_uint64_scale (frames * GST_SECOND, GST_VIDEO_INFO_FPS_D (info),
@@ -466,6 +618,7 @@ gst_backdrop_set_property (GObject *object, guint id, const GValue *value, GPara
 	case PROP_FEATHER: self->feather = g_value_get_float (value); break;
 	case PROP_ALL_PEOPLE: self->all_people = g_value_get_boolean (value); break;
 	case PROP_LATENCY: self->latency = g_value_get_uint (value); break;
+	case PROP_LANES: self->lanes = g_value_get_uint (value); break;
 	case PROP_STEADINESS: self->steadiness = g_value_get_float (value); break;
 	case PROP_INPUT_SIZE: self->input_size = g_value_get_uint (value); break;
 	default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec); break;
@@ -490,6 +643,7 @@ gst_backdrop_get_property (GObject *object, guint id, GValue *value, GParamSpec 
 	case PROP_FEATHER: g_value_set_float (value, self->feather); break;
 	case PROP_ALL_PEOPLE: g_value_set_boolean (value, self->all_people); break;
 	case PROP_LATENCY: g_value_set_uint (value, self->latency); break;
+	case PROP_LANES: g_value_set_uint (value, self->lanes); break;
 	case PROP_STEADINESS: g_value_set_float (value, self->steadiness); break;
 	case PROP_INPUT_SIZE: g_value_set_uint (value, self->input_size); break;
 	default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec); break;
@@ -562,6 +716,11 @@ gst_backdrop_class_init (GstBackdropClass *klass)
 		g_param_spec_float ("steadiness", "Steadiness",
 		                    "Temporal filter where the picture is still: 0 = a mask per frame, up to 1",
 		                    0, 1, BD_VIDEO_DEFAULT_STEADINESS, live));
+	g_object_class_install_property (object_class, PROP_LANES,
+		g_param_spec_uint ("lanes", "Network lanes",
+		                   "Frames whose network runs at once, each on a session of its own, beside the "
+		                   "one being steadied: faster on a GPU, a frame of latency each (files; 0 for cameras)",
+		                   0, 8, 0, rw | GST_PARAM_MUTABLE_READY));
 	g_object_class_install_property (object_class, PROP_INPUT_SIZE,
 		g_param_spec_uint ("input-size", "Network size",
 		                   "Long side the network sees (0 = the model's): smaller is faster and coarser",

@@ -130,6 +130,31 @@ def davis_clip():
         assert min(ious) > 0.6, ious
 
 
+def lanes_same_frames():
+    """lanes=3 (the networks of several frames at once, on CPU sessions here) gives every frame
+    as lanes=0 does, in order, with the look-ahead and the filter on."""
+    frames = sorted(glob.glob(os.path.join(DAVIS, "images", "lucia-*.webp")))[:10]
+    if not frames:
+        return "no DAVIS frames at " + DAVIS
+    import shutil
+    if not shutil.which("ffmpeg"):
+        return "no ffmpeg to make the clip"
+    with tempfile.TemporaryDirectory() as d:
+        for i, f in enumerate(frames):
+            os.symlink(f, os.path.join(d, "f%03d.webp" % i))
+        clip = os.path.join(d, "clip.webm")
+        subprocess.run(["ffmpeg", "-v", "error", "-framerate", "15", "-i", os.path.join(d, "f%03d.webp"),
+                        "-vf", "scale=320:-2", "-c:v", "libvpx", "-b:v", "2M", "-pix_fmt", "yuv420p", clip], check=True)
+        out = {}
+        for lanes in (0, 3):
+            raw = os.path.join(d, "mask%d.raw" % lanes)
+            launch("filesrc location=%s ! matroskademux ! vp8dec ! videoconvert ! backdrop device=cpu output=mask "
+                   "latency=1 lanes=%d model=%s ! filesink location=%s" % (clip, lanes, MODEL, raw))
+            out[lanes] = open(raw, "rb").read()
+        assert len(out[0]) > 0 and (np.frombuffer(out[0], np.uint8) > 128).mean() > 0.02, "no person in the masks"
+        assert out[0] == out[3], "lanes=3 changed the frames (%d and %d bytes)" % (len(out[0]), len(out[3]))
+
+
 def live_pipeline():
     """docs/VIDEO.md's camera pipeline with a live videotestsrc for the camera and fakesink for
     v4l2loopback's v4l2sink (absent in CI): every frame comes out, or is reported dropped (QoS)."""
@@ -153,6 +178,7 @@ check("device-message", device_message)
 check("lookahead-keeps-every-frame", lookahead_keeps_frames)
 check("errors-on-the-bus", errors)
 check("davis-clip", davis_clip)
+check("lanes-same-frames", lanes_same_frames)
 print("1..%d" % len(results))
 for i, (status, name, extra) in enumerate(results, 1):
     print("%s %d %s%s" % (status, i, name, extra))

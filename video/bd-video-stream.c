@@ -22,6 +22,7 @@ struct _BdVideoFrame {
 	guint8        *alpha;     /* steadied, edited when rendered */
 	guint8        *luma;      /* the photo's, for the filter (bd_session_luma) */
 	gboolean       prepared;  /* raw and luma made */
+	gboolean       all_people; /* the setting when the frame was made: its network's */
 	gpointer       tag;
 	GDestroyNotify tag_free;
 	gint           refs;      /* the caller's, and the stream's while it is the last frame */
@@ -151,15 +152,16 @@ view (BdVideoStream *s, const guint8 *rgba)
 	return (bd_image) { rgba, s->width, s->height, (size_t) s->width * 4, BD_PIXEL_RGBA8 };
 }
 
-/* The options the stream's network runs with, for its current settings. */
+/* The options @frame's network runs with: the settings of when it was made, so that a lane
+ * never reads them while the stream's thread changes them. */
 static void
-run_options (BdVideoStream *stream, bd_run_options *run)
+run_options (const BdVideoFrame *frame, bd_run_options *run)
 {
 	bd_run_options_init (run);
 	/* Mirror averaging doubles the network's time for a better still mask; on video the
 	 * temporal filter steadies the mask instead, at a fraction of the cost. */
 	run->mirror_average = 0;
-	run->main_subject_only = !stream->settings.all_people;
+	run->main_subject_only = !frame->all_people;
 	/* Soft: the filter steadies the network's own values, which the decisive pass would
 	 * have settled to 0 or 255 frame by frame (bd_video_stream_next decides after it). */
 	run->decisive = 0;
@@ -188,6 +190,7 @@ bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify t
 	}
 	f->refs = 1;
 	f->prepared = FALSE;
+	f->all_people = s->settings.all_people;
 	f->spares = g_async_queue_ref (s->spares);
 	f->tag = tag;
 	f->tag_free = tag_free;
@@ -205,7 +208,7 @@ bd_video_stream_prepare_frame (BdVideoStream *stream, BdVideoFrame *frame, bd_se
 {
 	BdVideoStream *s = stream;
 	bd_run_options run;
-	run_options (s, &run);
+	run_options (frame, &run);
 	bd_image photo = view (s, frame->rgba);
 	bd_error err = { 0 };
 	if (bd_session_run (session, &photo, &run, frame->raw, s->width, &err) != BD_OK ||

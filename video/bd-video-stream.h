@@ -49,14 +49,15 @@ void           bd_video_stream_set      (BdVideoStream *stream, const BdVideoSet
 gboolean       bd_video_stream_push     (BdVideoStream *stream, const guint8 *rgba, gsize stride,
                                          gpointer tag, GDestroyNotify tag_free, GError **error);
 /* A frame of the stream's size to fill in place (its pixels: RGBA, width * 4 bytes a row),
- * without the copy push makes. Any thread may make and fill one; NULL when memory is short
- * (@tag released then). */
+ * without the copy push makes; it keeps the settings' all-people of this moment for its
+ * network. Any thread may make and fill one (not while the settings change); NULL when memory
+ * is short (@tag released then). */
 BdVideoFrame  *bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify tag_free,
                                           GError **error);
 guint8        *bd_video_frame_get_pixels (BdVideoFrame *frame);
 /* Runs a filled frame's network, and what the filter needs of it, on @session: any thread and
  * any session not in use elsewhere, so that several frames' networks run at once (as
- * backdrop-video's lanes do). The stream's settings must not change meanwhile. */
+ * backdrop-video's lanes and the element's do). */
 gboolean       bd_video_stream_prepare_frame (BdVideoStream *stream, BdVideoFrame *frame, bd_session *session,
                                               GError **error);
 /* Takes @frame (freed on failure too) into the stream as push does, preparing it on the

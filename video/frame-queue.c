@@ -59,6 +59,15 @@ bd_frame_queue_pop (BdFrameQueue *q, double *waited)
 	return item;
 }
 
+gpointer
+bd_frame_queue_try_pop (BdFrameQueue *q)
+{
+	g_mutex_lock (&q->lock);
+	gpointer item = q->aborted ? NULL : g_queue_pop_head (&q->items);
+	g_mutex_unlock (&q->lock);
+	return item;
+}
+
 void
 bd_frame_queue_close (BdFrameQueue *q)
 {
