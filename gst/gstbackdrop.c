@@ -348,7 +348,12 @@ gst_backdrop_start (GstBaseTransform *bt)
 			gst_structure_new ("backdrop", "device", G_TYPE_STRING, desc, "kind", G_TYPE_STRING, kind,
 			                   "model", G_TYPE_STRING, model, NULL)));
 	self->frames_in = self->frames_out = 0;
-	return lanes_start (self, &options, lanes, device_text);
+	if (!lanes_start (self, &options, lanes, device_text)) {
+		g_clear_pointer (&self->session, bd_session_free);
+		g_clear_pointer (&self->bd_model, bd_model_free);
+		return FALSE;
+	}
+	return TRUE;
 }
 
 static gboolean

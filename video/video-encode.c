@@ -298,7 +298,7 @@ open_video (transcode *t, const char *format, GError **error)
 	av_opt_set_int (t->sws_out, "threads", MIN (g_get_num_processors (), 8), 0);
 	err = sws_init_context (t->sws_out, NULL, NULL);
 	if (err < 0)
-		return av_failed (error, err, _("Cannot open the video encoder"));
+		return av_failed (error, err, _("Cannot convert the frames for the encoder"));
 	t->stream = bd_video_stream_new (job->session, (guint) t->w, (guint) t->h);
 	bd_video_stream_set (t->stream, job->settings);
 	return TRUE;
@@ -341,7 +341,7 @@ encode_frame (transcode *t, const video_slot *slot, GError **error)
 	return TRUE;
 }
 
-/* The encoder's thread: output frames until the network's stage closes the queue, then the
+/* The encoder's thread: output frames until the steadying stage closes the queue, then the
  * encoder's last packets. */
 static gpointer
 encode_stage (gpointer data)
@@ -365,7 +365,7 @@ encode_stage (gpointer data)
 	return NULL;
 }
 
-/* ---- the network's stage ---- */
+/* ---- the network's lanes and the steadying stage ---- */
 
 /* Frames the stream has ready (all of them at the end, @draining), rendered for the encoder. */
 static gboolean
