@@ -201,6 +201,13 @@ BD_API bd_status   bd_session_composite (bd_session *session, const bd_image *ph
                                   size_t alpha_stride, const bd_background *background,
                                   uint8_t *out, size_t out_stride, bd_error *error);
 
+/* Host memory that @session's device copies to and from fastest, for buffers that photo after
+ * photo passes through (a video's frames): page-locked on a GPU, where it can be had, else
+ * plain memory; NULL only when memory is short. Freed by bd_session_host_free on the same
+ * session, before the session is freed. */
+BD_API void       *bd_session_host_alloc (bd_session *session, size_t size);
+BD_API void        bd_session_host_free (bd_session *session, void *memory);
+
 /* Video: steadies @alpha (this frame's mask, changed in place) with @other_alpha, the mask of
  * a neighbouring frame @other_photo (the previous frame's steadied mask, or a later frame's
  * for look-ahead): where the photo did not change between the two frames and the masks

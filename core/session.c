@@ -156,6 +156,35 @@ bd_session_free (bd_session *session)
 	free (session);
 }
 
+/* Host blocks carry a header that says how they were made, so that bd_session_host_free frees
+ * them the same way (a GPU without page-locked memory to spare gives plain memory). */
+#define HOST_HEADER 64
+
+void *
+bd_session_host_alloc (bd_session *session, size_t size)
+{
+	if (!session || size == 0 || size > SIZE_MAX - HOST_HEADER)
+		return NULL;
+	uint8_t *block = NULL;
+	if (session->backend && session->backend->host_alloc && (block = session->backend->host_alloc (session, size + HOST_HEADER)))
+		memcpy (block, "bd-lockd", 8);
+	else if ((block = malloc (size + HOST_HEADER)))
+		memcpy (block, "bd-plain", 8);
+	return block ? block + HOST_HEADER : NULL;
+}
+
+void
+bd_session_host_free (bd_session *session, void *memory)
+{
+	if (!memory)
+		return;
+	uint8_t *block = (uint8_t *) memory - HOST_HEADER;
+	if (memcmp (block, "bd-lockd", 8) == 0 && session && session->backend && session->backend->host_free)
+		session->backend->host_free (session, block);
+	else
+		free (block);
+}
+
 bd_device
 bd_session_device (const bd_session *session)
 {

@@ -571,6 +571,27 @@ cuda_composite (bd_session *session, const bd_image *photo, const uint8_t *alpha
 	                         error);
 }
 
+/* Page-locked, and usable by every session of the process (portable): a frame's copies to
+ * and from the device then run at the bus's speed, without the driver's staging. */
+void *
+cuda_host_alloc (bd_session *session, size_t size)
+{
+	gpu_state *s = (gpu_state *) session->backend_data;
+	void *memory = nullptr;
+	if (cudaSetDevice (s->device) != cudaSuccess || cudaHostAlloc (&memory, size, cudaHostAllocPortable) != cudaSuccess) {
+		cudaGetLastError ();   /* clears the error: the caller falls back to plain memory */
+		return nullptr;
+	}
+	return memory;
+}
+
+void
+cuda_host_free (bd_session *session, void *memory)
+{
+	if (memory)
+		cudaFreeHost (memory);
+}
+
 double
 cuda_network_ms (bd_session *session)
 {
@@ -605,6 +626,8 @@ const bd_backend_ops cuda_ops = {
 	.device_count = cuda_device_count,
 	.reserve = nullptr,
 	.composite = cuda_composite,
+	.host_alloc = cuda_host_alloc,
+	.host_free = cuda_host_free,
 };
 
 } // namespace

@@ -194,6 +194,49 @@ test_photo (void)
 	bd_model_free (m);
 }
 
+/* bd_session_host_alloc: plain memory on the CPU, page-locked on a GPU; a photo read from it
+ * and a composite written into it give the bytes that ordinary memory gives. */
+static void
+test_host_memory (void)
+{
+	bd_model *m = synthetic (4, 8, 7);
+	bd_session *cpu = open_session (m, BD_DEVICE_CPU, BD_PRECISION_EXACT, NULL);
+	g_assert_null (bd_session_host_alloc (cpu, 0));
+	uint8_t *plain = bd_session_host_alloc (cpu, 1000);
+	g_assert_nonnull (plain);
+	memset (plain, 7, 1000);
+	bd_session_host_free (cpu, plain);
+	bd_session_host_free (cpu, NULL);
+	bd_session_free (cpu);
+	if (!have_gpu (m)) {
+		bd_model_free (m);
+		return;
+	}
+	enum { W = 640, H = 360 };
+	bd_session *gpu = open_session (m, BD_DEVICE_CUDA, BD_PRECISION_FAST, NULL);
+	size_t n = (size_t) W * H;
+	uint8_t *locked = bd_session_host_alloc (gpu, n * 4), *locked_out = bd_session_host_alloc (gpu, n * 4);
+	g_assert_nonnull (locked);
+	g_assert_nonnull (locked_out);
+	g_autofree uint8_t *px = g_malloc (n * 4), *a1 = g_malloc (n), *a2 = g_malloc (n), *out = g_malloc (n * 4);
+	bd_rng rng = { 9 };
+	for (size_t i = 0; i < n * 4; i++)
+		px[i] = (uint8_t) bd_rng_uniform (&rng, 0, 256);
+	memcpy (locked, px, n * 4);
+	bd_image a = { px, W, H, (size_t) W * 4, BD_PIXEL_RGBA8 }, b = { locked, W, H, (size_t) W * 4, BD_PIXEL_RGBA8 };
+	g_assert_cmpint (bd_session_run (gpu, &a, NULL, a1, W, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_session_run (gpu, &b, NULL, a2, W, NULL), ==, BD_OK);
+	g_assert_cmpmem (a1, n, a2, n);
+	bd_background bg = { .kind = BD_BACKGROUND_TRANSPARENT };
+	g_assert_cmpint (bd_session_composite (gpu, &a, a1, W, &bg, out, (size_t) W * 4, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_session_composite (gpu, &b, a1, W, &bg, locked_out, (size_t) W * 4, NULL), ==, BD_OK);
+	g_assert_cmpmem (out, n * 4, locked_out, n * 4);
+	bd_session_host_free (gpu, locked);
+	bd_session_host_free (gpu, locked_out);
+	bd_session_free (gpu);
+	bd_model_free (m);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -202,5 +245,6 @@ main (int argc, char **argv)
 	g_test_add_func ("/cuda/network", test_network);
 	g_test_add_func ("/cuda/batch", test_batch);
 	g_test_add_func ("/cuda/photo", test_photo);
+	g_test_add_func ("/cuda/host-memory", test_host_memory);
 	return g_test_run ();
 }
