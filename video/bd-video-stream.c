@@ -17,6 +17,7 @@
 #define SPARE_FRAMES (BD_VIDEO_MAX_LATENCY + 4)
 
 struct _BdVideoFrame {
+	bd_session    *session;   /* the stream's, which allocated rgba (bd_session_host_alloc) */
 	guint8        *rgba;      /* width * 4 bytes a row */
 	guint8        *raw;       /* the network's mask, soft (before the decisive pass) */
 	guint8        *alpha;     /* steadied, edited when rendered */
@@ -47,7 +48,7 @@ static void
 frame_buffers_free (gpointer data)
 {
 	BdVideoFrame *f = data;
-	g_free (f->rgba);
+	bd_session_host_free (f->session, f->rgba);
 	g_free (f->raw);
 	g_free (f->alpha);
 	g_free (f->luma);
@@ -174,8 +175,11 @@ bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify t
 	gsize n = (gsize) s->width * s->height;
 	BdVideoFrame *f = g_async_queue_try_pop (s->spares);
 	if (!f) {
+		/* The photo in memory its device copies fastest: a GPU session uploads it for the
+		 * network and again for the output. */
 		f = g_new0 (BdVideoFrame, 1);
-		f->rgba = g_try_malloc (n * 4);
+		f->session = s->session;
+		f->rgba = bd_session_host_alloc (s->session, n * 4);
 		f->raw = g_try_malloc (n);
 		f->alpha = g_try_malloc (n);
 		f->luma = g_try_malloc (n);

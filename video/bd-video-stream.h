@@ -38,7 +38,8 @@ typedef struct {
 typedef struct _BdVideoStream BdVideoStream;
 typedef struct _BdVideoFrame  BdVideoFrame;
 
-/* For frames of @width x @height on @session (kept, not owned). */
+/* For frames of @width x @height on @session (kept, not owned: it must outlive the stream and
+ * its frames, whose photos it allocates). */
 BdVideoStream *bd_video_stream_new      (bd_session *session, guint width, guint height);
 void           bd_video_stream_free     (BdVideoStream *stream);
 /* Settings apply from the next frame that leaves. */

@@ -35,7 +35,8 @@
 typedef struct {
 	BdVideoFrame *frame;              /* decoded frames */
 	guint64       seq;                /* the decoded frame's number, from 0 */
-	guint8       *pixels;             /* the output */
+	guint8       *pixels;             /* the output (bd_session_host_alloc of @host) */
+	bd_session   *host;
 	int64_t       pts, duration;      /* the output's, in the input stream's time base */
 } video_slot;
 
@@ -109,19 +110,21 @@ slot_free (gpointer data)
 {
 	video_slot *slot = data;
 	bd_video_frame_free (slot->frame);
-	g_free (slot->pixels);
+	bd_session_host_free (slot->host, slot->pixels);
 	g_free (slot);
 }
 
 /* A queue of @n free slots, each with @size bytes of output unless 0 (decoded frames come
- * from the stream); NULL when memory is short. */
+ * from the stream), in memory @session's device copies fastest (a GPU writes the output
+ * there); NULL when memory is short. */
 static BdFrameQueue *
-slots_new (guint n, gsize size)
+slots_new (guint n, gsize size, bd_session *session)
 {
 	BdFrameQueue *q = bd_frame_queue_new ();
 	for (guint i = 0; i < n; i++) {
 		video_slot *slot = g_new0 (video_slot, 1);
-		slot->pixels = size ? g_try_malloc (size) : NULL;
+		slot->host = session;
+		slot->pixels = size ? bd_session_host_alloc (session, size) : NULL;
 		bd_frame_queue_push (q, slot);
 		if (size && !slot->pixels) {
 			bd_frame_queue_free (q, slot_free);
@@ -268,8 +271,8 @@ open_video (transcode *t, const char *format, GError **error)
 	t->enc_frame->width = t->w;
 	t->enc_frame->height = t->h;
 	/* Each lane holds a frame while its network runs. */
-	t->in_free = slots_new (VIDEO_IN_FLIGHT + job->n_lanes, 0);
-	t->out_free = slots_new (VIDEO_IN_FLIGHT, t->out_stride * t->h);
+	t->in_free = slots_new (VIDEO_IN_FLIGHT + job->n_lanes, 0, job->session);
+	t->out_free = slots_new (VIDEO_IN_FLIGHT, t->out_stride * t->h, job->session);
 	if (!t->in_free || !t->out_free || av_frame_get_buffer (t->enc_frame, 0) < 0) {
 		g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE, _("Out of memory for a %d×%d frame"), t->w, t->h);
 		return FALSE;
