@@ -235,8 +235,9 @@ open_video (transcode *t, const char *format, GError **error)
 	if (t->oc->oformat->flags & AVFMT_GLOBALHEADER)
 		t->venc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
 	if (vp9) {
-		/* Constant quality; "good" at speed 5 with row threads: about real time at 720p on
-		 * two cores, far below the network's own time. */
+		/* Constant quality; "good" at speed 5 with row threads: 17 frames/s at 720p with
+		 * alpha on two Zen 5 cores, but the slowest stage on a GPU host (docs/PERFORMANCE.md:
+		 * "realtime" is 3-4x faster for 15-25% more bytes). */
 		t->venc->bit_rate = 0;
 		av_opt_set_int (t->venc->priv_data, "crf", job->crf > 0 ? job->crf : 31, 0);
 		av_opt_set (t->venc->priv_data, "deadline", "good", 0);
