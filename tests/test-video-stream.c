@@ -93,6 +93,66 @@ test_soft_then_decisive (void)
 	bd_model_free (model);
 }
 
+static void
+count_release (gpointer tag)
+{
+	(*(guint *) tag)++;
+}
+
+/* A frame's tag is released when the caller frees it, though the stream keeps the frame as its
+ * last for the filter; the frames' buffers are used again, and a frame made in place comes out
+ * as a pushed copy of the same photo does. */
+static void
+test_frames_and_tags (void)
+{
+	enum { W = 48, H = 32 };
+	g_autofree char *path = g_build_filename (root, "data", "backdrop-portrait.bdm", NULL);
+	bd_model *model = NULL;
+	bd_session *session = NULL;
+	bd_session_options o;
+	bd_session_options_init (&o);
+	o.device = BD_DEVICE_CPU;
+	o.input_size = 64;
+	g_assert_cmpint (bd_model_open (path, &model, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_session_new (model, &o, &session, NULL), ==, BD_OK);
+	guint8 photo[W * H * 4];
+	for (gsize i = 0; i < sizeof photo; i++)
+		photo[i] = (guint8) (i * 7 + i / 97);
+	BdVideoStream *s = bd_video_stream_new (session, W, H);
+	BdVideoSettings set = { .output = BD_VIDEO_OUTPUT_MASK, .threshold = -1, .steadiness = 0.75f };
+	bd_video_stream_set (s, &set);
+	guint released = 0;
+	guint8 *seen[6] = { NULL };
+	guint8 first_mask[W * H];
+	for (guint i = 0; i < 6; i++) {
+		g_autoptr (GError) e = NULL;
+		if (i % 2 == 0)
+			g_assert_true (bd_video_stream_push (s, photo, W * 4, &released, count_release, &e));
+		else {
+			BdVideoFrame *made = bd_video_stream_frame_new (s, &released, count_release, &e);
+			g_assert_nonnull (made);
+			memcpy (bd_video_frame_get_pixels (made), photo, sizeof photo);
+			g_assert_true (bd_video_stream_add_frame (s, made, &e));
+		}
+		BdVideoFrame *f = bd_video_stream_next (s, FALSE);
+		g_assert_nonnull (f);
+		g_assert_cmpuint (released, ==, i);
+		/* A still photo: every frame's steadied mask is the first's. */
+		if (i == 0)
+			memcpy (first_mask, bd_video_frame_get_alpha (f), sizeof first_mask);
+		else
+			g_assert_cmpmem (bd_video_frame_get_alpha (f), sizeof first_mask, first_mask, sizeof first_mask);
+		seen[i] = bd_video_frame_get_pixels (f);
+		bd_video_frame_free (f);
+		g_assert_cmpuint (released, ==, i + 1);
+	}
+	/* Two frames' buffers take turns: the one out and the stream's last. */
+	g_assert_true (seen[2] == seen[0] || seen[2] == seen[1]);
+	bd_video_stream_free (s);
+	bd_session_free (session);
+	bd_model_free (model);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -100,5 +160,6 @@ main (int argc, char **argv)
 	root = g_getenv ("BACKDROP_SOURCE_ROOT");
 	g_assert_nonnull (root);
 	g_test_add_func ("/video/stream/soft-then-decisive", test_soft_then_decisive);
+	g_test_add_func ("/video/stream/frames-and-tags", test_frames_and_tags);
 	return g_test_run ();
 }

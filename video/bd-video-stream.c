@@ -55,14 +55,12 @@ frame_buffers_free (gpointer data)
 	g_free (f);
 }
 
-void
-bd_video_frame_free (BdVideoFrame *frame)
+/* Drops a reference; the last one gives the buffers to the spares. */
+static void
+frame_unref (BdVideoFrame *frame)
 {
 	if (!frame || !g_atomic_int_dec_and_test (&frame->refs))
 		return;
-	if (frame->tag_free && frame->tag)
-		frame->tag_free (frame->tag);
-	frame->tag = NULL;
 	/* A spare holds no reference to the queue: the queue's last one frees the spares. */
 	GAsyncQueue *spares = g_steal_pointer (&frame->spares);
 	if (spares && g_async_queue_length (spares) < SPARE_FRAMES)
@@ -71,6 +69,19 @@ bd_video_frame_free (BdVideoFrame *frame)
 		frame_buffers_free (frame);
 	if (spares)
 		g_async_queue_unref (spares);
+}
+
+void
+bd_video_frame_free (BdVideoFrame *frame)
+{
+	if (!frame)
+		return;
+	/* The caller is done with it: its tag goes now (the element's input buffer, which a
+	 * camera's pool wants back), though the stream may keep the frame as its last. */
+	if (frame->tag_free && frame->tag)
+		frame->tag_free (frame->tag);
+	frame->tag = NULL;
+	frame_unref (frame);
 }
 
 gpointer
@@ -115,7 +126,7 @@ bd_video_stream_reset (BdVideoStream *stream)
 	BdVideoFrame *f;
 	while ((f = g_queue_pop_head (&stream->frames)))
 		bd_video_frame_free (f);
-	g_clear_pointer (&stream->last, bd_video_frame_free);
+	g_clear_pointer (&stream->last, frame_unref);
 }
 
 void
@@ -272,7 +283,7 @@ bd_video_stream_next (BdVideoStream *stream, gboolean draining)
 			bd_session_temporal_blend_luma (s->session, f->luma, s->last->luma, s->width, s->width, s->height,
 			                                s->last_alpha, s->width, f->alpha, s->width, k, NULL);
 	}
-	g_clear_pointer (&s->last, bd_video_frame_free);
+	g_clear_pointer (&s->last, frame_unref);
 	g_atomic_int_inc (&f->refs);
 	s->last = f;
 	memcpy (s->last_alpha, f->alpha, n);

@@ -46,7 +46,7 @@ void           bd_video_stream_free     (BdVideoStream *stream);
 void           bd_video_stream_set      (BdVideoStream *stream, const BdVideoSettings *settings);
 
 /* Takes a frame (RGBA, rows @stride apart; copied) with a @tag that comes back with it
- * (released with @tag_free when the frame is freed unused) and runs the network on it. */
+ * (released with @tag_free when the frame is freed) and runs the network on it. */
 gboolean       bd_video_stream_push     (BdVideoStream *stream, const guint8 *rgba, gsize stride,
                                          gpointer tag, GDestroyNotify tag_free, GError **error);
 /* A frame of the stream's size to fill in place (its pixels: RGBA, width * 4 bytes a row),
@@ -80,6 +80,8 @@ gpointer       bd_video_frame_get_tag   (BdVideoFrame *frame);
  * network mask before the filter (soft: bd_mask_make_decisive not applied). */
 const guint8  *bd_video_frame_get_alpha (BdVideoFrame *frame);
 const guint8  *bd_video_frame_get_raw_alpha (BdVideoFrame *frame);
+/* The caller is done with @frame: its tag is released at once; its buffers serve a later
+ * frame once the stream no longer needs them (the last frame is the filter's). */
 void           bd_video_frame_free      (BdVideoFrame *frame);
 
 G_END_DECLS
