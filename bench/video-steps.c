@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What a video frame's host steps cost at 1080p: the temporal filter (bd_temporal_blend, one
- * call per neighbouring frame) and the decisive pass, median of 30, on one thread and on a
- * pool. The frames are noise with a still part and a moving one, as a camera gives; the
+ * call per neighbouring frame; then on luma planes, as the video stream runs it: the plane
+ * made once a frame, and the blend of two planes) and the decisive pass, median of 30, on one
+ * thread and on a pool. The frames are noise with a still part and a moving one, as a camera gives; the
  * checksum of the filtered mask shows that a faster build gives the same bytes.
  *
  *     bench/video-steps [--threads N]
@@ -38,7 +39,8 @@ main (int argc, char **argv)
 	const uint32_t w = 1920, h = 1080;
 	const size_t n = (size_t) w * h;
 	uint8_t *a = malloc (n * 4), *b = malloc (n * 4), *mask = malloc (n), *other = malloc (n), *work = malloc (n);
-	if (!a || !b || !mask || !other || !work)
+	uint8_t *la = malloc (n), *lb = malloc (n);
+	if (!a || !b || !mask || !other || !work || !la || !lb)
 		return 1;
 	srand (1);
 	for (size_t i = 0; i < n; i++) {
@@ -54,8 +56,8 @@ main (int argc, char **argv)
 	bd_image pa = { a, w, h, (size_t) w * 4, BD_PIXEL_RGBA8 }, pb = { b, w, h, (size_t) w * 4, BD_PIXEL_RGBA8 };
 	bd_thread_pool *pools[2] = { NULL, bd_thread_pool_new (threads) };
 	for (int p = 0; p < 2; p++) {
-		double tb[RUNS], td[RUNS];
-		uint32_t sum = 0;
+		double tb[RUNS], td[RUNS], tl[RUNS], tbl[RUNS];
+		uint32_t sum = 0, sum_luma = 0;
 		for (int i = -3; i < RUNS; i++) {
 			memcpy (work, mask, n);
 			double t0 = now_ms ();
@@ -71,13 +73,34 @@ main (int argc, char **argv)
 				fprintf (stderr, "a step failed: %d\n", st);
 				return 1;
 			}
+			memcpy (work, mask, n);
+			double t3 = now_ms ();
+			st = bd_luma_on_pool (pools[p], &pa, la, w, NULL);
+			double t4 = now_ms ();
+			if (st == BD_OK)
+				st = bd_luma_on_pool (pools[p], &pb, lb, w, NULL);
+			double t5 = now_ms ();
+			if (st == BD_OK)
+				st = bd_temporal_blend_luma_on_pool (pools[p], la, lb, w, w, h, other, w, work, w, 0.75f, NULL);
+			double t6 = now_ms ();
+			if (st != BD_OK) {
+				fprintf (stderr, "a luma step failed: %d\n", st);
+				return 1;
+			}
+			if (i == 0)
+				for (size_t k = 0; k < n; k++)
+					sum_luma = sum_luma * 31 + work[k];
 			if (i >= 0) {
 				tb[i] = t1 - t0;
 				td[i] = t2 - t1;
+				tl[i] = t4 - t3;
+				tbl[i] = t6 - t5;
 			}
 		}
 		printf ("1920x1080, %s: temporal blend median_ms=%.2f, decisive median_ms=%.2f, blend checksum %08x\n",
 		        p ? "pool" : "one thread", median (tb), median (td), sum);
+		printf ("1920x1080, %s: luma plane median_ms=%.2f, blend of two planes median_ms=%.2f, checksum %08x%s\n",
+		        p ? "pool" : "one thread", median (tl), median (tbl), sum_luma, sum_luma == sum ? " (the same)" : " (DIFFERS)");
 	}
 	bd_thread_pool_free (pools[1]);
 	return 0;
