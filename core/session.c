@@ -166,7 +166,9 @@ bd_session_host_alloc (bd_session *session, size_t size)
 	if (!session || size == 0 || size > SIZE_MAX - HOST_HEADER)
 		return NULL;
 	uint8_t *block = NULL;
-	if (session->backend && session->backend->host_alloc && (block = session->backend->host_alloc (session, size + HOST_HEADER)))
+	if (session->backend && session->backend->host_alloc)
+		block = session->backend->host_alloc (session, size + HOST_HEADER);
+	if (block)
 		memcpy (block, "bd-lockd", 8);
 	else if ((block = malloc (size + HOST_HEADER)))
 		memcpy (block, "bd-plain", 8);
