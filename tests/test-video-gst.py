@@ -100,20 +100,34 @@ def errors():
         assert "Cannot run on the device “cuda”" in out, out
 
 
-def davis_clip():
-    frames = sorted(glob.glob(os.path.join(DAVIS, "images", "hike-*.webp")))[:12]
+def davis_frames(clip, count):
+    """The first @count frames of a DAVIS clip, or why there are none to use."""
+    frames = sorted(glob.glob(os.path.join(DAVIS, "images", clip + "-*.webp")))[:count]
     if not frames:
-        return "no DAVIS frames at " + DAVIS
+        return None, "no DAVIS frames at " + DAVIS
     import shutil
     if not shutil.which("ffmpeg"):
-        return "no ffmpeg to make the clip"
+        return None, "no ffmpeg to make the clip"
+    return frames, None
+
+
+def make_clip(frames, d, *args):
+    """@frames as a VP8 WebM at 15 frames/s in folder @d; @args go to ffmpeg's output."""
+    for i, f in enumerate(frames):
+        os.symlink(f, os.path.join(d, "f%03d.webp" % i))
+    clip = os.path.join(d, "clip.webm")
+    subprocess.run(["ffmpeg", "-v", "error", "-framerate", "15", "-i", os.path.join(d, "f%03d.webp")] + list(args)
+                   + ["-c:v", "libvpx", "-pix_fmt", "yuv420p", clip], check=True)
+    return clip
+
+
+def davis_clip():
+    frames, why = davis_frames("hike", 12)
+    if not frames:
+        return why
     from PIL import Image
     with tempfile.TemporaryDirectory() as d:
-        for i, f in enumerate(frames):
-            os.symlink(f, os.path.join(d, "f%03d.webp" % i))
-        clip = os.path.join(d, "clip.webm")
-        subprocess.run(["ffmpeg", "-v", "error", "-framerate", "15", "-i", os.path.join(d, "f%03d.webp"),
-                        "-c:v", "libvpx", "-b:v", "4M", "-pix_fmt", "yuv420p", clip], check=True)
+        clip = make_clip(frames, d, "-b:v", "4M")
         raw = os.path.join(d, "mask.raw")
         launch("filesrc location=%s ! matroskademux ! vp8dec ! videoconvert ! backdrop device=cpu output=mask "
                "latency=1 model=%s ! filesink location=%s" % (clip, MODEL, raw))
@@ -133,18 +147,11 @@ def davis_clip():
 def lanes_same_frames():
     """lanes=3 (the networks of several frames at once, on CPU sessions here) gives every frame
     as lanes=0 does, in order, with the look-ahead and the filter on."""
-    frames = sorted(glob.glob(os.path.join(DAVIS, "images", "lucia-*.webp")))[:10]
+    frames, why = davis_frames("lucia", 10)
     if not frames:
-        return "no DAVIS frames at " + DAVIS
-    import shutil
-    if not shutil.which("ffmpeg"):
-        return "no ffmpeg to make the clip"
+        return why
     with tempfile.TemporaryDirectory() as d:
-        for i, f in enumerate(frames):
-            os.symlink(f, os.path.join(d, "f%03d.webp" % i))
-        clip = os.path.join(d, "clip.webm")
-        subprocess.run(["ffmpeg", "-v", "error", "-framerate", "15", "-i", os.path.join(d, "f%03d.webp"),
-                        "-vf", "scale=320:-2", "-c:v", "libvpx", "-b:v", "2M", "-pix_fmt", "yuv420p", clip], check=True)
+        clip = make_clip(frames, d, "-vf", "scale=320:-2", "-b:v", "2M")
         out = {}
         for lanes in (0, 3):
             raw = os.path.join(d, "mask%d.raw" % lanes)
