@@ -3,7 +3,8 @@
  * The `backdrop` element: raw video in (RGBA, RGBx, BGRx, I420, NV12), the person cut out (RGBA
  * with alpha), their mask (GRAY8), or composited over a colour, a blur of the frame or an
  * image (RGBA). Frames are converted to RGBA inside; a `latency` of 1 or 2 holds that many
- * frames back to steady the mask with later ones (files; a camera wants 0).
+ * frames back to steady the mask with later ones, and `lanes` runs that many frames' networks
+ * on sessions of their own beside the streaming thread (files; a camera wants 0 of each).
  *
  *   gst-launch-1.0 v4l2src ! videoconvert ! backdrop output=composite background=blur \
  *       ! videoconvert ! autovideosink
