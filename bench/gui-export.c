@@ -50,8 +50,8 @@ main (int    argc,
   int n = argc > 1 ? atoi (argv[1]) : 8;
   const char *source_dir = "../shared/datasets/ccp-person/images";
   g_autoptr(GError) error = NULL;
-  g_autoptr(GDir) dir = g_dir_open (source_dir, 0, &error);
-  g_autofree char *tmp = g_dir_make_tmp ("bench-gui-export-XXXXXX", &error);
+  g_autoptr(GDir) dir = NULL;
+  g_autofree char *tmp = NULL;
   g_autofree char *out = NULL;
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
@@ -61,7 +61,9 @@ main (int    argc,
   const char *name;
   gint64 t0;
 
-  if (dir == NULL || tmp == NULL)
+  /* Each call its own error: a GError is set once. */
+  if ((dir = g_dir_open (source_dir, 0, &error)) == NULL ||
+      (tmp = g_dir_make_tmp ("bench-gui-export-XXXXXX", &error)) == NULL)
     g_error ("%s", error->message);
   while ((name = g_dir_read_name (dir)) != NULL)
     g_ptr_array_add (names, g_strdup (name));
