@@ -236,6 +236,19 @@ BD_API bd_status   bd_session_temporal_blend_luma (bd_session *session, const ui
                                             uint32_t height, const uint8_t *other_alpha, size_t other_stride,
                                             uint8_t *alpha, size_t alpha_stride, float strength,
                                             bd_error *error);
+/* The same blend in two steps: bd_session_temporal_change_luma maps each pixel's local change
+ * between two frames' luma planes (the filter's window sum, at most 25 * 255; the same map for
+ * either order of the two), which needs no mask and can be made ahead, on another thread, as
+ * soon as both planes exist; bd_session_temporal_blend_change then blends by it, with the
+ * same bytes out as bd_session_temporal_blend_luma. @change_stride counts elements. */
+BD_API bd_status   bd_session_temporal_change_luma (bd_session *session, const uint8_t *luma,
+                                             const uint8_t *other_luma, size_t luma_stride, uint32_t width,
+                                             uint32_t height, uint16_t *change, size_t change_stride,
+                                             bd_error *error);
+BD_API bd_status   bd_session_temporal_blend_change (bd_session *session, const uint16_t *change,
+                                              size_t change_stride, uint32_t width, uint32_t height,
+                                              const uint8_t *other_alpha, size_t other_stride, uint8_t *alpha,
+                                              size_t alpha_stride, float strength, bd_error *error);
 
 #ifdef __cplusplus
 }

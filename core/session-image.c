@@ -67,6 +67,28 @@ bd_session_temporal_blend_luma (bd_session *session, const uint8_t *luma, const 
 }
 
 bd_status
+bd_session_temporal_change_luma (bd_session *session, const uint8_t *luma, const uint8_t *other_luma,
+                                 size_t luma_stride, uint32_t width, uint32_t height, uint16_t *change,
+                                 size_t change_stride, bd_error *error)
+{
+	if (!session)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_temporal_change_luma: no session");
+	return bd_temporal_change_luma_on_pool (session->pool, luma, other_luma, luma_stride, width, height, change,
+	                                        change_stride, error);
+}
+
+bd_status
+bd_session_temporal_blend_change (bd_session *session, const uint16_t *change, size_t change_stride,
+                                  uint32_t width, uint32_t height, const uint8_t *other_alpha, size_t other_stride,
+                                  uint8_t *alpha, size_t alpha_stride, float strength, bd_error *error)
+{
+	if (!session)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_temporal_blend_change: no session");
+	return bd_temporal_blend_change_on_pool (session->pool, change, change_stride, width, height, other_alpha,
+	                                         other_stride, alpha, alpha_stride, strength, error);
+}
+
+bd_status
 bd_session_make_decisive (bd_session *session, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
                           bd_error *error)
 {

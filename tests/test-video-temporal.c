@@ -88,6 +88,39 @@ test_random (void)
 		g_assert_cmpint (bd_temporal_blend_luma_on_pool (pool, la, lb, ls, (uint32_t) w, (uint32_t) h, other, (size_t) w,
 		                                                 via_luma, (size_t) w, cases[i].strength, NULL), ==, BD_OK);
 		g_assert_cmpmem (via_luma, (gsize) w * h, alpha, (gsize) w * h);
+		/* In two steps, the map made in either order of the frames (the second with padding
+		 * in its rows): the same bytes again. */
+		gsize cs = (gsize) w + 2;
+		uint16_t *change = g_new (uint16_t, (gsize) w * h), *swapped = g_new0 (uint16_t, cs * h);
+		uint8_t *via_change = g_memdup2 (start_copy, (gsize) w * h);
+		g_assert_cmpint (bd_temporal_change_luma_on_pool (pool, la, lb, ls, (uint32_t) w, (uint32_t) h, change,
+		                                                  (size_t) w, NULL), ==, BD_OK);
+		g_assert_cmpint (bd_temporal_change_luma_on_pool (NULL, lb, la, ls, (uint32_t) w, (uint32_t) h, swapped, cs,
+		                                                  NULL), ==, BD_OK);
+		for (int y = 0; y < h; y++)
+			g_assert_cmpmem (swapped + y * cs, (gsize) w * 2, change + y * w, (gsize) w * 2);
+		g_assert_cmpint (bd_temporal_blend_change_on_pool (pool, swapped, cs, (uint32_t) w, (uint32_t) h, other,
+		                                                   (size_t) w, via_change, (size_t) w, cases[i].strength,
+		                                                   NULL), ==, BD_OK);
+		g_assert_cmpmem (via_change, (gsize) w * h, alpha, (gsize) w * h);
+		g_assert_cmpint (bd_temporal_change_luma_on_pool (NULL, la, lb, ls, (uint32_t) w, (uint32_t) h, change,
+		                                                  (size_t) w - 1, NULL), ==, BD_ERR_INVALID_ARGUMENT);
+		/* Every build of the rows (one per x86-64 level) gives the same bytes. */
+		static const char *const builds[] = { "generic", "v3" };
+		for (gsize k = 0; k < G_N_ELEMENTS (builds); k++) {
+			g_setenv ("BACKDROP_CPU_KERNEL", builds[k], TRUE);
+			memcpy (via_change, start_copy, (gsize) w * h);
+			g_assert_cmpint (bd_temporal_blend_on_pool (pool, &a, &b, other, (size_t) w, via_change, (size_t) w,
+			                                            cases[i].strength, NULL), ==, BD_OK);
+			g_assert_cmpmem (via_change, (gsize) w * h, alpha, (gsize) w * h);
+			memset (swapped, 0, cs * h * sizeof *swapped);
+			g_assert_cmpint (bd_temporal_change_luma_on_pool (pool, la, lb, ls, (uint32_t) w, (uint32_t) h, swapped,
+			                                                  cs, NULL), ==, BD_OK);
+			for (int y = 0; y < h; y++)
+				g_assert_cmpmem (swapped + y * cs, (gsize) w * 2, change + y * w, (gsize) w * 2);
+		}
+		g_unsetenv ("BACKDROP_CPU_KERNEL");
+		g_free (change); g_free (swapped); g_free (via_change);
 		g_free (la); g_free (lb); g_free (via_luma); g_free (start_copy);
 		bd_thread_pool_free (pool);
 		g_free (pa); g_free (pb); g_free (other); g_free (alpha); g_free (want); g_free (start);

@@ -35,6 +35,16 @@ bd_status bd_temporal_blend_luma_on_pool (bd_thread_pool *pool, const uint8_t *l
                                           size_t luma_stride, uint32_t width, uint32_t height,
                                           const uint8_t *other_alpha, size_t other_stride, uint8_t *alpha,
                                           size_t alpha_stride, float strength, bd_error *error);
+/* The blend in two steps: the map of each pixel's local change between two luma planes (its
+ * window's sum of absolute differences; the same for either order of the frames), which does
+ * not depend on the masks and can be made ahead, then the blend by it: the same bytes. */
+bd_status bd_temporal_change_luma_on_pool (bd_thread_pool *pool, const uint8_t *luma, const uint8_t *other_luma,
+                                           size_t luma_stride, uint32_t width, uint32_t height, uint16_t *change,
+                                           size_t change_stride, bd_error *error);
+bd_status bd_temporal_blend_change_on_pool (bd_thread_pool *pool, const uint16_t *change, size_t change_stride,
+                                            uint32_t width, uint32_t height, const uint8_t *other_alpha,
+                                            size_t other_stride, uint8_t *alpha, size_t alpha_stride, float strength,
+                                            bd_error *error);
 /* @photo's luma, one byte a pixel (bd_luma), in bands of rows on @pool. */
 bd_status bd_luma_on_pool (bd_thread_pool *pool, const bd_image *photo, uint8_t *luma, size_t luma_stride,
                            bd_error *error);
