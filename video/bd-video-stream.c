@@ -5,7 +5,10 @@
  * both through bd_temporal_blend, which leaves moving parts alone. A frame's buffers are used
  * again once it is freed (a 1080p frame is 12 MB: fresh ones cost page faults every frame),
  * the last frame is kept by reference, not copied, and a frame can be filled in place
- * (bd_video_stream_frame_new) instead of copied in. */
+ * (bd_video_stream_frame_new) instead of copied in. The filter's costly half, the map of where
+ * the photo changed since the frame before (bd_session_temporal_change_luma), is made while
+ * the frame is prepared, on the lanes that run networks side by side, so that the thread
+ * putting frames back in order only blends by it. */
 #include "bd-video-stream.h"
 
 #include <glib/gi18n-lib.h>
@@ -22,7 +25,11 @@ struct _BdVideoFrame {
 	guint8        *raw;       /* the network's mask, soft (before the decisive pass) */
 	guint8        *alpha;     /* steadied, edited when rendered */
 	guint8        *luma;      /* the photo's, for the filter (bd_session_luma) */
-	gboolean       prepared;  /* raw and luma made */
+	gsize          luma_made; /* g_once: the frame's lane or the next frame's makes it */
+	guint16       *change;    /* the photo's change since frame change_serial's */
+	guint64        serial, change_serial;   /* the frame's number; 0: no change made */
+	BdVideoFrame  *previous;  /* the frame made before it (a reference), until prepared */
+	gboolean       prepared;  /* raw, luma and change made */
 	gboolean       all_people; /* the setting when the frame was made: its network's */
 	gpointer       tag;
 	GDestroyNotify tag_free;
@@ -42,6 +49,8 @@ struct _BdVideoStream {
 	guint8         *last_alpha;
 	guint8         *edited;     /* scratch: the mask after threshold and feather */
 	GAsyncQueue    *spares;     /* frames freed, their buffers ready for new ones */
+	BdVideoFrame   *newest;     /* the frame made last (a reference): the next one's previous */
+	guint64         serial;     /* the number of the frame made last */
 };
 
 static void
@@ -52,6 +61,7 @@ frame_buffers_free (gpointer data)
 	g_free (f->raw);
 	g_free (f->alpha);
 	g_free (f->luma);
+	g_free (f->change);
 	g_free (f);
 }
 
@@ -61,6 +71,7 @@ frame_unref (BdVideoFrame *frame)
 {
 	if (!frame || !g_atomic_int_dec_and_test (&frame->refs))
 		return;
+	g_clear_pointer (&frame->previous, frame_unref);
 	/* A spare holds no reference to the queue: the queue's last one frees the spares. */
 	GAsyncQueue *spares = g_steal_pointer (&frame->spares);
 	if (spares && g_async_queue_length (spares) < SPARE_FRAMES)
@@ -127,6 +138,7 @@ bd_video_stream_reset (BdVideoStream *stream)
 	while ((f = g_queue_pop_head (&stream->frames)))
 		bd_video_frame_free (f);
 	g_clear_pointer (&stream->last, frame_unref);
+	g_clear_pointer (&stream->newest, frame_unref);
 }
 
 void
@@ -194,8 +206,9 @@ bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify t
 		f->raw = g_try_malloc (n);
 		f->alpha = g_try_malloc (n);
 		f->luma = g_try_malloc (n);
+		f->change = g_try_malloc (n * sizeof *f->change);
 	}
-	if (!f->rgba || !f->raw || !f->alpha || !f->luma) {
+	if (!f->rgba || !f->raw || !f->alpha || !f->luma || !f->change) {
 		frame_buffers_free (f);
 		if (tag_free && tag)
 			tag_free (tag);
@@ -205,6 +218,13 @@ bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify t
 	}
 	f->refs = 1;
 	f->prepared = FALSE;
+	f->luma_made = 0;
+	f->serial = ++s->serial;
+	f->change_serial = 0;
+	/* The frame before is filled by now (frames are made in turn, each filled first). */
+	f->previous = g_steal_pointer (&s->newest);
+	g_atomic_int_inc (&f->refs);
+	s->newest = f;
 	f->all_people = s->settings.all_people;
 	f->spares = g_async_queue_ref (s->spares);
 	f->tag = tag;
@@ -218,6 +238,18 @@ bd_video_frame_get_pixels (BdVideoFrame *frame)
 	return frame->rgba;
 }
 
+/* @frame's luma plane, made once: by its own lane or by the next frame's, whichever comes
+ * first (the other waits for it). Fails only on arguments that cannot occur here. */
+static void
+make_luma (BdVideoStream *s, BdVideoFrame *frame, bd_session *session)
+{
+	if (!g_once_init_enter (&frame->luma_made))
+		return;
+	bd_image photo = view (s, frame->rgba);
+	bd_session_luma (session, &photo, frame->luma, s->width, NULL);
+	g_once_init_leave (&frame->luma_made, 1);
+}
+
 gboolean
 bd_video_stream_prepare_frame (BdVideoStream *stream, BdVideoFrame *frame, bd_session *session, GError **error)
 {
@@ -226,8 +258,16 @@ bd_video_stream_prepare_frame (BdVideoStream *stream, BdVideoFrame *frame, bd_se
 	run_options (frame, &run);
 	bd_image photo = view (s, frame->rgba);
 	bd_error err = { 0 };
-	if (bd_session_run (session, &photo, &run, frame->raw, s->width, &err) != BD_OK ||
-	    bd_session_luma (session, &photo, frame->luma, s->width, &err) != BD_OK) {
+	make_luma (s, frame, session);
+	BdVideoFrame *previous = g_steal_pointer (&frame->previous);
+	if (previous) {
+		make_luma (s, previous, session);
+		if (bd_session_temporal_change_luma (session, frame->luma, previous->luma, s->width, s->width, s->height,
+		                                     frame->change, s->width, NULL) == BD_OK)
+			frame->change_serial = previous->serial;
+		frame_unref (previous);
+	}
+	if (bd_session_run (session, &photo, &run, frame->raw, s->width, &err) != BD_OK) {
 		bd_library_set_error (error, &err, NULL);
 		return FALSE;
 	}
@@ -260,6 +300,23 @@ bd_video_stream_push (BdVideoStream *stream, const guint8 *rgba, gsize stride, g
 	return bd_video_stream_add_frame (s, f, error);
 }
 
+/* @f's mask blended with @other_alpha, @other's frame's, by their photos' change: the map made
+ * when one of the two was prepared if it was made against the other (the next frame's against
+ * this one, or this one's against the last; the map is the same both ways), else made now.
+ * Fails only on arguments that cannot occur here. */
+static void
+blend (BdVideoStream *s, BdVideoFrame *f, BdVideoFrame *other, const guint8 *other_alpha, float strength)
+{
+	const guint16 *change = f->change_serial == other->serial ? f->change
+	                      : other->change_serial == f->serial ? other->change : NULL;
+	if (change)
+		bd_session_temporal_blend_change (s->session, change, s->width, s->width, s->height, other_alpha, s->width,
+		                                  f->alpha, s->width, strength, NULL);
+	else
+		bd_session_temporal_blend_luma (s->session, f->luma, other->luma, s->width, s->width, s->height, other_alpha,
+		                                s->width, f->alpha, s->width, strength, NULL);
+}
+
 BdVideoFrame *
 bd_video_stream_next (BdVideoStream *stream, gboolean draining)
 {
@@ -276,12 +333,10 @@ bd_video_stream_next (BdVideoStream *stream, gboolean draining)
 		guint j = 1;
 		for (GList *l = s->frames.head; l && j <= s->settings.latency; l = l->next, j++) {
 			BdVideoFrame *later = l->data;
-			bd_session_temporal_blend_luma (s->session, f->luma, later->luma, s->width, s->width, s->height,
-			                                later->raw, s->width, f->alpha, s->width, 1.0f / (float) (j + 1), NULL);
+			blend (s, f, later, later->raw, 1.0f / (float) (j + 1));
 		}
 		if (s->last)
-			bd_session_temporal_blend_luma (s->session, f->luma, s->last->luma, s->width, s->width, s->height,
-			                                s->last_alpha, s->width, f->alpha, s->width, k, NULL);
+			blend (s, f, s->last, s->last_alpha, k);
 	}
 	g_clear_pointer (&s->last, frame_unref);
 	g_atomic_int_inc (&f->refs);

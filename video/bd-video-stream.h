@@ -51,8 +51,9 @@ gboolean       bd_video_stream_push     (BdVideoStream *stream, const guint8 *rg
                                          gpointer tag, GDestroyNotify tag_free, GError **error);
 /* A frame of the stream's size to fill in place (its pixels: RGBA, width * 4 bytes a row),
  * without the copy push makes; it keeps the settings' all-people of this moment for its
- * network. Any thread may make and fill one (not while the settings change); NULL when memory
- * is short (@tag released then). */
+ * network. Frames are made in the order they will be added, one at a time, each filled before
+ * the next is made (its preparation compares it with the frame before); any thread may make
+ * them (not while the settings change). NULL when memory is short (@tag released then). */
 BdVideoFrame  *bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify tag_free,
                                           GError **error);
 guint8        *bd_video_frame_get_pixels (BdVideoFrame *frame);
