@@ -556,11 +556,13 @@ main (int argc, char **argv)
 	    (j.kind == OUTPUT_MASK || on_device)) {
 		/* A folder on a GPU: two lanes a card, so that one photo's copies and host steps run
 		 * while the other's kernels do. On an H200, in turns, 100 masks went from 142-167 to
-		 * 177-196 photos/s and 300 from 280-300 to 328-383; a third lane was slower
-		 * (docs/PERFORMANCE.md). A session starts in about 8 ms on a running CUDA context. */
+		 * 177-196 photos/s and 300 from 280-300 to 328-383. A cut-out's lane also waits for
+		 * the main-subject and decisive passes between its kernels: a third lane took 400
+		 * cut-outs on an H100 from 190-209 to 225-235 photos/s, and left masks where they
+		 * were (docs/PERFORMANCE.md). A session starts in about 8 ms on a running context. */
 		bd_library_free_sessions (g_steal_pointer (&sessions));
 		sopts.device = BD_DEVICE_CUDA;
-		per_device = 2;
+		per_device = on_device ? 3 : 2;
 		made = bd_library_new_sessions (model, &sopts, every_gpu, per_device, &sessions, &lanes, &error);
 	}
 	if (!made) {
