@@ -2,15 +2,19 @@
 /* One photo through the whole CPU engine, as bd_session_run does it for every program:
  * letterbox, both network passes (the photo and its mirror image at 9/8), edge-aware
  * upsampling, the main-subject and decisive passes. The session is made once and kept, as in
- * a folder; the median of the runs after a first one (which lays out the memory).
+ * a folder; the median of the runs after a first one (which lays out the memory). With
+ * --device cuda the same on the GPU; --pinned then hands it the photo and takes the mask in
+ * page-locked memory (bd_session_host_alloc), to tell what the copies from pageable memory
+ * cost a photo.
  *
- *   session-run MODEL PHOTO [--runs N] [--threads N] [--exact]
+ *   session-run MODEL PHOTO [--runs N] [--threads N] [--exact] [--device cpu|cuda] [--pinned]
  *
  * Prints: size, device, median_ms, min_ms (docs/PERFORMANCE.md, "The CPU engine"). */
 #include "backdrop.h"
 #include "bench-clock.h"
 
 #include <gdk-pixbuf/gdk-pixbuf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +23,14 @@ int
 main (int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf (stderr, "usage: session-run MODEL PHOTO [--runs N] [--threads N] [--exact]\n");
+		fprintf (stderr, "usage: session-run MODEL PHOTO [--runs N] [--threads N] [--exact] [--device cpu|cuda] "
+		         "[--pinned]\n");
 		return 2;
 	}
 	int runs = 10, threads = 0;
 	bd_precision precision = BD_PRECISION_FAST;
+	bd_device device = BD_DEVICE_CPU;
+	bool pinned = false;
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp (argv[i], "--runs") && i + 1 < argc)
 			runs = atoi (argv[++i]);
@@ -31,6 +38,12 @@ main (int argc, char **argv)
 			threads = atoi (argv[++i]);
 		else if (!strcmp (argv[i], "--exact"))
 			precision = BD_PRECISION_EXACT;
+		else if (!strcmp (argv[i], "--device") && i + 1 < argc && !strcmp (argv[i + 1], "cpu"))
+			device = BD_DEVICE_CPU, i++;
+		else if (!strcmp (argv[i], "--device") && i + 1 < argc && !strcmp (argv[i + 1], "cuda"))
+			device = BD_DEVICE_CUDA, i++;
+		else if (!strcmp (argv[i], "--pinned"))
+			pinned = true;
 		else {
 			fprintf (stderr, "session-run: unknown argument %s\n", argv[i]);
 			return 2;
@@ -56,17 +69,23 @@ main (int argc, char **argv)
 	bd_error err = { 0 };
 	bd_session_options o;
 	bd_session_options_init (&o);
-	o.device = BD_DEVICE_CPU;
+	o.device = device;
 	o.precision = precision;
 	o.threads = threads;
 	if (bd_model_open (argv[1], &model, &err) != BD_OK || bd_session_new (model, &o, &session, &err) != BD_OK) {
 		fprintf (stderr, "session-run: %s\n", err.message);
 		return 1;
 	}
-	uint8_t *alpha = malloc ((size_t) photo.width * photo.height);
+	size_t mask_bytes = (size_t) photo.width * photo.height, photo_bytes = photo.stride * photo.height;
+	uint8_t *alpha = pinned ? bd_session_host_alloc (session, mask_bytes) : malloc (mask_bytes);
+	uint8_t *pinned_photo = pinned ? bd_session_host_alloc (session, photo_bytes) : NULL;
 	double *ms = calloc ((size_t) runs, sizeof *ms);
-	if (!alpha || !ms)
+	if (!alpha || !ms || (pinned && !pinned_photo))
 		return 1;
+	if (pinned) {
+		memcpy (pinned_photo, photo.pixels, photo_bytes);
+		photo.pixels = pinned_photo;
+	}
 	for (int r = -1; r < runs; r++) {
 		double t0 = now_ms ();
 		if (bd_session_run (session, &photo, NULL, alpha, photo.width, &err) != BD_OK) {
@@ -77,11 +96,15 @@ main (int argc, char **argv)
 			ms[r] = now_ms () - t0;
 	}
 	qsort (ms, (size_t) runs, sizeof *ms, cmp_double);
-	printf ("photo=%ux%u device=\"%s\" precision=%s runs=%d median_ms=%.1f min_ms=%.1f\n", photo.width, photo.height,
-	        bd_session_device_description (session), precision == BD_PRECISION_FAST ? "fast" : "exact", runs,
-	        ms[runs / 2], ms[0]);
+	printf ("photo=%ux%u device=\"%s\" precision=%s%s runs=%d median_ms=%.2f min_ms=%.2f\n", photo.width,
+	        photo.height, bd_session_device_description (session), precision == BD_PRECISION_FAST ? "fast" : "exact",
+	        pinned ? " pinned" : "", runs, ms[runs / 2], ms[0]);
 	free (ms);
-	free (alpha);
+	if (pinned) {
+		bd_session_host_free (session, alpha);
+		bd_session_host_free (session, pinned_photo);
+	} else
+		free (alpha);
 	bd_session_free (session);
 	bd_model_free (model);
 	g_object_unref (loaded);

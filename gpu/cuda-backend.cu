@@ -586,7 +586,7 @@ cuda_host_alloc (bd_session *session, size_t size)
 }
 
 void
-cuda_host_free (bd_session *session, void *memory)
+cuda_host_free (bd_session *, void *memory)
 {
 	if (memory)
 		cudaFreeHost (memory);
