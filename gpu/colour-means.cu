@@ -20,8 +20,8 @@ struct grid_layout {
 /* Block sums of the photo and the mask (colour-means.c's block_row_task, the same order),
  * then their means and the first estimates (start_task). */
 __global__ void
-start_kernel (const uint8_t *photo, uint32_t channels, uint32_t width, uint32_t height, const uint8_t *alpha,
-              uint32_t f, uint32_t gw, uint32_t gh, float *img, float *est)
+start_kernel (const uint8_t *photo, uint32_t channels, size_t pitch, uint32_t width, uint32_t height,
+              const uint8_t *alpha, uint32_t f, uint32_t gw, uint32_t gh, float *img, float *est)
 {
 	size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= (size_t) gw * gh)
@@ -32,7 +32,7 @@ start_kernel (const uint8_t *photo, uint32_t channels, uint32_t width, uint32_t 
 	float s[5] = { 0, 0, 0, 0, 0 };
 	for (uint32_t y = y0; y < y1; y++)
 		for (uint32_t x = x0; x < x1; x++) {
-			const uint8_t *px = photo + ((size_t) y * width + x) * channels;
+			const uint8_t *px = photo + (size_t) y * pitch + (size_t) x * channels;
 			s[0] = __fadd_rn (s[0], (float) px[0]);
 			s[1] = __fadd_rn (s[1], (float) px[1]);
 			s[2] = __fadd_rn (s[2], (float) px[2]);
@@ -114,7 +114,7 @@ means_kernel (size_t n, const float *img, const float *sums, float *est, float *
 } // namespace
 
 bd_status
-bd_gpu_colour_means (const uint8_t *photo, uint32_t ch, const uint8_t *alpha, uint32_t w, uint32_t h,
+bd_gpu_colour_means (const uint8_t *photo, uint32_t ch, size_t pitch, const uint8_t *alpha, uint32_t w, uint32_t h,
                      uint32_t factor, const uint32_t *radii, int iterations, float **cells, size_t *cells_bytes,
                      bd_gpu_means_grid *grid, cudaStream_t stream, bd_error *error)
 {
@@ -126,7 +126,7 @@ bd_gpu_colour_means (const uint8_t *photo, uint32_t ch, const uint8_t *alpha, ui
 		return st;
 	float *c = *cells;
 	const unsigned threads = 256;
-	start_kernel<<<bd_div_up (n, threads), threads, 0, stream>>> (photo, ch, w, h, alpha, factor, gw, gh,
+	start_kernel<<<bd_div_up (n, threads), threads, 0, stream>>> (photo, ch, pitch, w, h, alpha, factor, gw, gh,
 	                                                               c + at.img, c + at.est);
 	BD_CUDA_CHECK_LAUNCH ();
 	for (int it = 0; it < iterations; it++) {

@@ -30,15 +30,15 @@ field_pos (uint32_t x, uint32_t factor, uint32_t n, uint32_t *i0, uint32_t *i1, 
 enum blend_over { OVER_NOTHING, OVER_COLOUR, OVER_OUT };
 
 __global__ void
-blend_kernel (const uint8_t *photo, uint32_t channels, uint32_t width, uint32_t height, const uint8_t *alpha,
-              const float *fg, const float *bg, uint32_t factor, uint32_t gw, uint32_t gh, blend_over over,
-              uchar4 colour, uint8_t *out)
+blend_kernel (const uint8_t *photo, uint32_t channels, size_t pitch, uint32_t width, uint32_t height,
+              const uint8_t *alpha, const float *fg, const float *bg, uint32_t factor, uint32_t gw, uint32_t gh,
+              blend_over over, uchar4 colour, uint8_t *out)
 {
 	size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= (size_t) width * height)
 		return;
 	uint32_t x = (uint32_t) (i % width), y = (uint32_t) (i / width);
-	const uint8_t *src = photo + i * channels;
+	const uint8_t *src = photo + (size_t) y * pitch + (size_t) x * channels;
 	uint32_t a = alpha[i];
 	uint8_t f[3] = { src[0], src[1], src[2] };
 	if (a > 0 && a < 255) {
@@ -93,14 +93,14 @@ round_kernel (size_t n, const float *bg, uint8_t *rgb)
 /* The photo blurred behind the person into b->out (composite.c's draw_blur): the background's
  * means on a grid of radius / 8 pixels a cell, to 8 bits, enlarged as bd_resample_rgb does. */
 bd_status
-draw_blur (bd_gpu_composite_buffers *b, cudaStream_t stream, uint32_t w, uint32_t h, uint32_t ch, float radius,
-           bd_error *error)
+draw_blur (bd_gpu_composite_buffers *b, cudaStream_t stream, uint32_t w, uint32_t h, uint32_t ch, size_t pitch,
+           float radius, bd_error *error)
 {
 	uint32_t f = radius > 8 ? (uint32_t) (radius / 8) : 1;
 	uint32_t r = (uint32_t) lroundf (radius / (float) f / 2.0f);
 	uint32_t radii[1] = { r > 0 ? r : 1 };
 	bd_gpu_means_grid grid;
-	bd_status st = bd_gpu_colour_means (b->photo, ch, b->alpha, w, h, f, radii, 1, &b->cells, &b->cells_bytes,
+	bd_status st = bd_gpu_colour_means (b->photo, ch, pitch, b->alpha, w, h, f, radii, 1, &b->cells, &b->cells_bytes,
 	                                    &grid, stream, error);
 	if (st != BD_OK)
 		return st;
@@ -123,22 +123,24 @@ bd_gpu_composite (bd_gpu_composite_buffers *b, cudaStream_t stream, const bd_ima
 {
 	uint32_t w = photo->width, h = photo->height, ch = photo->format == BD_PIXEL_RGBA8 ? 4 : 3;
 	size_t pixels = (size_t) w * h;
-	bd_status st = bd_gpu_grow ((void **) &b->photo, &b->photo_bytes, pixels * ch, error);
+	/* On the device the photo keeps the host's row pitch: one plain copy brings it up. */
+	size_t row = (size_t) w * ch, pitch = photo->stride;
+	bd_status st = bd_gpu_grow ((void **) &b->photo, &b->photo_bytes, pitch * (h - 1) + row, error);
 	if (st == BD_OK)
 		st = bd_gpu_grow ((void **) &b->alpha, &b->alpha_bytes, pixels, error);
 	if (st == BD_OK)
 		st = bd_gpu_grow ((void **) &b->out, &b->out_bytes, pixels * 4, error);
 	if (st != BD_OK)
 		return st;
-	BD_CUDA_CHECK (cudaMemcpy2DAsync (b->photo, (size_t) w * ch, photo->pixels, photo->stride, (size_t) w * ch, h,
-	                                  cudaMemcpyHostToDevice, stream));
-	BD_CUDA_CHECK (cudaMemcpy2DAsync (b->alpha, w, alpha, alpha_stride, w, h, cudaMemcpyHostToDevice, stream));
+	BD_CUDA_CHECK (bd_gpu_copy_rows (b->photo, pitch, photo->pixels, photo->stride, row, h, cudaMemcpyHostToDevice,
+	                                 stream));
+	BD_CUDA_CHECK (bd_gpu_copy_rows (b->alpha, w, alpha, alpha_stride, w, h, cudaMemcpyHostToDevice, stream));
 	blend_over over = OVER_NOTHING;
 	if (background->kind == BD_BACKGROUND_COLOR)
 		over = OVER_COLOUR;
 	else if (background->kind == BD_BACKGROUND_BLUR) {
 		over = OVER_OUT;
-		st = draw_blur (b, stream, w, h, ch, background->blur_radius, error);
+		st = draw_blur (b, stream, w, h, ch, pitch, background->blur_radius, error);
 		if (st != BD_OK)
 			return st;
 	}
@@ -146,16 +148,16 @@ bd_gpu_composite (bd_gpu_composite_buffers *b, cudaStream_t stream, const bd_ima
 	uint32_t factor, radii[2];
 	bd_composite_grid (w, h, &factor, radii);
 	bd_gpu_means_grid grid;
-	st = bd_gpu_colour_means (b->photo, ch, b->alpha, w, h, factor, radii, 2, &b->cells, &b->cells_bytes, &grid,
+	st = bd_gpu_colour_means (b->photo, ch, pitch, b->alpha, w, h, factor, radii, 2, &b->cells, &b->cells_bytes, &grid,
 	                          stream, error);
 	if (st != BD_OK)
 		return st;
 	uchar4 colour = make_uchar4 (background->color[0], background->color[1], background->color[2], background->color[3]);
-	blend_kernel<<<bd_div_up (pixels, 256), 256, 0, stream>>> (b->photo, ch, w, h, b->alpha, grid.fg, grid.bg, factor,
-	                                                            grid.w, grid.h, over, colour, b->out);
+	blend_kernel<<<bd_div_up (pixels, 256), 256, 0, stream>>> (b->photo, ch, pitch, w, h, b->alpha, grid.fg, grid.bg,
+	                                                            factor, grid.w, grid.h, over, colour, b->out);
 	BD_CUDA_CHECK_LAUNCH ();
-	BD_CUDA_CHECK (cudaMemcpy2DAsync (out, out_stride, b->out, (size_t) w * 4, (size_t) w * 4, h,
-	                                  cudaMemcpyDeviceToHost, stream));
+	BD_CUDA_CHECK (bd_gpu_copy_rows (out, out_stride, b->out, (size_t) w * 4, (size_t) w * 4, h,
+	                                 cudaMemcpyDeviceToHost, stream));
 	BD_CUDA_CHECK (cudaStreamSynchronize (stream));
 	return BD_OK;
 }

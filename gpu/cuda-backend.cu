@@ -515,18 +515,19 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 		return st;
 	gpu_photo *ph = &s->photo;
 	uint32_t ch = photo->format == BD_PIXEL_RGBA8 ? 4 : 3;
-	size_t row = (size_t) photo->width * ch, low = (size_t) lb.sw * lb.sh;
+	/* On the device the photo keeps the host's row pitch: one plain copy brings it up. */
+	size_t row = (size_t) photo->width * ch, pitch = photo->stride, low = (size_t) lb.sw * lb.sh;
 	/* scratch: the guided filter's statistics and their means (13 + 13), coefficients (4 + 4). */
-	if ((st = bd_gpu_grow ((void **) &ph->pixels, &ph->pixels_bytes, row * photo->height, error)) != BD_OK ||
+	if ((st = bd_gpu_grow ((void **) &ph->pixels, &ph->pixels_bytes, pitch * (photo->height - 1) + row, error)) != BD_OK ||
 	    (st = bd_gpu_grow ((void **) &ph->alpha, &ph->alpha_bytes, (size_t) photo->width * photo->height, error)) != BD_OK ||
 	    (st = bd_gpu_grow ((void **) &ph->rgb_low, &ph->rgb_low_bytes, low * 3 * sizeof (float), error)) != BD_OK ||
 	    (st = bd_gpu_grow ((void **) &ph->scratch, &ph->scratch_bytes, low * 34 * sizeof (float), error)) != BD_OK)
 		return st;
 
-	BD_CUDA_CHECK (cudaMemcpy2DAsync (ph->pixels, row, photo->pixels, photo->stride, row, photo->height,
-	                                  cudaMemcpyHostToDevice, s->stream));
+	BD_CUDA_CHECK (bd_gpu_copy_rows (ph->pixels, pitch, photo->pixels, photo->stride, row, photo->height,
+	                                 cudaMemcpyHostToDevice, s->stream));
 	bd_gpu_letterbox_params lp = {
-		ph->pixels, photo->width, photo->height, ch, row, lb,
+		ph->pixels, photo->width, photo->height, ch, pitch, lb,
 		{ m->mean[0], m->mean[1], m->mean[2] }, { m->std[0], m->std[1], m->std[2] },
 		p->image.view, ph->rgb_low, false,
 	};
@@ -546,15 +547,15 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 			st = bd_gpu_mirror_average (p->prob, lb, p2->prob, lb2, s->stream, error);
 	}
 	bd_gpu_upsample_params up = {
-		p->prob, lb, ph->rgb_low, ph->pixels, photo->width, photo->height, ch, row,
+		p->prob, lb, ph->rgb_low, ph->pixels, photo->width, photo->height, ch, pitch,
 		opts->refine_edges != 0, ph->scratch, ph->alpha,
 	};
 	if (st == BD_OK)
 		st = bd_gpu_upsample_alpha (&up, s->stream, error);
 	if (st != BD_OK)
 		return st;
-	BD_CUDA_CHECK (cudaMemcpy2DAsync (alpha, alpha_stride, ph->alpha, photo->width, photo->width, photo->height,
-	                                  cudaMemcpyDeviceToHost, s->stream));
+	BD_CUDA_CHECK (bd_gpu_copy_rows (alpha, alpha_stride, ph->alpha, photo->width, photo->width, photo->height,
+	                                 cudaMemcpyDeviceToHost, s->stream));
 	BD_CUDA_CHECK (cudaStreamSynchronize (s->stream));
 	if (opts->progress)
 		opts->progress (1.0f, opts->user_data);
