@@ -2,8 +2,9 @@
 /* core/image/colour-means.c on the device. Every float step is the host's, in the host's order,
  * with rounded operations that the compiler may not fuse (__fadd_rn and friends), so the means
  * are the host's to the bit. The grid is small (at most 768 cells on the long side for a
- * composite): a thread a cell, and for the box passes a thread a line and channel, running
- * the host's sums along it. */
+ * composite): a thread a cell, and for the box passes a block a line (a thread a line where a
+ * line is too long for shared memory), with a thread a channel running the host's sums along
+ * it. */
 #include "colour-means.cuh"
 
 namespace {
@@ -91,6 +92,39 @@ box_kernel (const float *src, float *dst, uint32_t lines, uint32_t n, size_t lin
 	}
 }
 
+/* The same pass with a block a line, for lines that fit in shared memory: the block brings
+ * the line's samples in together (coalesced), then a thread a channel runs the host's sums
+ * from there. The thread a line above waits on global memory at every step: 96 µs a pass on
+ * a 1 MP photo's grid by Nsight Systems, 12 passes a cut-out. */
+constexpr uint32_t STAGED_MAX = (48u * 1024u) / (K * sizeof (float));   /* samples a line */
+
+__global__ void
+box_staged_kernel (const float *src, float *dst, uint32_t n, size_t line_step, size_t sample_step, uint32_t r)
+{
+	extern __shared__ float line[];   /* n samples of K channels */
+	size_t base = (size_t) blockIdx.x * line_step;
+	for (uint32_t t = threadIdx.x; t < n * K; t += blockDim.x)
+		line[t] = src[base + (size_t) (t / K) * sample_step + t % K];
+	__syncthreads ();
+	uint32_t k = threadIdx.x;
+	if (k >= K)
+		return;
+	const float *in = line + k;
+	float *out = dst + base + k;
+	uint32_t last = r < n ? r : n - 1;
+	float sum = __fadd_rn (__fmul_rn ((float) r, in[0]), __fmul_rn ((float) (r - last), in[(size_t) (n - 1) * K]));
+	for (uint32_t j = 0; j <= last; j++)
+		sum = __fadd_rn (sum, in[(size_t) j * K]);
+	float scale = __fdiv_rn (1.0f, (float) (2 * (uint64_t) r + 1));
+	for (uint32_t j = 0; j < n; j++) {
+		int64_t add = (int64_t) j + r + 1, drop = (int64_t) j - r;
+		float vi = in[(size_t) (add >= n ? n - 1 : add) * K];
+		float vo = in[(size_t) (drop < 0 ? 0 : drop) * K];
+		out[(size_t) j * sample_step] = __fmul_rn (sum, scale);
+		sum = __fadd_rn (sum, __fsub_rn (vi, vo));
+	}
+}
+
 /* Each side's window mean, and the next estimates (means_task). */
 __global__ void
 means_kernel (size_t n, const float *img, const float *sums, float *est, float *fg, float *bg)
@@ -140,8 +174,12 @@ bd_gpu_colour_means (const uint8_t *photo, uint32_t ch, size_t pitch, const uint
 			bool rows = pass < 3;
 			uint32_t lines = rows ? gh : gw, len = rows ? gw : gh;
 			size_t line_step = rows ? (size_t) gw * K : K, sample_step = rows ? K : (size_t) gw * K;
-			box_kernel<<<bd_div_up ((size_t) lines * K, 64), 64, 0, stream>>> (from, to, lines, len, line_step,
-			                                                                   sample_step, r);
+			if (len <= STAGED_MAX)
+				box_staged_kernel<<<lines, 128, (size_t) len * K * sizeof (float), stream>>> (from, to, len, line_step,
+				                                                                           sample_step, r);
+			else
+				box_kernel<<<bd_div_up ((size_t) lines * K, 64), 64, 0, stream>>> (from, to, lines, len, line_step,
+				                                                                   sample_step, r);
 			BD_CUDA_CHECK_LAUNCH ();
 			float *t = from;
 			from = to;
