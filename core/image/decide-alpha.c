@@ -22,7 +22,7 @@
 #define STRIP_ROWS 64
 
 typedef struct {
-	const uint8_t *src;  /* the mask before the pass, rows `width` apart */
+	uint8_t *src;        /* a copy of the mask before the pass, rows `width` apart */
 	uint8_t *alpha;
 	uint32_t width, height, radius;
 	size_t   stride;
@@ -123,7 +123,7 @@ copy_strip (void *data, size_t strip)
 	decide_job *job = data;
 	uint32_t y0 = (uint32_t) strip * STRIP_ROWS, y1 = y0 + STRIP_ROWS < job->height ? y0 + STRIP_ROWS : job->height;
 	for (uint32_t y = y0; y < y1; y++)
-		memcpy ((uint8_t *) job->src + (size_t) y * job->width, job->alpha + (size_t) y * job->stride, job->width);
+		memcpy (job->src + (size_t) y * job->width, job->alpha + (size_t) y * job->stride, job->width);
 }
 
 bd_status
