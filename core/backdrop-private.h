@@ -188,4 +188,10 @@ void            bd_thread_pool_free  (bd_thread_pool *pool);
 int             bd_thread_pool_size  (const bd_thread_pool *pool);
 void            bd_thread_pool_run   (bd_thread_pool *pool, size_t count, bd_task_fn fn, void *ctx);
 
+/* The x86-64 level whose build of the per-level loops (the convolution's rows, the temporal
+ * filter's) this CPU runs; BACKDROP_CPU_KERNEL=generic|v3 picks a lesser one, so that the
+ * tests can check every build on one machine (core/cpu-level.c). */
+typedef enum { BD_CPU_GENERIC, BD_CPU_X86_64_V3, BD_CPU_X86_64_V4 } bd_cpu_level;
+bd_cpu_level    bd_cpu_level_get     (void);
+
 uint32_t bd_crc32 (uint32_t crc, const void *data, size_t size);

@@ -9,22 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The best build of the band worker this CPU runs; BACKDROP_CPU_KERNEL=generic|v3 picks a
- * lesser one (as for the convolution), so the tests can hold every build to the same bytes. */
+/* The build of the band worker for this CPU's level (bd_cpu_level_get), which the tests
+ * force in turn to hold every build to the same bytes. */
 static void (*pick_band (void)) (void *, size_t)
 {
-	const char *force = getenv ("BACKDROP_CPU_KERNEL");
-	if (force && strcmp (force, "generic") == 0)
-		return bd_temporal_band_generic;
+	switch (bd_cpu_level_get ()) {
 #if defined(BD_HAVE_X86_KERNELS)
-	__builtin_cpu_init ();
-	bool v3 = __builtin_cpu_supports ("x86-64-v3");
-	if (__builtin_cpu_supports ("x86-64-v4") && !(force && strcmp (force, "v3") == 0))
+	case BD_CPU_X86_64_V4:
 		return bd_temporal_band_x86_64_v4;
-	if (v3)
+	case BD_CPU_X86_64_V3:
 		return bd_temporal_band_x86_64_v3;
 #endif
-	return bd_temporal_band_generic;
+	default:
+		return bd_temporal_band_generic;
+	}
 }
 
 /* The masks' checks, then the bands of @job (its frames and size set) on @pool. */

@@ -94,23 +94,20 @@ conv_task (void *data, size_t index)
 	}
 }
 
-/* The best kernel this CPU runs; BACKDROP_CPU_KERNEL=generic|v3 picks a lesser one, so the
- * tests can check every build of the kernel on one machine. */
+/* The build of the kernel for this CPU's level (bd_cpu_level_get). */
 static bd_conv_row_fn
 pick_row_kernel (void)
 {
-	const char *force = getenv ("BACKDROP_CPU_KERNEL");
-	if (force && strcmp (force, "generic") == 0)
-		return bd_conv_row_generic;
+	switch (bd_cpu_level_get ()) {
 #if defined(BD_HAVE_X86_KERNELS)
-	__builtin_cpu_init ();
-	bool v3 = __builtin_cpu_supports ("x86-64-v3");
-	if (__builtin_cpu_supports ("x86-64-v4") && !(force && strcmp (force, "v3") == 0))
+	case BD_CPU_X86_64_V4:
 		return bd_conv_row_x86_64_v4;
-	if (v3)
+	case BD_CPU_X86_64_V3:
 		return bd_conv_row_x86_64_v3;
 #endif
-	return bd_conv_row_generic;
+	default:
+		return bd_conv_row_generic;
+	}
 }
 
 void
