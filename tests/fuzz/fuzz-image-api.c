@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the library's image functions with caller-supplied sizes, strides,
- * formats and options. Buffers are exactly as large as the sizes and strides claim, so ASan
- * sees any access outside them; a stride that cannot address its rows must be refused. */
+ * formats and options, video's temporal filter too. Buffers are exactly as large as the sizes
+ * and strides claim, so ASan sees any access outside them; a stride that cannot address its
+ * rows must be refused. */
 #include "image/image.h"
 #include "synthetic-model.h"
 
@@ -145,6 +146,42 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 	                        : bd_composite_on_pool (pool, &photo, alpha, alpha_stride, &bg, out, out_stride, NULL);
 	if (st == BD_OK && (!pv || !ov || bg.kind > BD_BACKGROUND_IMAGE))
 		abort ();
+
+	/* Video's temporal filter: the photo's luma plane, the map of change against a plane of
+	 * its own bytes, the blend by the map into the mask, each with a fuzzed stride. */
+	if (!pv)
+		goto done;
+	size_t luma_stride = take_stride (&r, w), change_stride = w + take (&r, 1) % 4 - 1;
+	bool lv, skip4;
+	uint8_t *luma = buffer_for (w, h, luma_stride, &lv, &skip4);
+	size_t extent = lv && !skip4 ? luma_stride * (h - 1) + w : 0;   /* a second plane's, the same */
+	uint8_t *other = extent ? malloc (extent) : NULL;
+	uint16_t *change = malloc ((change_stride ? change_stride : 1) * h * sizeof *change);
+	if (!skip4 && luma && change && (!lv || other)) {
+		st = bd_luma_on_pool (pool, &photo, luma, luma_stride, NULL);
+		if ((st == BD_OK) != lv)
+			abort ();
+		if (lv) {
+			for (size_t i = 0; i < extent; i++)
+				other[i] = (uint8_t) take (&r, 1);
+			st = bd_temporal_change_luma_on_pool (pool, luma, other, luma_stride, w, h, change, change_stride, NULL);
+			if ((st == BD_OK) != (change_stride >= w))
+				abort ();
+			if (st == BD_OK) {
+				for (size_t i = 0; i < change_stride * h; i++)
+					if (i % change_stride < w && change[i] > 25 * 255)
+						abort ();
+				/* The other frame's mask: the second plane's bytes. */
+				st = bd_temporal_blend_change_on_pool (pool, change, change_stride, w, h, other, luma_stride, alpha,
+				                                       alpha_stride, (float) (take (&r, 1) % 101) / 100.0f, NULL);
+				if (st != BD_OK)
+					abort ();
+			}
+		}
+	}
+	free (luma);
+	free (other);
+	free (change);
 done:
 	free (photo_px);
 	free (alpha);
