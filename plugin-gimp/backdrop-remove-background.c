@@ -20,6 +20,7 @@
 #include "backdrop.h"
 #include "bd-library.h"
 #include "preview.h"
+#include "segment-layers.h"
 
 #define PLUG_IN_PROC   "plug-in-backdrop-remove-background"
 /* The same, found under Select ▸ Person, with the selection as its output. */
@@ -33,26 +34,6 @@ typedef enum
   OUTPUT_LAYER,
   OUTPUT_SELECTION,
 } Output;
-
-/* One layer to segment, and its person mask once segmented. */
-typedef struct
-{
-  GimpLayer *layer;
-  gchar     *name;
-  gint       x, y;          /* offsets in the image */
-  gint       width, height;
-  guint8    *alpha;         /* width x height, 255 = person */
-} Job;
-
-/* Maps the library's per-layer fraction onto GIMP's progress bar. */
-typedef struct
-{
-  GThread *thread;          /* the plug-in's own: only it may talk to GIMP */
-  gdouble  start;
-  gdouble  span;
-  gdouble  shown;
-} Progress;
-
 
 #define BACKDROP_TYPE_PLUG_IN (backdrop_plug_in_get_type ())
 G_DECLARE_FINAL_TYPE (BackdropPlugIn, backdrop_plug_in, BACKDROP, PLUG_IN, GimpPlugIn)
@@ -311,41 +292,6 @@ format_with_type (const Babl  *format,
   return result;
 }
 
-/* The layer as 8-bit sRGB (alpha too when it has one), the way the library takes photos. */
-static guint8 *
-read_photo (Job       *job,
-            gboolean   with_alpha,
-            bd_image  *photo,
-            GError   **error)
-{
-  const Babl *format = babl_format (with_alpha ? "R'G'B'A u8" : "R'G'B' u8");
-  gsize       bpp    = with_alpha ? 4 : 3;
-  GeglBuffer *buffer;
-  guint8     *pixels;
-
-  pixels = g_try_malloc ((gsize) job->width * job->height * bpp);
-  if (! pixels)
-    {
-      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                   _("Not enough memory to read the %d × %d layer “%s”."),
-                   job->width, job->height, job->name);
-      return NULL;
-    }
-
-  buffer = gimp_drawable_get_buffer (GIMP_DRAWABLE (job->layer));
-  gegl_buffer_get (buffer, GEGL_RECTANGLE (0, 0, job->width, job->height), 1.0,
-                   format, pixels, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-  g_object_unref (buffer);
-
-  photo->pixels = pixels;
-  photo->width  = job->width;
-  photo->height = job->height;
-  photo->stride = (gsize) job->width * bpp;
-  photo->format = with_alpha ? BD_PIXEL_RGBA8 : BD_PIXEL_RGB8;
-
-  return pixels;
-}
-
 /* Writes @alpha (rows @stride apart) into @rect of a mask or channel, through its shadow
  * buffer so that replacing an existing mask can be undone. */
 static void
@@ -415,28 +361,6 @@ multiply_alpha (GimpDrawable *drawable,
 
 /* ---- segmentation ---------------------------------------------------------------------- */
 
-static int
-report_progress (float  fraction,
-                 void  *user_data)
-{
-  Progress *progress = user_data;
-  gdouble   value    = progress->start + progress->span * CLAMP (fraction, 0.0f, 1.0f);
-
-  /* libgimp's pipe to GIMP is not thread-safe; a report from a worker waits for the next. */
-  if (g_thread_self () != progress->thread)
-    return 0;
-
-  if (value - progress->shown >= 0.005 || fraction >= 1.0f)
-    {
-      progress->shown = value;
-      /* Fails only when GIMP has gone away: stop working for nobody. */
-      if (! gimp_progress_update (value))
-        return 1;
-    }
-
-  return 0;
-}
-
 /* The model file: the procedure's argument, else NULL for the programs' default
  * (bd-library.h). */
 static gchar *
@@ -465,8 +389,7 @@ segment (GimpProcedureConfig *config,
   bd_model           *model   = NULL;
   bd_session         *session = NULL;
   bd_session_options  session_options;
-  bd_run_options      run_options;
-  bd_error            bd      = { 0 };
+  SegmentSettings     settings;
   gchar              *path    = model_path (config);
   gboolean            refine, all_people;
   gdouble             threshold, feather;
@@ -490,58 +413,13 @@ segment (GimpProcedureConfig *config,
   if (! bd_library_new_session (model, &session_options, &session, error))
     goto out;
 
-  for (guint i = 0; i < n_jobs; i++)
-    {
-      Job      *job   = &jobs[i];
-      gboolean  has_a = gimp_drawable_has_alpha (GIMP_DRAWABLE (job->layer));
-      Progress  progress = { g_thread_self (), (gdouble) i / n_jobs, 1.0 / n_jobs,
-                             (gdouble) i / n_jobs };
-      bd_image  photo;
-      guint8   *pixels;
-      bd_status status;
-
-      /* TRANSLATORS: %s are a layer's name, then the processor, e.g. "NVIDIA H200". */
-      gimp_progress_set_text_printf (_("Removing the background of “%s” (%s)"),
-                                     job->name, bd_session_device_description (session));
-
-      job->alpha = g_try_malloc ((gsize) job->width * job->height);
-      pixels     = job->alpha ? read_photo (job, has_a, &photo, error) : NULL;
-      if (! pixels)
-        {
-          if (! job->alpha)
-            g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                         _("Not enough memory for the mask of “%s”."), job->name);
-          goto out;
-        }
-
-      bd_run_options_init (&run_options);
-      run_options.refine_edges      = refine;
-      run_options.main_subject_only = ! all_people;
-      run_options.progress          = report_progress;
-      run_options.user_data         = &progress;
-
-      status = bd_session_run (session, &photo, &run_options, job->alpha, job->width, &bd);
-      if (status == BD_OK && (threshold > 0.0 || feather > 0.0))
-        status = bd_session_mask_adjust (session, job->alpha, job->width, job->height, job->width,
-                                         threshold > 0.0 ? threshold : -1.0f, feather, &bd);
-
-      /* A selection holds what can be seen: the person where the layer is not transparent. */
-      if (status == BD_OK && output == OUTPUT_SELECTION && has_a)
-        for (gsize p = 0; p < (gsize) job->width * job->height; p++)
-          job->alpha[p] = (job->alpha[p] * pixels[p * 4 + 3] + 127) / 255;
-
-      g_free (pixels);
-
-      if (status != BD_OK)
-        {
-          gchar *context = g_strdup_printf (_("Could not remove the background of “%s”"),
-                                            job->name);
-
-          bd_library_set_error (error, &bd, context);
-          g_free (context);
-          goto out;
-        }
-    }
+  settings.refine     = refine;
+  settings.all_people = all_people;
+  settings.threshold  = threshold;
+  settings.feather    = feather;
+  settings.selection  = output == OUTPUT_SELECTION;
+  if (! segment_layers (session, &settings, jobs, n_jobs, error))
+    goto out;
 
   success = TRUE;
 
