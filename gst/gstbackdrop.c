@@ -62,14 +62,18 @@ struct _GstBackdrop {
 };
 
 struct Lane {
-	GstBackdrop *self;
-	bd_session  *session;
-	GThread     *thread;
+	GstBackdrop       *self;
+	bd_session        *session;
+	GThread           *thread;
+	GstVideoConverter *to_rgba;    /* the lane's own (a converter is for one thread at a time) */
 };
 
 /* A frame at a network lane, with its place in the stream's order. */
 typedef struct {
+	GstBackdrop  *self;
 	BdVideoFrame *frame;
+	GstVideoFrame in;              /* its input, mapped until the lane has filled the frame */
+	gboolean      mapped;
 	guint64       seq;
 	GError       *error;           /* its network's failure */
 } LaneJob;
@@ -78,6 +82,11 @@ static void
 lane_job_free (gpointer data)
 {
 	LaneJob *job = data;
+	if (job->mapped) {
+		/* Never filled: say so anyway, or the next frame's preparation would wait for it. */
+		gst_video_frame_unmap (&job->in);
+		bd_video_stream_frame_filled (job->self->stream, job->frame);
+	}
 	bd_video_frame_free (job->frame);
 	g_clear_error (&job->error);
 	g_free (job);
@@ -204,8 +213,31 @@ apply_settings (GstBackdrop *self, GError **error)
 	return TRUE;
 }
 
-/* A network lane's thread: frames from the streaming thread through its session, back in the
- * order they finish. */
+/* @f's pixels from the input frame @in: converted to RGBA by @to_rgba, or copied row by row
+ * when the input is RGBA already (@to_rgba NULL). */
+static void
+fill_frame (GstBackdrop *self, GstVideoConverter *to_rgba, GstVideoFrame *in, BdVideoFrame *f)
+{
+	guint8 *pixels = bd_video_frame_get_pixels (f);
+	if (to_rgba) {
+		GstVideoFrame out;
+		gsize size = GST_VIDEO_INFO_SIZE (&self->rgba_info);
+		GstBuffer *wrap = gst_buffer_new_wrapped_full (0, pixels, size, 0, size, NULL, NULL);
+		gst_video_frame_map (&out, &self->rgba_info, wrap, GST_MAP_WRITE);
+		gst_video_converter_frame (to_rgba, in, &out);
+		gst_video_frame_unmap (&out);
+		gst_buffer_unref (wrap);
+	} else {
+		const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (in, 0);
+		gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, 0);
+		gsize row = (gsize) GST_VIDEO_INFO_WIDTH (&self->rgba_info) * 4;
+		for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT (&self->rgba_info); y++)
+			memcpy (pixels + y * row, src + y * stride, row);
+	}
+}
+
+/* A network lane's thread: frames from the streaming thread filled from their input and
+ * through its session, back in the order they finish. */
 static gpointer
 lane_main (gpointer data)
 {
@@ -213,6 +245,10 @@ lane_main (gpointer data)
 	GstBackdrop *self = lane->self;
 	LaneJob *job;
 	while ((job = bd_frame_queue_pop (self->to_lanes, NULL))) {
+		fill_frame (self, lane->to_rgba, &job->in, job->frame);
+		gst_video_frame_unmap (&job->in);
+		job->mapped = FALSE;
+		bd_video_stream_frame_filled (self->stream, job->frame);
 		bd_video_stream_prepare_frame (self->stream, job->frame, lane->session, &job->error);
 		bd_frame_queue_push (self->from_lanes, job);
 	}
@@ -225,9 +261,11 @@ lanes_stop (GstBackdrop *self)
 {
 	if (self->to_lanes)
 		bd_frame_queue_close (self->to_lanes);
-	for (guint i = 0; i < self->n_lanes; i++)
+	for (guint i = 0; i < self->n_lanes; i++) {
 		if (self->lane[i].thread)
 			g_thread_join (self->lane[i].thread);
+		g_clear_pointer (&self->lane[i].to_rgba, gst_video_converter_free);
+	}
 	g_clear_pointer (&self->lane, g_free);
 	self->n_lanes = 0;
 	bd_frame_queue_free (g_steal_pointer (&self->to_lanes), lane_job_free);
@@ -373,6 +411,13 @@ gst_backdrop_stop (GstBaseTransform *bt)
 	return TRUE;
 }
 
+static GstVideoConverter *
+to_rgba_new (GstVideoInfo *in_info, GstVideoInfo *rgba_info, guint threads)
+{
+	return gst_video_converter_new (in_info, rgba_info,
+		gst_structure_new ("options", GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT, threads, NULL));
+}
+
 static gboolean
 gst_backdrop_set_info (GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in_info,
                        GstCaps *outcaps, GstVideoInfo *out_info)
@@ -394,11 +439,20 @@ gst_backdrop_set_info (GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in
 	self->rgba_info.par_n = in_info->par_n;
 	self->rgba_info.par_d = in_info->par_d;
 	self->rgba_info.interlace_mode = in_info->interlace_mode;
+	/* The streaming thread converts with every core; with lanes, each lane converts its own
+	 * frames with its share of them, and the streaming thread only maps the input. Caps
+	 * change after a drain, so no lane is converting now. */
+	for (guint i = 0; i < self->n_lanes; i++)
+		g_clear_pointer (&self->lane[i].to_rgba, gst_video_converter_free);
 	if (GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_FORMAT_RGBA) {
-		self->to_rgba = gst_video_converter_new (in_info, &self->rgba_info,
-			gst_structure_new ("options", GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT,
-			                   (guint) g_get_num_processors (), NULL));
-		if (!self->to_rgba) {
+		guint cores = g_get_num_processors ();
+		gboolean ok = TRUE;
+		if (self->n_lanes == 0)
+			ok = (self->to_rgba = to_rgba_new (in_info, &self->rgba_info, cores)) != NULL;
+		for (guint i = 0; i < self->n_lanes && ok; i++)
+			ok = (self->lane[i].to_rgba = to_rgba_new (in_info, &self->rgba_info,
+			                                           MAX (cores / self->n_lanes, 1))) != NULL;
+		if (!ok) {
 			GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Cannot convert %s video to RGBA"),
 			                   gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info))), (NULL));
 			return FALSE;
@@ -449,35 +503,23 @@ take_frame (GstBackdrop *self, GstBuffer *in)
 	}
 	/* The map holds a reference of its own: @in may go with a frame that fails. */
 	BdVideoFrame *f = bd_video_stream_frame_new (self->stream, in, (GDestroyNotify) gst_buffer_unref, &error);
-	if (f) {
-		guint8 *pixels = bd_video_frame_get_pixels (f);
-		if (self->to_rgba) {
-			GstVideoFrame out;
-			gsize size = GST_VIDEO_INFO_SIZE (&self->rgba_info);
-			GstBuffer *wrap = gst_buffer_new_wrapped_full (0, pixels, size, 0, size, NULL, NULL);
-			gst_video_frame_map (&out, &self->rgba_info, wrap, GST_MAP_WRITE);
-			gst_video_converter_frame (self->to_rgba, &frame, &out);
-			gst_video_frame_unmap (&out);
-			gst_buffer_unref (wrap);
-		} else {
-			const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
-			gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
-			gsize row = (gsize) GST_VIDEO_INFO_WIDTH (&self->rgba_info) * 4;
-			for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT (&self->rgba_info); y++)
-				memcpy (pixels + y * row, src + y * stride, row);
-		}
-	}
-	gst_video_frame_unmap (&frame);
 	if (f && self->n_lanes) {
-		/* Its network on a lane; the frames back from the lanes go into the stream, waiting
-		 * only while more than one a lane is out. */
+		/* Filled and its network run on a lane; the frames back from the lanes go into the
+		 * stream, waiting only while more than one a lane is out. */
+		bd_video_stream_frame_fill_later (self->stream, f);
 		LaneJob *job = g_new0 (LaneJob, 1);
+		job->self = self;
 		job->frame = f;
+		job->in = frame;
+		job->mapped = TRUE;
 		job->seq = self->sent++;
 		bd_frame_queue_push (self->to_lanes, job);
 		self->frames_in++;
 		return lanes_collect (self, self->n_lanes);
 	}
+	if (f)
+		fill_frame (self, self->to_rgba, &frame, f);
+	gst_video_frame_unmap (&frame);
 	if (!f || !bd_video_stream_add_frame (self->stream, f, &error)) {
 		GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Frame %llu failed: %s"), (unsigned long long) self->frames_in,
 		                   error->message), (NULL));

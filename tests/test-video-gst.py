@@ -146,20 +146,23 @@ def davis_clip():
 
 def lanes_same_frames():
     """lanes=3 (the networks of several frames at once, on CPU sessions here) gives every frame
-    as lanes=0 does, in order, with the look-ahead and the filter on."""
+    as lanes=0 does, in order, with the look-ahead and the filter on: from RGBA, which a lane
+    copies, and from I420, which a lane converts while the next frame is made."""
     frames, why = davis_frames("lucia", 10)
     if not frames:
         return why
     with tempfile.TemporaryDirectory() as d:
         clip = make_clip(frames, d, "-vf", "scale=320:-2", "-b:v", "2M")
-        out = {}
-        for lanes in (0, 3):
-            raw = os.path.join(d, "mask%d.raw" % lanes)
-            launch("filesrc location=%s ! matroskademux ! vp8dec ! videoconvert ! backdrop device=cpu output=mask "
-                   "latency=1 lanes=%d model=%s ! filesink location=%s" % (clip, lanes, MODEL, raw))
-            out[lanes] = open(raw, "rb").read()
-        assert len(out[0]) > 0 and (np.frombuffer(out[0], np.uint8) > 128).mean() > 0.02, "no person in the masks"
-        assert out[0] == out[3], "lanes=3 changed the frames (%d and %d bytes)" % (len(out[0]), len(out[3]))
+        for fmt in ("RGBA", "I420"):
+            out = {}
+            for lanes in (0, 3):
+                raw = os.path.join(d, "mask%s%d.raw" % (fmt, lanes))
+                launch("filesrc location=%s ! matroskademux ! vp8dec ! videoconvert ! video/x-raw,format=%s "
+                       "! backdrop device=cpu output=mask latency=1 lanes=%d model=%s ! filesink location=%s"
+                       % (clip, fmt, lanes, MODEL, raw))
+                out[lanes] = open(raw, "rb").read()
+            assert len(out[0]) > 0 and (np.frombuffer(out[0], np.uint8) > 128).mean() > 0.02, "no person in the masks"
+            assert out[0] == out[3], "lanes=3 changed the %s frames (%d and %d bytes)" % (fmt, len(out[0]), len(out[3]))
 
 
 def live_pipeline():

@@ -30,6 +30,7 @@ struct _BdVideoFrame {
 	guint64        serial, change_serial;   /* the frame's number; 0: no change made */
 	BdVideoFrame  *previous;  /* the frame made before it (a reference), until prepared */
 	gboolean       prepared;  /* raw, luma and change made */
+	gboolean       unfilled;  /* filled later, elsewhere (bd_video_stream_frame_fill_later); under fill_lock */
 	gboolean       all_people; /* the setting when the frame was made: its network's */
 	gpointer       tag;
 	GDestroyNotify tag_free;
@@ -50,6 +51,8 @@ struct _BdVideoStream {
 	guint8         *edited;     /* scratch: the mask after threshold and feather */
 	GAsyncQueue    *spares;     /* frames freed, their buffers ready for new ones */
 	BdVideoFrame   *newest;     /* the frame made last (a reference): the next one's previous */
+	GMutex          fill_lock;  /* frames filled later: the next frame's preparation waits */
+	GCond           filled;
 	guint64         serial;     /* the number of the frame made last */
 };
 
@@ -128,6 +131,8 @@ bd_video_stream_new (bd_session *session, guint width, guint height)
 	s->last_alpha = g_malloc ((gsize) width * height);
 	s->edited = g_malloc ((gsize) width * height);
 	s->spares = g_async_queue_new_full (frame_buffers_free);
+	g_mutex_init (&s->fill_lock);
+	g_cond_init (&s->filled);
 	return s;
 }
 
@@ -150,6 +155,8 @@ bd_video_stream_free (BdVideoStream *stream)
 	g_free (stream->last_alpha);
 	g_free (stream->edited);
 	g_async_queue_unref (stream->spares);
+	g_mutex_clear (&stream->fill_lock);
+	g_cond_clear (&stream->filled);
 	g_free (stream);
 }
 
@@ -218,10 +225,12 @@ bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify t
 	}
 	f->refs = 1;
 	f->prepared = FALSE;
+	f->unfilled = FALSE;
 	f->luma_made = 0;
 	f->serial = ++s->serial;
 	f->change_serial = 0;
-	/* The frame before is filled by now (frames are made in turn, each filled first). */
+	/* The frame before is filled by now (frames are made in turn, each filled first), or will
+	 * say when it is (bd_video_stream_frame_fill_later). */
 	f->previous = g_steal_pointer (&s->newest);
 	g_atomic_int_inc (&f->refs);
 	s->newest = f;
@@ -236,6 +245,33 @@ guint8 *
 bd_video_frame_get_pixels (BdVideoFrame *frame)
 {
 	return frame->rgba;
+}
+
+void
+bd_video_stream_frame_fill_later (BdVideoStream *stream, BdVideoFrame *frame)
+{
+	g_mutex_lock (&stream->fill_lock);
+	frame->unfilled = TRUE;
+	g_mutex_unlock (&stream->fill_lock);
+}
+
+void
+bd_video_stream_frame_filled (BdVideoStream *stream, BdVideoFrame *frame)
+{
+	g_mutex_lock (&stream->fill_lock);
+	frame->unfilled = FALSE;
+	g_cond_broadcast (&stream->filled);
+	g_mutex_unlock (&stream->fill_lock);
+}
+
+/* Waits until @frame's pixels are in (at once unless it is filled elsewhere). */
+static void
+wait_filled (BdVideoStream *s, BdVideoFrame *frame)
+{
+	g_mutex_lock (&s->fill_lock);
+	while (frame->unfilled)
+		g_cond_wait (&s->filled, &s->fill_lock);
+	g_mutex_unlock (&s->fill_lock);
 }
 
 /* @frame's luma plane, made once: by its own lane or by the next frame's, whichever comes
@@ -261,6 +297,7 @@ bd_video_stream_prepare_frame (BdVideoStream *stream, BdVideoFrame *frame, bd_se
 	make_luma (s, frame, session);
 	BdVideoFrame *previous = g_steal_pointer (&frame->previous);
 	if (previous) {
+		wait_filled (s, previous);
 		make_luma (s, previous, session);
 		if (bd_session_temporal_change_luma (session, frame->luma, previous->luma, s->width, s->width, s->height,
 		                                     frame->change, s->width, NULL) == BD_OK)

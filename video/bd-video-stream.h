@@ -56,6 +56,12 @@ gboolean       bd_video_stream_push     (BdVideoStream *stream, const guint8 *rg
  * them (not while the settings change). NULL when memory is short (@tag released then). */
 BdVideoFrame  *bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify tag_free,
                                           GError **error);
+/* Lets @frame be filled after the next frame is made, on another thread (the element's lanes
+ * convert their frames from YUV): call it before making the next frame, and
+ * bd_video_stream_frame_filled once the pixels are in, whatever becomes of the frame; the next
+ * frame's preparation waits for that. */
+void           bd_video_stream_frame_fill_later (BdVideoStream *stream, BdVideoFrame *frame);
+void           bd_video_stream_frame_filled (BdVideoStream *stream, BdVideoFrame *frame);
 guint8        *bd_video_frame_get_pixels (BdVideoFrame *frame);
 /* Runs a filled frame's network, and what the filter needs of it, on @session: any thread and
  * any session not in use elsewhere, so that several frames' networks run at once (as
