@@ -5,11 +5,14 @@
  * a folder; the median of the runs after a first one (which lays out the memory). With
  * --device cuda the same on the GPU; --pinned then hands it the photo and takes the mask in
  * page-locked memory (bd_session_host_alloc), to tell what the copies from pageable memory
- * cost a photo.
+ * cost a photo. --composite also times bd_session_composite of the photo and its mask over a
+ * colour into RGBA (an element's composed frame), into page-locked memory with --pinned.
  *
  *   session-run MODEL PHOTO [--runs N] [--threads N] [--exact] [--device cpu|cuda] [--pinned]
+ *               [--composite]
  *
- * Prints: size, device, median_ms, min_ms (docs/PERFORMANCE.md, "The CPU engine"). */
+ * Prints: size, device, median_ms, min_ms, and composite_median_ms with --composite
+ * (docs/PERFORMANCE.md, "The CPU engine"). */
 #include "backdrop.h"
 #include "bench-clock.h"
 
@@ -24,13 +27,13 @@ main (int argc, char **argv)
 {
 	if (argc < 3) {
 		fprintf (stderr, "usage: session-run MODEL PHOTO [--runs N] [--threads N] [--exact] [--device cpu|cuda] "
-		         "[--pinned]\n");
+		         "[--pinned] [--composite]\n");
 		return 2;
 	}
 	int runs = 10, threads = 0;
 	bd_precision precision = BD_PRECISION_FAST;
 	bd_device device = BD_DEVICE_CPU;
-	bool pinned = false;
+	bool pinned = false, composite = false;
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp (argv[i], "--runs") && i + 1 < argc)
 			runs = atoi (argv[++i]);
@@ -44,6 +47,8 @@ main (int argc, char **argv)
 			device = BD_DEVICE_CUDA, i++;
 		else if (!strcmp (argv[i], "--pinned"))
 			pinned = true;
+		else if (!strcmp (argv[i], "--composite"))
+			composite = true;
 		else {
 			fprintf (stderr, "session-run: unknown argument %s\n", argv[i]);
 			return 2;
@@ -96,9 +101,33 @@ main (int argc, char **argv)
 			ms[r] = now_ms () - t0;
 	}
 	qsort (ms, (size_t) runs, sizeof *ms, cmp_double);
-	printf ("photo=%ux%u device=\"%s\" precision=%s%s runs=%d median_ms=%.2f min_ms=%.2f\n", photo.width,
+	printf ("photo=%ux%u device=\"%s\" precision=%s%s runs=%d median_ms=%.2f min_ms=%.2f", photo.width,
 	        photo.height, bd_session_device_description (session), precision == BD_PRECISION_FAST ? "fast" : "exact",
 	        pinned ? " pinned" : "", runs, ms[runs / 2], ms[0]);
+	if (composite) {
+		size_t out_bytes = mask_bytes * 4;
+		uint8_t *out = pinned ? bd_session_host_alloc (session, out_bytes) : malloc (out_bytes);
+		bd_background colour = { .kind = BD_BACKGROUND_COLOR, .color = { 30, 140, 90, 255 } };
+		if (!out)
+			return 1;
+		for (int r = -1; r < runs; r++) {
+			double t0 = now_ms ();
+			if (bd_session_composite (session, &photo, alpha, photo.width, &colour, out, (size_t) photo.width * 4,
+			                          &err) != BD_OK) {
+				fprintf (stderr, "session-run: %s\n", err.message);
+				return 1;
+			}
+			if (r >= 0)
+				ms[r] = now_ms () - t0;
+		}
+		qsort (ms, (size_t) runs, sizeof *ms, cmp_double);
+		printf (" composite_median_ms=%.2f", ms[runs / 2]);
+		if (pinned)
+			bd_session_host_free (session, out);
+		else
+			free (out);
+	}
+	printf ("\n");
 	free (ms);
 	if (pinned) {
 		bd_session_host_free (session, alpha);

@@ -13,6 +13,7 @@
  * the description, and `kind`, "cpu" or "cuda") and logged at INFO.
  */
 #include "gstbackdrop.h"
+#include "pinned-output.h"
 
 #include <string.h>
 
@@ -43,6 +44,8 @@ struct _GstBackdrop {
 	bd_session       *session;
 	BdVideoStream    *stream;
 	GstVideoConverter *to_rgba;    /* NULL for RGBA input */
+	BdPinnedOutput   *pinned;      /* on a GPU: composed frames in page-locked memory; it owns
+	                                * bd_model and session then (they go with its last buffer) */
 	GstVideoInfo      rgba_info;
 	gboolean          gray_out;    /* the negotiated output is GRAY8 */
 	bd_background     bg;
@@ -392,6 +395,8 @@ gst_backdrop_start (GstBaseTransform *bt)
 		g_clear_pointer (&self->bd_model, bd_model_free);
 		return FALSE;
 	}
+	if (bd_session_device (self->session) == BD_DEVICE_CUDA)
+		self->pinned = bd_pinned_output_new (self->bd_model, self->session);
 	return TRUE;
 }
 
@@ -404,6 +409,12 @@ gst_backdrop_stop (GstBaseTransform *bt)
 	lanes_stop (self);
 	g_clear_pointer (&self->stream, bd_video_stream_free);
 	g_clear_pointer (&self->to_rgba, gst_video_converter_free);
+	if (self->pinned) {
+		/* The session and model go once downstream has given back every buffer. */
+		bd_pinned_output_release (g_steal_pointer (&self->pinned));
+		self->session = NULL;
+		self->bd_model = NULL;
+	}
 	g_clear_pointer (&self->session, bd_session_free);
 	g_clear_pointer (&self->bd_model, bd_model_free);
 	g_clear_object (&self->bg_pixbuf);
@@ -536,7 +547,14 @@ render (GstBackdrop *self, BdVideoFrame *f, GstBuffer **outbuf)
 	GstBaseTransform *bt = GST_BASE_TRANSFORM (self);
 	GstVideoFilter *filter = GST_VIDEO_FILTER (self);
 	GstBuffer *in = bd_video_frame_get_tag (f);
-	GstFlowReturn ret = GST_BASE_TRANSFORM_GET_CLASS (bt)->prepare_output_buffer (bt, in, outbuf);
+	GstFlowReturn ret = GST_FLOW_OK;
+	/* A GPU composes into page-locked memory in less than half the time (pinned-output.c). */
+	*outbuf = self->pinned && !self->gray_out
+	        ? bd_pinned_output_buffer (self->pinned, GST_VIDEO_INFO_SIZE (&filter->out_info)) : NULL;
+	if (*outbuf)
+		GST_BASE_TRANSFORM_GET_CLASS (bt)->copy_metadata (bt, in, *outbuf);
+	else
+		ret = GST_BASE_TRANSFORM_GET_CLASS (bt)->prepare_output_buffer (bt, in, outbuf);
 	if (ret != GST_FLOW_OK || !*outbuf) {
 		bd_video_frame_free (f);
 		return ret == GST_FLOW_OK ? GST_FLOW_ERROR : ret;

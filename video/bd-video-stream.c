@@ -48,7 +48,9 @@ struct _BdVideoStream {
 	 * pass and the edits). */
 	BdVideoFrame   *last;
 	guint8         *last_alpha;
-	guint8         *edited;     /* scratch: the mask after threshold and feather */
+	guint8         *edited;     /* scratch: the mask after threshold and feather, made when first
+	                             * needed (bd_session_host_alloc: it goes up to a GPU, as a
+	                             * frame's mask does) */
 	GAsyncQueue    *spares;     /* frames freed, their buffers ready for new ones */
 	BdVideoFrame   *newest;     /* the frame made last (a reference): the next one's previous */
 	GMutex          fill_lock;  /* frames filled later: the next frame's preparation waits */
@@ -62,7 +64,7 @@ frame_buffers_free (gpointer data)
 	BdVideoFrame *f = data;
 	bd_session_host_free (f->session, f->rgba);
 	g_free (f->raw);
-	g_free (f->alpha);
+	bd_session_host_free (f->session, f->alpha);
 	g_free (f->luma);
 	g_free (f->change);
 	g_free (f);
@@ -129,7 +131,6 @@ bd_video_stream_new (bd_session *session, guint width, guint height)
 	s->background.kind = BD_BACKGROUND_COLOR;
 	memset (s->background.color, 255, 4);
 	s->last_alpha = g_malloc ((gsize) width * height);
-	s->edited = g_malloc ((gsize) width * height);
 	s->spares = g_async_queue_new_full (frame_buffers_free);
 	g_mutex_init (&s->fill_lock);
 	g_cond_init (&s->filled);
@@ -153,7 +154,7 @@ bd_video_stream_free (BdVideoStream *stream)
 		return;
 	bd_video_stream_reset (stream);
 	g_free (stream->last_alpha);
-	g_free (stream->edited);
+	bd_session_host_free (stream->session, stream->edited);
 	g_async_queue_unref (stream->spares);
 	g_mutex_clear (&stream->fill_lock);
 	g_cond_clear (&stream->filled);
@@ -211,7 +212,9 @@ bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify t
 		f->session = s->session;
 		f->rgba = bd_session_host_alloc (s->session, n * 4);
 		f->raw = g_try_malloc (n);
-		f->alpha = g_try_malloc (n);
+		/* The mask too goes up for the composite: page-locked, its copy takes a fraction of
+		 * the time (bench/session-run --composite --pinned, docs/PERFORMANCE.md). */
+		f->alpha = bd_session_host_alloc (s->session, n);
 		f->luma = g_try_malloc (n);
 		f->change = g_try_malloc (n * sizeof *f->change);
 	}
@@ -397,6 +400,11 @@ bd_video_stream_render (BdVideoStream *stream, BdVideoFrame *frame, guint8 *out,
 	/* The frame's own mask, unless the edits change it (then a copy: the frame keeps its own). */
 	const guint8 *mask = frame->alpha;
 	if (s->settings.threshold >= 0 || s->settings.feather > 0) {
+		if (!s->edited && !(s->edited = bd_session_host_alloc (s->session, (gsize) s->width * s->height))) {
+			g_set_error (error, BD_LIBRARY_ERROR, BD_ERR_NO_MEMORY, _("Out of memory for a %u×%u frame"),
+			             s->width, s->height);
+			return FALSE;
+		}
 		memcpy (s->edited, frame->alpha, (gsize) s->width * s->height);
 		if (bd_session_mask_adjust (s->session, s->edited, s->width, s->height, s->width, s->settings.threshold,
 		                            s->settings.feather, &err) != BD_OK) {
