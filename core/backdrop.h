@@ -218,9 +218,10 @@ BD_API bd_status   bd_temporal_blend (const bd_image *photo, const bd_image *oth
                                const uint8_t *other_alpha, size_t other_stride,
                                uint8_t *alpha, size_t alpha_stride, float strength, bd_error *error);
 
-/* bd_temporal_blend and bd_mask_make_decisive on @session's worker threads, for a video
- * stream that keeps a session: the same bytes, a frame's steps side by side instead of on the
- * streaming thread alone. Not at the same time as another call on @session. */
+/* bd_temporal_blend and bd_mask_make_decisive on @session's worker threads (the decisive
+ * pass on its GPU, for a GPU session), for a video stream that keeps a session: the same
+ * bytes, a frame's steps side by side instead of on the streaming thread alone. Not at the
+ * same time as another call on @session. */
 BD_API bd_status   bd_session_temporal_blend (bd_session *session, const bd_image *photo, const bd_image *other_photo,
                                        const uint8_t *other_alpha, size_t other_stride,
                                        uint8_t *alpha, size_t alpha_stride, float strength, bd_error *error);

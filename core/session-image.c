@@ -94,5 +94,16 @@ bd_session_make_decisive (bd_session *session, uint8_t *alpha, uint32_t width, u
 {
 	if (!session)
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_make_decisive: no session");
-	return bd_mask_decide (session->pool, alpha, width, height, stride, bd_decide_radius (width, height), error);
+	uint32_t radius = bd_decide_radius (width, height);
+	/* A GPU session decides on its device: the same bytes, where the host's pass was most of
+	 * a video frame's time on the thread that puts frames in order (docs/PERFORMANCE.md). */
+	if (session->backend->decide) {
+		bd_status st = bd_mask_decide_check (alpha, width, height, stride, error);
+		if (st == BD_OK)
+			st = session->backend->decide (session, alpha, width, height, stride, radius, error);
+		/* A GPU without room for the mask's buffers: the host's memory may still hold it. */
+		if (st != BD_ERR_NO_MEMORY)
+			return st;
+	}
+	return bd_mask_decide (session->pool, alpha, width, height, stride, radius, error);
 }

@@ -4,6 +4,7 @@
  * session. A batch is its images stacked into each buffer, one under the other. */
 #include "composite.cuh"
 #include "conv2d.cuh"
+#include "decide-alpha.cuh"
 #include "letterbox.cuh"
 #include "mirror-average.cuh"
 #include "pack-weights.cuh"
@@ -55,6 +56,7 @@ struct gpu_state {
 	cudaStream_t stream;
 	gpu_photo    photo;
 	bd_gpu_composite_buffers composite;
+	bd_gpu_decide_buffers    decide;
 	bd_precision precision;
 	int          device;      /* the CUDA device index; set on the calling thread first */
 	gpu_conv     enc[BD_MAX_DEPTH][2], up[BD_MAX_DEPTH], dec[BD_MAX_DEPTH][2];
@@ -415,6 +417,7 @@ cuda_destroy (bd_session *session)
 	plan_free (&s->mirror);
 	photo_free (&s->photo);
 	bd_gpu_composite_free (&s->composite);
+	bd_gpu_decide_free (&s->decide);
 	if (s->stream)
 		cudaStreamDestroy (s->stream);
 	if (s->net_start)
@@ -572,6 +575,15 @@ cuda_composite (bd_session *session, const bd_image *photo, const uint8_t *alpha
 	                         error);
 }
 
+bd_status
+cuda_decide (bd_session *session, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride, uint32_t radius,
+             bd_error *error)
+{
+	gpu_state *s = (gpu_state *) session->backend_data;
+	BD_CUDA_CHECK (cudaSetDevice (s->device));   /* the calling thread's current device */
+	return bd_gpu_decide (&s->decide, s->stream, alpha, width, height, stride, radius, error);
+}
+
 /* Page-locked, and usable by every session of the process (portable): a frame's copies to
  * and from the device then run at the bus's speed, without the driver's staging. */
 void *
@@ -627,6 +639,7 @@ const bd_backend_ops cuda_ops = {
 	.device_count = cuda_device_count,
 	.reserve = nullptr,
 	.composite = cuda_composite,
+	.decide = cuda_decide,
 	.host_alloc = cuda_host_alloc,
 	.host_free = cuda_host_free,
 };

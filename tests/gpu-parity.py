@@ -174,6 +174,39 @@ def check_composites(lib, cpu, gpu, rgb, alpha):
     return worst
 
 
+def make_decisive(lib, s, mask, stride):
+    """bd_session_make_decisive on a copy of @mask (h x w) held in rows @stride bytes apart."""
+    h, w = mask.shape
+    buf = np.full((h, stride), 0xEE, dtype=np.uint8)
+    buf[:, :w] = mask
+    err = Error()
+    if lib.bd_session_make_decisive(s, buf.ctypes.data_as(ctypes.c_void_p), ctypes.c_uint32(w), ctypes.c_uint32(h),
+                                    ctypes.c_size_t(stride), ctypes.byref(err)):
+        raise RuntimeError(err.message.decode())
+    return buf
+
+
+def check_decisive(lib, cpu, gpu, masks):
+    """The decisive pass on the GPU (gpu/decide-alpha.cu) against the host's, on the photos'
+    soft masks and on random ones of odd sizes in padded rows (the padding left alone): whole
+    numbers, so the same bytes. Returns (checks, failed)."""
+    rng = np.random.default_rng(7)
+    cases = [(m, m.shape[1]) for m in masks]
+    for h, w in ((1, 1), (1, 37), (29, 1), (7, 5), (200, 333), (1080, 1920), (3000, 4000)):
+        soft = rng.integers(0, 256, (h, w), dtype=np.uint8)
+        blobs = (rng.random((h, w)) < 0.002).astype(np.uint8) * 255
+        cases.append((np.where(rng.random((h, w)) < 0.5, soft, blobs).astype(np.uint8), w + 3))
+    failed = 0
+    for mask, stride in cases:
+        a, b = make_decisive(lib, cpu, mask, stride), make_decisive(lib, gpu, mask, stride)
+        same = np.array_equal(a, b)
+        failed += not same
+        if not same:
+            print(f"decisive pass {mask.shape[1]}x{mask.shape[0]} stride {stride}: DIFFERS in {(a != b).sum()} bytes")
+    print(f"decisive pass on the GPU: {len(cases) - failed} of {len(cases)} masks the same as the host's")
+    return len(cases), failed
+
+
 def check_photos(lib, model_path, photo_dir):
     from PIL import Image as PILImage
     model = ctypes.c_void_p()
@@ -182,10 +215,11 @@ def check_photos(lib, model_path, photo_dir):
         raise RuntimeError(err.message.decode())
     cpu, exact, fast = (session(lib, model, CPU, EXACT), session(lib, model, CUDA, EXACT),
                         session(lib, model, CUDA, FAST))
-    rows, failed = [], 0
+    rows, failed, soft = [], 0, []
     for name in sorted(os.listdir(photo_dir)):
         rgb = np.ascontiguousarray(np.asarray(PILImage.open(os.path.join(photo_dir, name)).convert("RGB")))
         a_cpu, a_exact, a_fast = (run_photo(lib, s, rgb) for s in (cpu, exact, fast))
+        soft.append(run_photo(lib, cpu, rgb, decisive=0))
         ex = float((np.abs(a_exact.astype(int) - a_cpu) <= 1).mean())
         fa = float((np.abs(a_fast.astype(int) - a_exact) <= 1).mean())
         co = check_composites(lib, cpu, fast, rgb, a_cpu)
@@ -195,6 +229,8 @@ def check_photos(lib, model_path, photo_dir):
     print(f"{'photo':28} {'size':11} {'exact~cpu':>10} {'fast~exact':>10} {'composite':>10} ok   "
           "(share of pixels within 1/255; of composite bytes equal to the host's, worst of seven backgrounds)")
     print("\n".join(rows))
+    n, decisive_failed = check_decisive(lib, cpu, fast, soft)
+    failed += decisive_failed
     # Time per photo, 8-bit in to 8-bit alpha out, after a warm-up, median of 20.
     import time
     base = np.asarray(PILImage.open(os.path.join(photo_dir, sorted(os.listdir(photo_dir))[0])).convert("RGB"))
@@ -221,10 +257,21 @@ def check_photos(lib, model_path, photo_dir):
                     composite(lib, s, rgb, alpha, kind, radius=radius)
                     times.append((time.perf_counter() - t0) * 1e3)
                 print(f"bd_session_composite {mp:6} {size[0]}x{size[1]} {label:10} {what} median_ms={np.median(times):.2f}")
+    # The decisive pass alone, as a video stream calls it on its frames (1080p).
+    mask = soft[0] if soft else np.zeros((1, 1), np.uint8)
+    mask = np.ascontiguousarray(np.asarray(PILImage.fromarray(mask).resize((1920, 1080), PILImage.BILINEAR)))
+    for label, s in (("cuda", fast), ("cpu", cpu)):
+        make_decisive(lib, s, mask, 1920)
+        times = []
+        for _ in range(20):
+            t0 = time.perf_counter()
+            make_decisive(lib, s, mask, 1920)
+            times.append((time.perf_counter() - t0) * 1e3)
+        print(f"bd_session_make_decisive 1920x1080 {label:10} median_ms={np.median(times):.2f}")
     for s in (cpu, exact, fast):
         lib.bd_session_free(s)
     lib.bd_model_free(model)
-    return len(rows), failed
+    return len(rows) + n, failed
 
 
 def keep_gpu_busy():

@@ -127,13 +127,22 @@ copy_strip (void *data, size_t strip)
 }
 
 bd_status
-bd_mask_decide (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
-                uint32_t radius, bd_error *error)
+bd_mask_decide_check (const uint8_t *alpha, uint32_t width, uint32_t height, size_t stride, bd_error *error)
 {
 	if (!alpha || width == 0 || height == 0 || !bd_stride_ok (width, height, stride))
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_mask_decide: no mask, or a bad size");
 	if ((uint64_t) width * height > BD_MAX_PIXELS)
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "mask too large");
+	return BD_OK;
+}
+
+bd_status
+bd_mask_decide (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
+                uint32_t radius, bd_error *error)
+{
+	bd_status st = bd_mask_decide_check (alpha, width, height, stride, error);
+	if (st != BD_OK)
+		return st;
 	uint8_t *src = malloc ((size_t) width * height);
 	if (!src)
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");

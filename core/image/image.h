@@ -150,5 +150,8 @@ bd_status bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint3
  * to 0 or 255, by its side of one half: soft alpha only along edges (decide-alpha.c). */
 bd_status bd_mask_decide (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
                           uint32_t radius, bd_error *error);
+/* bd_mask_decide's argument checks, for a device that does the pass (a GPU session). */
+bd_status bd_mask_decide_check (const uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
+                                bd_error *error);
 /* 0.15% of the photo's diagonal (at least 1 pixel): the width of a soft edge. */
 uint32_t  bd_decide_radius (uint32_t width, uint32_t height);
