@@ -140,7 +140,8 @@ finish_layer (LayerRun  *run,
       g_cond_wait_until (&run->finished, &run->lock, g_get_monotonic_time () + 50 * G_TIME_SPAN_MILLISECOND);
     }
   g_mutex_unlock (&run->lock);
-  g_thread_join (run->thread);
+  if (run->thread)
+    g_thread_join (run->thread);
 
   ok = run->status == BD_OK;
   if (! ok && error)
@@ -209,7 +210,10 @@ segment_layers (bd_session            *session,
       /* TRANSLATORS: %s are a layer's name, then the processor, e.g. "NVIDIA H200". */
       gimp_progress_set_text_printf (_("Removing the background of “%s” (%s)"),
                                      job->name, bd_session_device_description (session));
-      run->thread   = g_thread_new ("backdrop-layer", run_layer, run);
+      /* Without a thread to spare, the layer runs here, and the next read waits for it. */
+      run->thread = g_thread_try_new ("backdrop-layer", run_layer, run, NULL);
+      if (! run->thread)
+        run_layer (run);
       running       = run;
       running_index = i;
     }
