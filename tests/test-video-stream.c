@@ -153,6 +153,104 @@ test_frames_and_tags (void)
 	bd_model_free (model);
 }
 
+/* Two frames prepared side by side, as the element's lanes do: each is filled by the thread
+ * that prepares it, the first one late. */
+typedef struct {
+	BdVideoStream *stream;
+	BdVideoFrame  *frame;
+	bd_session    *session;
+	const guint8  *photo;
+	gsize          bytes;
+	gulong         delay_us;
+	gint          *filled_first;   /* set by the first frame's thread once its pixels are in */
+	gboolean       saw_first_filled;
+} FillJob;
+
+static gpointer
+fill_and_prepare (gpointer data)
+{
+	FillJob *j = data;
+	g_usleep (j->delay_us);
+	memcpy (bd_video_frame_get_pixels (j->frame), j->photo, j->bytes);
+	if (j->filled_first && j->delay_us)
+		g_atomic_int_set (j->filled_first, 1);
+	bd_video_stream_frame_filled (j->stream, j->frame);
+	g_autoptr (GError) e = NULL;
+	g_assert_true (bd_video_stream_prepare_frame (j->stream, j->frame, j->session, &e));
+	/* The second frame's preparation compares it with the first: it waited for it. */
+	j->saw_first_filled = j->filled_first && g_atomic_int_get (j->filled_first);
+	return NULL;
+}
+
+/* Frames filled later on other threads (bd_video_stream_frame_fill_later) come out as pushed
+ * copies of the same photos do, the next frame's preparation waiting for the one before. */
+static void
+test_filled_later (void)
+{
+	enum { W = 48, H = 32, N = 6 };
+	g_autofree char *path = g_build_filename (root, "data", "backdrop-portrait.bdm", NULL);
+	bd_model *model = NULL;
+	bd_session *session = NULL, *lane[2] = { NULL, NULL };
+	bd_session_options o;
+	bd_session_options_init (&o);
+	o.device = BD_DEVICE_CPU;
+	o.input_size = 64;
+	o.threads = 1;
+	g_assert_cmpint (bd_model_open (path, &model, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_session_new (model, &o, &session, NULL), ==, BD_OK);
+	for (int i = 0; i < 2; i++)
+		g_assert_cmpint (bd_session_new (model, &o, &lane[i], NULL), ==, BD_OK);
+	static guint8 photos[N][W * H * 4];
+	for (guint f = 0; f < N; f++)
+		for (gsize i = 0; i < W * H * 4; i++)   /* a still half and a moving half */
+			photos[f][i] = (guint8) (i * 7 + i / 97 + ((i / 4) % W >= W / 2 ? 9 * f : 0));
+	BdVideoSettings set = { .output = BD_VIDEO_OUTPUT_MASK, .threshold = -1, .steadiness = 0.75f, .latency = 1 };
+	guint8 expect[N][W * H], got[N][W * H];
+	for (int pass = 0; pass < 2; pass++) {
+		BdVideoStream *s = bd_video_stream_new (session, W, H);
+		bd_video_stream_set (s, &set);
+		guint out = 0;
+		for (guint f = 0; f < N; f += 2) {
+			g_autoptr (GError) e = NULL;
+			if (pass == 0) {
+				g_assert_true (bd_video_stream_push (s, photos[f], W * 4, NULL, NULL, &e));
+				g_assert_true (bd_video_stream_push (s, photos[f + 1], W * 4, NULL, NULL, &e));
+			} else {
+				gint filled_first = 0;
+				FillJob jobs[2];
+				GThread *threads[2];
+				for (int k = 0; k < 2; k++) {
+					BdVideoFrame *frame = bd_video_stream_frame_new (s, NULL, NULL, &e);
+					g_assert_nonnull (frame);
+					bd_video_stream_frame_fill_later (s, frame);
+					jobs[k] = (FillJob) { s, frame, lane[k], photos[f + k], sizeof photos[0], k == 0 ? 30000 : 0,
+					                      &filled_first, FALSE };
+				}
+				for (int k = 1; k >= 0; k--)   /* the second frame's thread first */
+					threads[k] = g_thread_new ("lane", fill_and_prepare, &jobs[k]);
+				for (int k = 0; k < 2; k++) {
+					g_thread_join (threads[k]);
+					g_assert_true (bd_video_stream_add_frame (s, jobs[k].frame, &e));
+				}
+				g_assert_true (jobs[1].saw_first_filled);
+			}
+			BdVideoFrame *left;
+			while ((left = bd_video_stream_next (s, f + 2 == N))) {
+				memcpy (pass == 0 ? expect[out] : got[out], bd_video_frame_get_alpha (left), W * H);
+				out++;
+				bd_video_frame_free (left);
+			}
+		}
+		g_assert_cmpuint (out, ==, N);
+		bd_video_stream_free (s);
+	}
+	g_assert_cmpmem (got, sizeof got, expect, sizeof expect);
+	for (int i = 0; i < 2; i++)
+		bd_session_free (lane[i]);
+	bd_session_free (session);
+	bd_model_free (model);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -161,5 +259,6 @@ main (int argc, char **argv)
 	g_assert_nonnull (root);
 	g_test_add_func ("/video/stream/soft-then-decisive", test_soft_then_decisive);
 	g_test_add_func ("/video/stream/frames-and-tags", test_frames_and_tags);
+	g_test_add_func ("/video/stream/filled-later", test_filled_later);
 	return g_test_run ();
 }
