@@ -30,7 +30,16 @@ bd_alloc_pages (size_t bytes)
 	/* Fresh pages are zero and cost nothing until touched: the threads that first write them
 	 * take the faults, instead of one memset touching everything before the work begins. */
 	void *p = mmap (NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return NULL;
+#if defined(MADV_HUGEPAGE)
+	/* Large pages where the kernel lends them on request (Debian's and Ubuntu's default):
+	 * a photo's arena is hundreds of megabytes touched once, and 4 KB faults were a sixth
+	 * of a lone photo's time on two cores (76,000 faults, 28,000 with this). Only advice:
+	 * nothing changes where it is refused. */
+	madvise (p, bytes, MADV_HUGEPAGE);
+#endif
+	return p;
 #else
 	return bd_alloc_zeroed (bytes, 1);
 #endif
