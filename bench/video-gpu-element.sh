@@ -9,7 +9,9 @@
 #
 #   bench/video-gpu-element.sh BUNDLE MODEL PHOTOS [FRAMES] [DEVICE]     e.g. ... 300 cuda
 #
-# ELEMENT="lanes=2" (the environment) adds properties to the element.
+# ELEMENT="lanes=2" (the environment) adds properties to the element. QUEUE=1 puts a queue
+# before it, so that reading the file and parsing its frames run on a thread of their own
+# and the element's streaming thread does the element's work alone.
 set -euo pipefail
 bundle=$(realpath "${1:?usage: video-gpu-element.sh BUNDLE MODEL PHOTOS [FRAMES] [DEVICE]}")
 model=$(realpath "${2:?model}") photos=$(realpath "${3:?photos}")
@@ -40,15 +42,15 @@ head -c $((30 * frame)) "$work/in.yuv" >"$work/short.yuv"
 run () {   # FILE OUTPUT...: seconds
     local t0 t1
     t0=$(date +%s.%N)
-    # shellcheck disable=SC2086   # ELEMENT holds several properties
+    # shellcheck disable=SC2086   # ELEMENT holds several properties, QUEUE's expansion three words
     "$bundle/gst-launch.sh" -q filesrc location="$1" blocksize=$frame \
-        ! rawvideoparse width=1920 height=1080 format=i420 framerate=30/1 \
+        ! rawvideoparse width=1920 height=1080 format=i420 framerate=30/1 ${QUEUE:+! queue max-size-buffers=4} \
         ! backdrop device="$device" model="$model" ${ELEMENT:-} "${@:2}" ! fakesink sync=false >"$work/log" 2>&1 ||
         { cat "$work/log" >&2; exit 1; }
     t1=$(date +%s.%N)
     awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
 }
-echo "the backdrop element${ELEMENT:+ ($ELEMENT)}, $device, 1920x1080 I420 from a file, $frames frames made from $(ls "$photos" | wc -l) photos; $(nproc) cores"
+echo "the backdrop element${ELEMENT:+ ($ELEMENT)}${QUEUE:+ after a queue}, $device, 1920x1080 I420 from a file, $frames frames made from $(ls "$photos" | wc -l) photos; $(nproc) cores"
 for out in "output=mask" "output=cutout" "output=composite background=#1e8c5a" "output=composite background=blur"; do
     # shellcheck disable=SC2086
     short=$(run "$work/short.yuv" $out) long=$(run "$work/in.yuv" $out)
