@@ -52,8 +52,9 @@ gboolean       bd_video_stream_push     (BdVideoStream *stream, const guint8 *rg
 /* A frame of the stream's size to fill in place (its pixels: RGBA, width * 4 bytes a row),
  * without the copy push makes; it keeps the settings' all-people of this moment for its
  * network. Frames are made in the order they will be added, one at a time, each filled before
- * the next is made (its preparation compares it with the frame before); any thread may make
- * them (not while the settings change). NULL when memory is short (@tag released then). */
+ * the next is made (its preparation compares it with the frame before) unless it is filled
+ * later (below); any thread may make them (not while the settings change). NULL when memory
+ * is short (@tag released then). */
 BdVideoFrame  *bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify tag_free,
                                           GError **error);
 /* Lets @frame be filled after the next frame is made, on another thread (the element's lanes
