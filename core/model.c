@@ -59,17 +59,26 @@ rdf32 (const uint8_t *p)
 static float
 half_to_float (uint16_t h)
 {
-	uint32_t sign = (uint32_t) (h >> 15) << 31;
-	uint32_t exp = (h >> 10) & 0x1f;
-	uint32_t mant = h & 0x3ff;
+	/* Branch-free, so that a tensor's loop becomes vector code: the exponent rebiased, an
+	 * infinity's or NaN's moved to the top, and a subnormal renormalised by one exact float
+	 * subtraction (its mantissa times 2^-24, as ldexpf gave). */
+	const uint32_t exp_mask = 0x7c00u << 13;
+	uint32_t o = (uint32_t) (h & 0x7fff) << 13;
+	uint32_t exp = o & exp_mask;
+	o += (uint32_t) (127 - 15) << 23;
+	o += exp == exp_mask ? (uint32_t) (128 - 16) << 23 : 0;
+	uint32_t sub = o + (1u << 23);
+	float fsub, magic;
+	const uint32_t magic_bits = 113u << 23;
+	memcpy (&fsub, &sub, sizeof fsub);
+	memcpy (&magic, &magic_bits, sizeof magic);
+	fsub -= magic;
+	uint32_t renormal;
+	memcpy (&renormal, &fsub, sizeof renormal);
+	o = exp == 0 ? renormal : o;
+	o |= (uint32_t) (h & 0x8000) << 16;
 	float f;
-	if (exp == 0) {
-		f = ldexpf ((float) mant, -24);   /* zero or subnormal */
-		return sign ? -f : f;
-	}
-	uint32_t u = exp == 31 ? sign | 0x7f800000u | (mant << 13)
-	                       : sign | ((exp + 112) << 23) | (mant << 13);
-	memcpy (&f, &u, sizeof f);
+	memcpy (&f, &o, sizeof f);
 	return f;
 }
 
