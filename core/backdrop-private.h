@@ -137,10 +137,10 @@ typedef struct bd_backend_ops {
 	 * arguments checked (bd_composite_check); the host's bytes exactly. */
 	bd_status (*composite) (bd_session *session, const bd_image *photo, const uint8_t *alpha, size_t alpha_stride,
 	                        const bd_background *background, uint8_t *out, size_t out_stride, bd_error *error);
-	/* Optional: bd_mask_decide on the device, the arguments checked; the host's bytes
+	/* Optional: bd_mask_decide_to on the device, the arguments checked; the host's bytes
 	 * exactly. */
-	bd_status (*decide) (bd_session *session, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
-	                     uint32_t radius, bd_error *error);
+	bd_status (*decide) (bd_session *session, const uint8_t *alpha, size_t alpha_stride, uint8_t *out,
+	                     size_t out_stride, uint32_t width, uint32_t height, uint32_t radius, bd_error *error);
 	/* Optional: host memory the device copies fastest (page-locked), NULL when it cannot be
 	 * had; freed by host_free. Without them, bd_session_host_alloc is plain memory. */
 	void     *(*host_alloc) (bd_session *session, size_t size);

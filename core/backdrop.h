@@ -227,6 +227,12 @@ BD_API bd_status   bd_session_temporal_blend (bd_session *session, const bd_imag
                                        uint8_t *alpha, size_t alpha_stride, float strength, bd_error *error);
 BD_API bd_status   bd_session_make_decisive (bd_session *session, uint8_t *alpha, uint32_t width, uint32_t height,
                                       size_t stride, bd_error *error);
+/* bd_session_make_decisive from @alpha into @out, @alpha left as it was: for a stream that
+ * keeps the soft mask for the next frame's filter, without a copy. The two are one buffer (the
+ * pass in place, as bd_session_make_decisive) or do not overlap. */
+BD_API bd_status   bd_session_make_decisive_to (bd_session *session, const uint8_t *alpha, size_t alpha_stride,
+                                         uint8_t *out, size_t out_stride, uint32_t width, uint32_t height,
+                                         bd_error *error);
 /* The temporal filter on luma planes: bd_session_luma makes a frame's (one byte a pixel) once,
  * and bd_session_temporal_blend_luma compares two of them where bd_session_temporal_blend
  * compares two photos, with the same bytes out and a quarter of the bytes read. */

@@ -89,8 +89,8 @@ bd_session_temporal_blend_change (bd_session *session, const uint16_t *change, s
 }
 
 bd_status
-bd_session_make_decisive (bd_session *session, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
-                          bd_error *error)
+bd_session_make_decisive_to (bd_session *session, const uint8_t *alpha, size_t alpha_stride, uint8_t *out,
+                             size_t out_stride, uint32_t width, uint32_t height, bd_error *error)
 {
 	if (!session)
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_session_make_decisive: no session");
@@ -98,12 +98,24 @@ bd_session_make_decisive (bd_session *session, uint8_t *alpha, uint32_t width, u
 	/* A GPU session decides on its device: the same bytes, where the host's pass was most of
 	 * a video frame's time on the thread that puts frames in order (docs/PERFORMANCE.md). */
 	if (session->backend->decide) {
-		bd_status st = bd_mask_decide_check (alpha, width, height, stride, error);
+		bd_status st = bd_mask_decide_check (alpha, width, height, alpha_stride, error);
 		if (st == BD_OK)
-			st = session->backend->decide (session, alpha, width, height, stride, radius, error);
+			st = bd_mask_decide_check (out, width, height, out_stride, error);
+		if (st == BD_OK && alpha == out && alpha_stride != out_stride)
+			st = bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_mask_decide: one buffer with two strides");
+		if (st == BD_OK)
+			st = session->backend->decide (session, alpha, alpha_stride, out, out_stride, width, height, radius,
+			                               error);
 		/* A GPU without room for the mask's buffers: the host's memory may still hold it. */
 		if (st != BD_ERR_NO_MEMORY)
 			return st;
 	}
-	return bd_mask_decide (session->pool, alpha, width, height, stride, radius, error);
+	return bd_mask_decide_to (session->pool, alpha, alpha_stride, out, out_stride, width, height, radius, error);
+}
+
+bd_status
+bd_session_make_decisive (bd_session *session, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
+                          bd_error *error)
+{
+	return bd_session_make_decisive_to (session, alpha, stride, alpha, stride, width, height, error);
 }

@@ -576,12 +576,12 @@ cuda_composite (bd_session *session, const bd_image *photo, const uint8_t *alpha
 }
 
 bd_status
-cuda_decide (bd_session *session, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride, uint32_t radius,
-             bd_error *error)
+cuda_decide (bd_session *session, const uint8_t *alpha, size_t alpha_stride, uint8_t *out, size_t out_stride,
+             uint32_t width, uint32_t height, uint32_t radius, bd_error *error)
 {
 	gpu_state *s = (gpu_state *) session->backend_data;
 	BD_CUDA_CHECK (cudaSetDevice (s->device));   /* the calling thread's current device */
-	return bd_gpu_decide (&s->decide, s->stream, alpha, width, height, stride, radius, error);
+	return bd_gpu_decide (&s->decide, s->stream, alpha, alpha_stride, out, out_stride, width, height, radius, error);
 }
 
 /* Page-locked, and usable by every session of the process (portable): a frame's copies to

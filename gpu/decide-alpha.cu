@@ -47,8 +47,8 @@ decide_kernel (uint8_t *mask, const uint8_t *rows, uint32_t width, uint32_t heig
 } // namespace
 
 bd_status
-bd_gpu_decide (bd_gpu_decide_buffers *b, cudaStream_t stream, uint8_t *alpha, uint32_t width, uint32_t height,
-               size_t stride, uint32_t radius, bd_error *error)
+bd_gpu_decide (bd_gpu_decide_buffers *b, cudaStream_t stream, const uint8_t *alpha, size_t alpha_stride, uint8_t *out,
+               size_t out_stride, uint32_t width, uint32_t height, uint32_t radius, bd_error *error)
 {
 	size_t n = (size_t) width * height;
 	bd_status st = bd_gpu_grow ((void **) &b->mask, &b->mask_bytes, n, error);
@@ -56,13 +56,14 @@ bd_gpu_decide (bd_gpu_decide_buffers *b, cudaStream_t stream, uint8_t *alpha, ui
 		st = bd_gpu_grow ((void **) &b->rows, &b->rows_bytes, n, error);
 	if (st != BD_OK)
 		return st;
-	BD_CUDA_CHECK (bd_gpu_copy_rows (b->mask, width, alpha, stride, width, height, cudaMemcpyHostToDevice, stream));
+	BD_CUDA_CHECK (bd_gpu_copy_rows (b->mask, width, alpha, alpha_stride, width, height, cudaMemcpyHostToDevice,
+	                                 stream));
 	dim3 grid (bd_div_up (width, 128), height);
 	row_windows_kernel<<<grid, 128, 0, stream>>> (b->mask, b->rows, width, height, radius);
 	BD_CUDA_CHECK_LAUNCH ();
 	decide_kernel<<<grid, 128, 0, stream>>> (b->mask, b->rows, width, height, radius);
 	BD_CUDA_CHECK_LAUNCH ();
-	BD_CUDA_CHECK (bd_gpu_copy_rows (alpha, stride, b->mask, width, width, height, cudaMemcpyDeviceToHost, stream));
+	BD_CUDA_CHECK (bd_gpu_copy_rows (out, out_stride, b->mask, width, width, height, cudaMemcpyDeviceToHost, stream));
 	BD_CUDA_CHECK (cudaStreamSynchronize (stream));
 	return BD_OK;
 }

@@ -10,9 +10,10 @@ typedef struct {
 	size_t   mask_bytes, rows_bytes;
 } bd_gpu_decide_buffers;
 
-/* bd_mask_decide (core/image/decide-alpha.c) on the device: @alpha (host memory, rows
- * @stride apart) copied up, decided and copied back; the host's bytes exactly. The arguments
- * are checked already. Synchronous. */
-bd_status bd_gpu_decide (bd_gpu_decide_buffers *b, cudaStream_t stream, uint8_t *alpha, uint32_t width,
-                         uint32_t height, size_t stride, uint32_t radius, bd_error *error);
+/* bd_mask_decide_to (core/image/decide-alpha.c) on the device: @alpha (host memory, rows
+ * @alpha_stride apart) copied up, decided and copied back into @out (rows @out_stride apart;
+ * it may be @alpha); the host's bytes exactly. The arguments are checked already. Synchronous. */
+bd_status bd_gpu_decide (bd_gpu_decide_buffers *b, cudaStream_t stream, const uint8_t *alpha, size_t alpha_stride,
+                         uint8_t *out, size_t out_stride, uint32_t width, uint32_t height, uint32_t radius,
+                         bd_error *error);
 void      bd_gpu_decide_free (bd_gpu_decide_buffers *b);

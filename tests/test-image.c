@@ -551,6 +551,18 @@ test_mask_decide (void)
 		}
 		ref = g_memdup2 (a, stride * h);
 		decide_reference (ref, w, h, stride, r);
+		/* Into another buffer of other rows: the same pixels, the source and the padding
+		 * left as they were. */
+		size_t out_stride = w + 9;
+		g_autofree uint8_t *src = g_memdup2 (a, stride * h), *out = g_malloc (out_stride * h);
+		memset (out, 0x5A, out_stride * h);
+		g_assert_cmpint (bd_mask_decide_to (pool, src, stride, out, out_stride, w, h, r, NULL), ==, BD_OK);
+		g_assert_cmpmem (src, stride * h, a, stride * h);
+		for (int y = 0; y < h; y++) {
+			g_assert_cmpmem (out + y * out_stride, w, ref + y * stride, w);
+			for (size_t x = w; x < out_stride; x++)
+				g_assert_cmpuint (out[y * out_stride + x], ==, 0x5A);
+		}
 		g_assert_cmpint (bd_mask_decide (pool, a, w, h, stride, r, NULL), ==, BD_OK);
 		g_assert_cmpmem (a, stride * h, ref, stride * h);
 	}

@@ -23,7 +23,8 @@ struct _BdVideoFrame {
 	bd_session    *session;   /* the stream's, which allocated rgba (bd_session_host_alloc) */
 	guint8        *rgba;      /* width * 4 bytes a row */
 	guint8        *raw;       /* the network's mask, soft (before the decisive pass) */
-	guint8        *alpha;     /* steadied, then decisive (next); the edits go to a copy */
+	guint8        *alpha;     /* steadied (next); the next frame's filter reads it as the last's */
+	guint8        *decided;   /* alpha made decisive (next): what the output shows; edits copy it */
 	guint8        *luma;      /* the photo's, for the filter (bd_session_luma) */
 	gsize          luma_made; /* g_once: the frame's lane or the next frame's makes it */
 	guint16       *change;    /* the photo's change since frame change_serial's */
@@ -44,10 +45,9 @@ struct _BdVideoStream {
 	BdVideoSettings settings;
 	bd_background   background;
 	GQueue          frames;     /* waiting for their look-ahead, oldest first */
-	/* The last frame that left (a reference) and its steadied soft mask (before the decisive
-	 * pass and the edits). */
+	/* The last frame that left (a reference): its alpha is the steadied soft mask (before the
+	 * decisive pass and the edits). */
 	BdVideoFrame   *last;
-	guint8         *last_alpha;
 	guint8         *edited;     /* scratch: the mask after threshold and feather, made when first
 	                             * needed (bd_session_host_alloc: it goes up to a GPU, as a
 	                             * frame's mask does) */
@@ -65,6 +65,7 @@ frame_buffers_free (gpointer data)
 	bd_session_host_free (f->session, f->rgba);
 	g_free (f->raw);
 	bd_session_host_free (f->session, f->alpha);
+	bd_session_host_free (f->session, f->decided);
 	g_free (f->luma);
 	g_free (f->change);
 	g_free (f);
@@ -109,7 +110,7 @@ bd_video_frame_get_tag (BdVideoFrame *frame)
 const guint8 *
 bd_video_frame_get_alpha (BdVideoFrame *frame)
 {
-	return frame->alpha;
+	return frame->decided;
 }
 
 const guint8 *
@@ -130,7 +131,6 @@ bd_video_stream_new (bd_session *session, guint width, guint height)
 	                                  .steadiness = BD_VIDEO_DEFAULT_STEADINESS };
 	s->background.kind = BD_BACKGROUND_COLOR;
 	memset (s->background.color, 255, 4);
-	s->last_alpha = g_malloc ((gsize) width * height);
 	s->spares = g_async_queue_new_full (frame_buffers_free);
 	g_mutex_init (&s->fill_lock);
 	g_cond_init (&s->filled);
@@ -153,7 +153,6 @@ bd_video_stream_free (BdVideoStream *stream)
 	if (!stream)
 		return;
 	bd_video_stream_reset (stream);
-	g_free (stream->last_alpha);
 	bd_session_host_free (stream->session, stream->edited);
 	g_async_queue_unref (stream->spares);
 	g_mutex_clear (&stream->fill_lock);
@@ -215,10 +214,11 @@ bd_video_stream_frame_new (BdVideoStream *stream, gpointer tag, GDestroyNotify t
 		/* The mask too goes up for the composite: page-locked, its copy takes a fraction of
 		 * the time (bench/session-run --composite --pinned, docs/PERFORMANCE.md). */
 		f->alpha = bd_session_host_alloc (s->session, n);
+		f->decided = bd_session_host_alloc (s->session, n);
 		f->luma = g_try_malloc (n);
 		f->change = g_try_malloc (n * sizeof *f->change);
 	}
-	if (!f->rgba || !f->raw || !f->alpha || !f->luma || !f->change) {
+	if (!f->rgba || !f->raw || !f->alpha || !f->decided || !f->luma || !f->change) {
 		frame_buffers_free (f);
 		if (tag_free && tag)
 			tag_free (tag);
@@ -367,7 +367,6 @@ bd_video_stream_next (BdVideoStream *stream, gboolean draining)
 	if (s->frames.length == 0 || (!draining && s->frames.length <= s->settings.latency))
 		return NULL;
 	BdVideoFrame *f = g_queue_pop_head (&s->frames);
-	gsize n = (gsize) s->width * s->height;
 	float k = s->settings.steadiness;
 	if (k > 0) {
 		/* Look-ahead: a still pixel's mask becomes the mean of this frame's and the next
@@ -378,17 +377,18 @@ bd_video_stream_next (BdVideoStream *stream, gboolean draining)
 			blend (s, f, later, later->raw, 1.0f / (float) (j + 1));
 		}
 		if (s->last)
-			blend (s, f, s->last, s->last_alpha, k);
+			blend (s, f, s->last, s->last->alpha, k);
 	}
 	g_clear_pointer (&s->last, frame_unref);
 	g_atomic_int_inc (&f->refs);
 	s->last = f;
-	memcpy (s->last_alpha, f->alpha, n);
 	/* Then decisive, as a photo's mask is (bd_run_options.decisive): a steadied neighbour is
-	 * kept or removed, never left half. Fails only on arguments that cannot occur here. Both
-	 * steps on the session's threads: on the streaming thread alone they were most of a
-	 * 1080p frame's time on a GPU (docs/PERFORMANCE.md). */
-	bd_session_make_decisive (s->session, f->alpha, s->width, s->height, s->width, NULL);
+	 * kept or removed, never left half. Into a buffer of its own, so that the steadied mask
+	 * stays for the next frame's filter without a copy. Fails only on arguments that cannot
+	 * occur here. Both steps on the session's threads (the decisive one on its GPU, if it has
+	 * one): on the streaming thread alone they were most of a 1080p frame's time on a GPU
+	 * (docs/PERFORMANCE.md). */
+	bd_session_make_decisive_to (s->session, f->alpha, s->width, f->decided, s->width, s->width, s->height, NULL);
 	return f;
 }
 
@@ -398,14 +398,14 @@ bd_video_stream_render (BdVideoStream *stream, BdVideoFrame *frame, guint8 *out,
 	BdVideoStream *s = stream;
 	bd_error err = { 0 };
 	/* The frame's own mask, unless the edits change it (then a copy: the frame keeps its own). */
-	const guint8 *mask = frame->alpha;
+	const guint8 *mask = frame->decided;
 	if (s->settings.threshold >= 0 || s->settings.feather > 0) {
 		if (!s->edited && !(s->edited = bd_session_host_alloc (s->session, (gsize) s->width * s->height))) {
 			g_set_error (error, BD_LIBRARY_ERROR, BD_ERR_NO_MEMORY, _("Out of memory for a %u×%u frame"),
 			             s->width, s->height);
 			return FALSE;
 		}
-		memcpy (s->edited, frame->alpha, (gsize) s->width * s->height);
+		memcpy (s->edited, frame->decided, (gsize) s->width * s->height);
 		if (bd_session_mask_adjust (s->session, s->edited, s->width, s->height, s->width, s->settings.threshold,
 		                            s->settings.feather, &err) != BD_OK) {
 			bd_library_set_error (error, &err, NULL);

@@ -22,11 +22,12 @@
 #define STRIP_ROWS 64
 
 typedef struct {
-	uint8_t *src;        /* a copy of the mask before the pass, rows `width` apart */
-	uint8_t *alpha;
-	uint32_t width, height, radius;
-	size_t   stride;
-	bool     failed;
+	const uint8_t *src;  /* the mask before the pass (a copy when the pass is in place) */
+	size_t         src_stride;
+	uint8_t       *alpha;
+	uint32_t       width, height, radius;
+	size_t         stride;
+	bool           failed;
 } decide_job;
 
 static inline uint32_t
@@ -67,14 +68,14 @@ decide_strip (void *data, size_t strip)
 	uint32_t y0 = (uint32_t) strip * STRIP_ROWS, y1 = y0 + STRIP_ROWS < h ? y0 + STRIP_ROWS : h;
 	uint32_t top = y0 > r ? y0 - r : 0, bottom = y0 + r + 1 < h ? y0 + r + 1 : h;
 	for (uint32_t y = top; y < bottom; y++) {
-		const uint8_t *row = job->src + (size_t) y * w;
+		const uint8_t *row = job->src + (size_t) y * job->src_stride;
 		for (uint32_t x = 0; x < w; x++)
 			cols[x] += is_person (row[x]);
 	}
 	for (uint32_t y = y0; y < y1; y++) {
 		if (y > y0) {  /* slide the window down one row: in comes y + r, out goes y - r - 1 */
-			const uint8_t *in = y + r < h ? job->src + (size_t) (y + r) * w : NULL;
-			const uint8_t *out = y >= r + 1 ? job->src + (size_t) (y - r - 1) * w : NULL;
+			const uint8_t *in = y + r < h ? job->src + (size_t) (y + r) * job->src_stride : NULL;
+			const uint8_t *out = y >= r + 1 ? job->src + (size_t) (y - r - 1) * job->src_stride : NULL;
 			if (in && out)
 				for (uint32_t x = 0; x < w; x++)
 					cols[x] += is_person (in[x]) - is_person (out[x]);
@@ -90,7 +91,7 @@ decide_strip (void *data, size_t strip)
 			pre[x + 1] = pre[x] + cols[x];
 		uint32_t rows = (y + r + 1 < h ? y + r + 1 : h) - (y > r ? y - r : 0);
 		uint8_t *row = job->alpha + (size_t) y * job->stride;
-		const uint8_t *in = job->src + (size_t) y * w;
+		const uint8_t *in = job->src + (size_t) y * job->src_stride;
 		if (w > 2 * r + 1) {  /* the borders clip the window; the middle, a fixed one */
 			decide_span (row, in, pre, 0, r, r, w, rows);
 			const uint32_t area = rows * (2 * r + 1);
@@ -116,14 +117,21 @@ bd_decide_radius (uint32_t width, uint32_t height)
 	return r < 1 ? 1 : r;
 }
 
-/* Strip @strip's rows of the mask into the job's copy, which every strip's window reads. */
+/* Strip @strip's rows of the mask into @data, a copy every strip's window reads. */
+typedef struct {
+	uint8_t       *copy;
+	const uint8_t *alpha;
+	uint32_t       width, height;
+	size_t         stride;
+} copy_job;
+
 static void
 copy_strip (void *data, size_t strip)
 {
-	decide_job *job = data;
+	copy_job *job = data;
 	uint32_t y0 = (uint32_t) strip * STRIP_ROWS, y1 = y0 + STRIP_ROWS < job->height ? y0 + STRIP_ROWS : job->height;
 	for (uint32_t y = y0; y < y1; y++)
-		memcpy (job->src + (size_t) y * job->width, job->alpha + (size_t) y * job->stride, job->width);
+		memcpy (job->copy + (size_t) y * job->width, job->alpha + (size_t) y * job->stride, job->width);
 }
 
 bd_status
@@ -136,6 +144,19 @@ bd_mask_decide_check (const uint8_t *alpha, uint32_t width, uint32_t height, siz
 	return BD_OK;
 }
 
+/* The pass from @src into @alpha, which do not overlap; the arguments checked. */
+static bd_status
+decide_to (bd_thread_pool *pool, const uint8_t *src, size_t src_stride, uint8_t *alpha, size_t stride,
+           uint32_t width, uint32_t height, uint32_t radius, bd_error *error)
+{
+	decide_job job = { .src = src, .src_stride = src_stride, .alpha = alpha, .width = width, .height = height,
+	                   .radius = radius, .stride = stride };
+	bd_thread_pool_run (pool, (height + STRIP_ROWS - 1) / STRIP_ROWS, decide_strip, &job);
+	if (job.failed)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	return BD_OK;
+}
+
 bd_status
 bd_mask_decide (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
                 uint32_t radius, bd_error *error)
@@ -143,19 +164,31 @@ bd_mask_decide (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t h
 	bd_status st = bd_mask_decide_check (alpha, width, height, stride, error);
 	if (st != BD_OK)
 		return st;
-	uint8_t *src = malloc ((size_t) width * height);
-	if (!src)
+	uint8_t *copy = malloc ((size_t) width * height);
+	if (!copy)
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
-	decide_job job = { .src = src, .alpha = alpha, .width = width, .height = height, .radius = radius,
-	                   .stride = stride };
 	/* The copy too on the pool: 2 MB at 1080p was a video stream's thread's own (perf). */
-	size_t strips = (height + STRIP_ROWS - 1) / STRIP_ROWS;
-	bd_thread_pool_run (pool, strips, copy_strip, &job);
-	bd_thread_pool_run (pool, strips, decide_strip, &job);
-	free (src);
-	if (job.failed)
-		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
-	return BD_OK;
+	copy_job c = { copy, alpha, width, height, stride };
+	bd_thread_pool_run (pool, (height + STRIP_ROWS - 1) / STRIP_ROWS, copy_strip, &c);
+	st = decide_to (pool, copy, width, alpha, stride, width, height, radius, error);
+	free (copy);
+	return st;
+}
+
+bd_status
+bd_mask_decide_to (bd_thread_pool *pool, const uint8_t *alpha, size_t alpha_stride, uint8_t *out,
+                   size_t out_stride, uint32_t width, uint32_t height, uint32_t radius, bd_error *error)
+{
+	bd_status st = bd_mask_decide_check (alpha, width, height, alpha_stride, error);
+	if (st == BD_OK)
+		st = bd_mask_decide_check (out, width, height, out_stride, error);
+	if (st != BD_OK)
+		return st;
+	if (alpha == out)
+		return alpha_stride == out_stride
+		       ? bd_mask_decide (pool, out, width, height, out_stride, radius, error)
+		       : bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_mask_decide: one buffer with two strides");
+	return decide_to (pool, alpha, alpha_stride, out, out_stride, width, height, radius, error);
 }
 
 bd_status

@@ -150,6 +150,11 @@ bd_status bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint3
  * to 0 or 255, by its side of one half: soft alpha only along edges (decide-alpha.c). */
 bd_status bd_mask_decide (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
                           uint32_t radius, bd_error *error);
+/* The same from @alpha into @out, @alpha left as it was (no copy of it is made); the two are
+ * one buffer (the pass in place) or do not overlap. */
+bd_status bd_mask_decide_to (bd_thread_pool *pool, const uint8_t *alpha, size_t alpha_stride, uint8_t *out,
+                             size_t out_stride, uint32_t width, uint32_t height, uint32_t radius,
+                             bd_error *error);
 /* bd_mask_decide's argument checks, for a device that does the pass (a GPU session). */
 bd_status bd_mask_decide_check (const uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
                                 bd_error *error);

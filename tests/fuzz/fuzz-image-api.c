@@ -132,6 +132,24 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 	st = (calls & 7) == 3 ? bd_mask_drop_passers_by (alpha, w, h, alpha_stride, NULL)
 	                      : bd_mask_keep_main_subject (pool, alpha, w, h, alpha_stride, fraction, NULL);
 
+	/* The decisive pass from the mask into the composite's buffer (read as bytes), which must
+	 * match the pass in place on a copy. */
+	if (ov) {
+		uint32_t radius = (uint32_t) take (&r, 1) % 40;
+		size_t extent = alpha_stride * (h - 1) + w;
+		uint8_t *copy = malloc (extent);
+		if (copy) {
+			memcpy (copy, alpha, extent);
+			if (bd_mask_decide_to (pool, alpha, alpha_stride, out, out_stride, w, h, radius, NULL) != BD_OK ||
+			    bd_mask_decide (pool, copy, w, h, alpha_stride, radius, NULL) != BD_OK)
+				abort ();
+			for (size_t i = 0; i < h; i++)
+				if (memcmp (out + i * out_stride, copy + i * alpha_stride, w) != 0)
+					abort ();
+			free (copy);
+		}
+	}
+
 	/* Composites over every kind of background; the image one is the photo itself. One in
 	 * 256 through the public call, which starts a pool of its own each time (under ASan,
 	 * thread start-up costs milliseconds: it would be most of the harness's time), one in
