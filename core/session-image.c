@@ -98,11 +98,7 @@ bd_session_make_decisive_to (bd_session *session, const uint8_t *alpha, size_t a
 	/* A GPU session decides on its device: the same bytes, where the host's pass was most of
 	 * a video frame's time on the thread that puts frames in order (docs/PERFORMANCE.md). */
 	if (session->backend->decide) {
-		bd_status st = bd_mask_decide_check (alpha, width, height, alpha_stride, error);
-		if (st == BD_OK)
-			st = bd_mask_decide_check (out, width, height, out_stride, error);
-		if (st == BD_OK && alpha == out && alpha_stride != out_stride)
-			st = bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_mask_decide: one buffer with two strides");
+		bd_status st = bd_mask_decide_to_check (alpha, alpha_stride, out, out_stride, width, height, error);
 		if (st == BD_OK)
 			st = session->backend->decide (session, alpha, alpha_stride, out, out_stride, width, height, radius,
 			                               error);

@@ -589,6 +589,9 @@ test_mask_decide (void)
 	bd_error err = { 0 };
 	g_assert_cmpint (bd_mask_decide (pool, m, W, H, W - 1, 4, &err), ==, BD_ERR_INVALID_ARGUMENT);
 	g_assert_cmpint (bd_mask_decide (pool, NULL, W, H, W, 4, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	/* One buffer read and written with two strides is no pass in place: refused. */
+	g_assert_cmpint (bd_mask_decide_to (pool, m, W, m, W + 1, W - 1, H - 1, 1, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_decide_to (pool, m, W, NULL, W, W, H, 1, &err), ==, BD_ERR_INVALID_ARGUMENT);
 }
 
 static void

@@ -176,18 +176,26 @@ bd_mask_decide (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t h
 }
 
 bd_status
-bd_mask_decide_to (bd_thread_pool *pool, const uint8_t *alpha, size_t alpha_stride, uint8_t *out,
-                   size_t out_stride, uint32_t width, uint32_t height, uint32_t radius, bd_error *error)
+bd_mask_decide_to_check (const uint8_t *alpha, size_t alpha_stride, const uint8_t *out, size_t out_stride,
+                         uint32_t width, uint32_t height, bd_error *error)
 {
 	bd_status st = bd_mask_decide_check (alpha, width, height, alpha_stride, error);
 	if (st == BD_OK)
 		st = bd_mask_decide_check (out, width, height, out_stride, error);
+	if (st == BD_OK && alpha == out && alpha_stride != out_stride)
+		st = bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_mask_decide: one buffer with two strides");
+	return st;
+}
+
+bd_status
+bd_mask_decide_to (bd_thread_pool *pool, const uint8_t *alpha, size_t alpha_stride, uint8_t *out,
+                   size_t out_stride, uint32_t width, uint32_t height, uint32_t radius, bd_error *error)
+{
+	bd_status st = bd_mask_decide_to_check (alpha, alpha_stride, out, out_stride, width, height, error);
 	if (st != BD_OK)
 		return st;
 	if (alpha == out)
-		return alpha_stride == out_stride
-		       ? bd_mask_decide (pool, out, width, height, out_stride, radius, error)
-		       : bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_mask_decide: one buffer with two strides");
+		return bd_mask_decide (pool, out, width, height, out_stride, radius, error);
 	return decide_to (pool, alpha, alpha_stride, out, out_stride, width, height, radius, error);
 }
 

@@ -155,8 +155,11 @@ bd_status bd_mask_decide (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, 
 bd_status bd_mask_decide_to (bd_thread_pool *pool, const uint8_t *alpha, size_t alpha_stride, uint8_t *out,
                              size_t out_stride, uint32_t width, uint32_t height, uint32_t radius,
                              bd_error *error);
-/* bd_mask_decide's argument checks, for a device that does the pass (a GPU session). */
+/* bd_mask_decide's argument checks, and bd_mask_decide_to's (both buffers, and one buffer
+ * only with one stride), for a device that does the pass (a GPU session). */
 bd_status bd_mask_decide_check (const uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,
                                 bd_error *error);
+bd_status bd_mask_decide_to_check (const uint8_t *alpha, size_t alpha_stride, const uint8_t *out,
+                                   size_t out_stride, uint32_t width, uint32_t height, bd_error *error);
 /* 0.15% of the photo's diagonal (at least 1 pixel): the width of a soft edge. */
 uint32_t  bd_decide_radius (uint32_t width, uint32_t height);
