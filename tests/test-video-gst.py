@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The GStreamer element `backdrop` from the build folder (GST_PLUGIN_PATH), on the CPU:
 gst-inspect-1.0 lists it, pipelines from videotestsrc in every input format and output, the
-look-ahead keeps every frame, errors reach the bus, and a short clip made from DAVIS frames
+look-ahead keeps every frame, errors reach the bus, the output changed mid-stream renegotiates
+frame by frame, lanes give the frames no lanes give, and a short clip made from DAVIS frames
 gives masks that match the DAVIS labels. TAP output; a missing data set is a skip with its
 reason."""
 import glob
@@ -147,7 +148,8 @@ def davis_clip():
 def lanes_same_frames():
     """lanes=3 (the networks of several frames at once, on CPU sessions here) gives every frame
     as lanes=0 does, in order, with the look-ahead and the filter on: from RGBA, which a lane
-    copies, and from I420, which a lane converts while the next frame is made."""
+    copies, and from I420, which a lane converts while the next frame is made; and composed
+    frames over a blur with an edited mask."""
     frames, why = davis_frames("lucia", 10)
     if not frames:
         return why
@@ -163,6 +165,56 @@ def lanes_same_frames():
                 out[lanes] = open(raw, "rb").read()
             assert len(out[0]) > 0 and (np.frombuffer(out[0], np.uint8) > 128).mean() > 0.02, "no person in the masks"
             assert out[0] == out[3], "lanes=3 changed the %s frames (%d and %d bytes)" % (fmt, len(out[0]), len(out[3]))
+        # Composed frames, with an edited mask.
+        out = {}
+        for lanes in (0, 3):
+            raw = os.path.join(d, "blur%d.raw" % lanes)
+            launch("filesrc location=%s ! matroskademux ! vp8dec ! videoconvert ! backdrop device=cpu output=composite "
+                   "background=blur threshold=0.4 latency=1 lanes=%d model=%s ! filesink location=%s"
+                   % (clip, lanes, MODEL, raw))
+            out[lanes] = open(raw, "rb").read()
+        assert len(out[0]) > 0 and out[0] == out[3], "lanes=3 changed the composed frames"
+
+
+def output_changes_mid_stream():
+    """The output property changed twice while frames flow, with lanes (frames at the lanes and
+    held for look-ahead when the caps change) and without: every frame comes out, each one the
+    size its caps say."""
+    os.environ.update(GST_PLUGIN_PATH=ENV["GST_PLUGIN_PATH"], GST_REGISTRY=ENV["GST_REGISTRY"])
+    import gi
+    gi.require_version("Gst", "1.0")
+    from gi.repository import Gst
+    Gst.init(None)
+    n, w, h = 30, 162, 120
+    for lanes in (0, 2):
+        pipe = Gst.parse_launch(
+            "videotestsrc num-buffers=%d pattern=ball ! video/x-raw,width=%d,height=%d,framerate=30/1 "
+            "! backdrop name=b device=cpu input-size=128 latency=1 lanes=%d output=composite background=blur "
+            "model=%s ! appsink name=sink sync=false" % (n, w, h, lanes, MODEL))
+        element, sink, seen = pipe.get_by_name("b"), pipe.get_by_name("sink"), [0]
+
+        def switch(pad, info):
+            seen[0] += 1
+            if seen[0] in (10, 20):
+                Gst.util_set_object_arg(element, "output", "mask" if seen[0] == 10 else "cutout")
+            return Gst.PadProbeReturn.OK
+        element.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, switch)
+        pipe.set_state(Gst.State.PLAYING)
+        got = []
+        while True:
+            sample = sink.emit("try-pull-sample", 60 * Gst.SECOND)
+            if sample is None:
+                break
+            caps = sample.get_caps().get_structure(0)
+            got.append((caps.get_value("format"), sample.get_buffer().get_size()))
+        message = pipe.get_bus().pop_filtered(Gst.MessageType.ERROR)
+        pipe.set_state(Gst.State.NULL)
+        assert message is None, "lanes=%d: %s" % (lanes, message.parse_error()[0].message)
+        assert len(got) == n, "lanes=%d: %d frames of %d" % (lanes, len(got), n)
+        size = {"GRAY8": (w + 3) // 4 * 4 * h, "RGBA": w * 4 * h}
+        wrong = [(i, f, b) for i, (f, b) in enumerate(got) if size.get(f) != b]
+        assert not wrong, "lanes=%d: frames whose size is not their caps': %s" % (lanes, wrong[:5])
+        assert {f for f, _ in got} == {"GRAY8", "RGBA"}, "lanes=%d: formats %s" % (lanes, {f for f, _ in got})
 
 
 def live_pipeline():
@@ -189,6 +241,7 @@ check("lookahead-keeps-every-frame", lookahead_keeps_frames)
 check("errors-on-the-bus", errors)
 check("davis-clip", davis_clip)
 check("lanes-same-frames", lanes_same_frames)
+check("output-changes-mid-stream", output_changes_mid_stream)
 print("1..%d" % len(results))
 for i, (status, name, extra) in enumerate(results, 1):
     print("%s %d %s%s" % (status, i, name, extra))
