@@ -123,6 +123,24 @@ def composite_mp4():
     assert streams(info, "audio")[0]["codec_name"] == "aac"
 
 
+def speed_presets():
+    """--speed picks the encoder's effort: both ends give whole files with the input's timing,
+    the fast one larger than the small one; a cut-out made fast keeps its alpha."""
+    sizes = {}
+    for speed in ("small", "fast"):
+        out = os.path.join(tmp, "speed-%s.mp4" % speed)
+        tool("--device", "cpu", "--output", "composite", "--speed", speed, CLIP, out)
+        same_timing(probe(out))
+        sizes[speed] = os.path.getsize(out)
+    assert sizes["fast"] > sizes["small"], sizes
+    out = os.path.join(tmp, "speed-fast.webm")
+    tool("--device", "cpu", "--speed", "fast", CLIP, out)
+    v = streams(probe(out), "video")[0]
+    assert v.get("tags", {}).get("ALPHA_MODE") == "1", "no alpha in the fast WebM: %s" % v.get("tags")
+    err = tool("--speed", "quick", CLIP, os.path.join(tmp, "never.webm"), expect=2)
+    assert "--speed must be" in err, err
+
+
 def rotation_kept():
     """A phone's sideways video keeps its rotation, so it still plays upright."""
     rot = os.path.join(tmp, "rot.mp4")
@@ -192,6 +210,7 @@ if not shutil.which("ffmpeg") or not shutil.which("ffprobe"):
 check("cutout-webm-alpha-audio-timing", cutout_webm)
 check("composite-mp4-audio-copied", composite_mp4)
 check("mask-webm", mask_webm)
+check("speed-presets", speed_presets)
 check("rotation-kept", rotation_kept)
 check("lanes-same-frames", lanes_same_frames)
 check("never-overwrites", protects_files)

@@ -23,7 +23,7 @@
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_CANCELLED = 130 };
 
-static char *opt_output = "cutout", *opt_background, *opt_device = "auto", *opt_model;
+static char *opt_output = "cutout", *opt_background, *opt_device = "auto", *opt_model, *opt_speed = "balanced";
 static double opt_threshold = -1, opt_feather = 0, opt_steadiness = BD_VIDEO_DEFAULT_STEADINESS;
 static int opt_latency = 1, opt_input_size = 0, opt_crf = 0, opt_threads = 0, opt_lanes = -1;
 static gboolean opt_all_people, opt_overwrite, opt_quiet, opt_version, opt_stage_times;
@@ -41,6 +41,7 @@ static const GOptionEntry entries[] = {
 	{ "steadiness", 0, 0, G_OPTION_ARG_DOUBLE, &opt_steadiness, N_("Temporal filter where the picture is still, 0 (a mask per frame) to 1 (default 0.75)"), N_("K") },
 	{ "input-size", 0, 0, G_OPTION_ARG_INT, &opt_input_size, N_("Long side the network sees (default: the model's); smaller is faster and coarser"), N_("PIXELS") },
 	{ "crf", 0, 0, G_OPTION_ARG_INT, &opt_crf, N_("Video quality, lower is better (default 31 for VP9, 20 for H.264)"), N_("N") },
+	{ "speed", 0, 0, G_OPTION_ARG_STRING, &opt_speed, N_("Encoding: balanced (default), small (slower, smaller files) or fast (sooner, larger files)"), N_("SPEED") },
 	{ "threads", 0, 0, G_OPTION_ARG_INT, &opt_threads, N_("CPU threads (default: one per core)"), N_("N") },
 	{ "overwrite", 0, 0, G_OPTION_ARG_NONE, &opt_overwrite, N_("Replace OUTPUT if it exists (never the input)"), NULL },
 	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, N_("Print errors only"), NULL },
@@ -145,6 +146,13 @@ main (int argc, char **argv)
 		usage_error = _("--latency must be 0, 1 or 2.");
 	if (!usage_error && !(opt_steadiness >= 0 && opt_steadiness <= 1))
 		usage_error = _("--steadiness must be within 0..1.");
+	BdEncodeSpeed speed = BD_ENCODE_BALANCED;
+	if (!usage_error && !g_strcmp0 (opt_speed, "small"))
+		speed = BD_ENCODE_SMALL;
+	else if (!usage_error && !g_strcmp0 (opt_speed, "fast"))
+		speed = BD_ENCODE_FAST;
+	else if (!usage_error && g_strcmp0 (opt_speed, "balanced"))
+		usage_error = _("--speed must be balanced, small or fast.");
 	if (!usage_error && opt_lanes > 8)
 		usage_error = _("--lanes must be within 0..8.");
 	if (!usage_error && (opt_threshold > 1 || opt_feather < 0 || opt_feather > 500))
@@ -249,7 +257,7 @@ main (int argc, char **argv)
 	BdTranscodeJob job = {
 		.input = input, .path = tmp, .name = output, .session = session, .settings = &settings,
 		.lanes = lanes, .n_lanes = n_lanes,
-		.crf = opt_crf, .cancel = &cancelled, .progress = opt_quiet ? NULL : progress, .user_data = &ps,
+		.crf = opt_crf, .speed = speed, .cancel = &cancelled, .progress = opt_quiet ? NULL : progress, .user_data = &ps,
 		.stats = &stats,
 	};
 	guint64 frames = 0;

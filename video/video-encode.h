@@ -23,6 +23,13 @@ typedef struct {
 	double encoding;                    /* the conversion to YUV, the encoder, the file */
 } BdTranscodeStats;
 
+/* How hard the video encoder works: smaller files, or sooner. */
+typedef enum {
+	BD_ENCODE_BALANCED,   /* x264 veryfast; VP9 good at speed 5 */
+	BD_ENCODE_SMALL,      /* x264 medium; VP9 good at speed 2 */
+	BD_ENCODE_FAST,       /* x264 superfast; VP9 realtime at speed 8 */
+} BdEncodeSpeed;
+
 typedef struct {
 	const char            *input;
 	const char            *path;        /* where to write (a temporary file) */
@@ -34,6 +41,7 @@ typedef struct {
 	guint                  n_lanes;
 	const BdVideoSettings *settings;
 	int                    crf;         /* quality: lower is better and larger; 0 = the codec's default */
+	BdEncodeSpeed          speed;
 	volatile sig_atomic_t *cancel;      /* non-zero stops the run (G_IO_ERROR_CANCELLED) */
 	/* Called after each frame written, on the encoder's thread: the fraction of the duration done, frames so far. */
 	void                 (*progress) (double fraction, guint64 frames, gpointer user_data);
