@@ -5,9 +5,12 @@
 # -> fakesink, as fast as it goes, for each output. FRAMES frames are made from the photos in
 # PHOTOS (scaled to 1920x1080, BT.601), and each output runs twice, on 30 frames and on all:
 # frames/s with the start-up, and after it (the difference of the two runs). BUNDLE comes from
-# tools/gpu-gst-bundle; the GPU machine has no GStreamer of its own.
+# tools/gpu-gst-bundle; the GPU machine has no GStreamer of its own. FRAMES defaults to 1200
+# (3.7 GB of input in the temporary folder): with 300, the start-up (about half a second, give
+# or take a tenth) is most of the long run, and the figure after it moved by a fifth from run
+# to run.
 #
-#   bench/video-gpu-element.sh BUNDLE MODEL PHOTOS [FRAMES] [DEVICE]     e.g. ... 300 cuda
+#   bench/video-gpu-element.sh BUNDLE MODEL PHOTOS [FRAMES] [DEVICE]     e.g. ... 1200 cuda
 #
 # ELEMENT="lanes=2" (the environment) adds properties to the element. QUEUE=1 puts a queue
 # before it, so that reading the file and parsing its frames run on a thread of their own
@@ -15,7 +18,7 @@
 set -euo pipefail
 bundle=$(realpath "${1:?usage: video-gpu-element.sh BUNDLE MODEL PHOTOS [FRAMES] [DEVICE]}")
 model=$(realpath "${2:?model}") photos=$(realpath "${3:?photos}")
-frames=${4:-300} device=${5:-cuda}
+frames=${4:-1200} device=${5:-cuda}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 - "$photos" "$work/in.yuv" "$frames" <<'PY'
