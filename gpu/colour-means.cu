@@ -130,7 +130,7 @@ box_kernel (const float *src, float *dst, uint32_t lines, uint32_t n, size_t lin
  * kernel above, a thread a line and channel waiting on global memory at every step, took 96 µs
  * a pass on a 1 MP photo's grid; a block a pass, loading the line and writing it each time,
  * 14 µs a pass on a 1080p frame's grid of 640x360. */
-constexpr uint32_t STAGED_MAX = (48u * 1024u) / (K * sizeof (float));   /* samples a line */
+constexpr uint32_t STAGED_MAX = (48u * 1024u) / (K * sizeof (float));   /* samples a line: 96 KB with their changes */
 
 __global__ void
 box3_staged_kernel (const float *src, float *dst, uint32_t n, size_t line_step, size_t sample_step, uint32_t r)
@@ -250,14 +250,18 @@ bd_gpu_colour_means (const uint8_t *photo, uint32_t ch, size_t pitch, const uint
 		return st;
 	float *c = *cells;
 	const unsigned threads = 256;
-	/* A line and its changes take up to twice the 48 KB a block gets unasked. */
-	uint32_t staged = 0;   /* the longest line staged in shared memory */
-	for (uint32_t len : { gw, gh })
-		if (len <= STAGED_MAX && len > staged)
-			staged = len;
-	if (staged_bytes (staged) > 48u * 1024u)
+	/* A line and its changes take up to twice the 48 KB a block gets unasked: a Hopper GPU
+	 * gives 227 KB when asked, a Turing one 64 KB. Lines longer than the device holds take
+	 * the kernel a thread a line. Every call asks for the same, so that no session lowers
+	 * the limit while another launches. */
+	int device = 0, optin = 0;
+	BD_CUDA_CHECK (cudaGetDevice (&device));
+	BD_CUDA_CHECK (cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+	uint32_t fit = (uint32_t) ((size_t) optin / (2 * K * sizeof (float)));
+	uint32_t staged_max = fit < STAGED_MAX ? fit : STAGED_MAX;
+	if (staged_bytes (staged_max) > 48u * 1024u)
 		BD_CUDA_CHECK (cudaFuncSetAttribute (box3_staged_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-		                                     (int) staged_bytes (STAGED_MAX)));
+		                                     (int) staged_bytes (staged_max)));
 	start_kernel<<<bd_div_up (n, threads), threads, 0, stream>>> (photo, ch, pitch, w, h, alpha, factor, gw, gh,
 	                                                               c + at.img, c + at.est);
 	BD_CUDA_CHECK_LAUNCH ();
@@ -272,7 +276,7 @@ bd_gpu_colour_means (const uint8_t *photo, uint32_t ch, size_t pitch, const uint
 			uint32_t lines = rows ? gh : gw, len = rows ? gw : gh;
 			size_t line_step = rows ? (size_t) gw * K : K, sample_step = rows ? K : (size_t) gw * K;
 			/* The three passes in one launch where a line fits in shared memory, else one a launch. */
-			int launches = len <= STAGED_MAX ? 1 : 3;
+			int launches = len <= staged_max ? 1 : 3;
 			for (int i = 0; i < launches; i++) {
 				if (launches == 1)
 					box3_staged_kernel<<<lines, 512, staged_bytes (len), stream>>> (from, to, len, line_step,
