@@ -229,9 +229,10 @@ def check_photos(lib, model_path, photo_dir):
         ok = ex >= 0.999 and fa >= 0.999 and co == 1.0
         failed += not ok
         rows.append(f"{name:28} {rgb.shape[1]}x{rgb.shape[0]:<6} {ex:10.4%} {fa:10.4%} {co:10.4%} {'yes' if ok else 'NO'}")
-    # A photo wider than a block's shared memory holds as a line of colour means (1,117 cells):
-    # with a blur of radius 4 (a cell a pixel) its rows take the kernel a thread a line, its
-    # columns (640 cells, more than 48 KB with their changes) the one a block a line.
+    # A photo wider than a block's shared memory holds as a line of colour means (1,117 cells
+    # on a Hopper GPU): with a blur of radius 4 (a cell a pixel) its rows take the kernel a
+    # thread a line, its columns (640 cells, more than 48 KB with their changes) the one a
+    # block a line.
     rng = np.random.default_rng(11)
     wide = rng.integers(0, 256, (640, 1300, 3), dtype=np.uint8)
     wide_alpha = np.kron(rng.integers(0, 2, (40, 100), dtype=np.uint8) * 255, np.ones((16, 13), np.uint8))
