@@ -245,8 +245,9 @@ open_video (transcode *t, const char *format, GError **error)
 		                job->speed == BD_ENCODE_FAST ? 8 : job->speed == BD_ENCODE_SMALL ? 2 : 5, 0);
 		av_opt_set_int (t->venc->priv_data, "row-mt", 1, 0);
 	} else {
-		/* 1080p on two Zen 5 cores: veryfast 48 frames/s, superfast 82 for a third more
-		 * bytes at the same quality setting (ultrafast: 165, 2.4x the bytes). */
+		/* 10 s of 1080p DAVIS frames on two Zen 5 cores: veryfast 48 frames/s, superfast 82
+		 * for a third more bytes at the same quality setting (ultrafast: 165, 2.4x the bytes;
+		 * how many more bytes depends on the picture: 1.85x for a blurred composite). */
 		av_opt_set (t->venc->priv_data, "preset", job->speed == BD_ENCODE_FAST ? "superfast"
 		                                          : job->speed == BD_ENCODE_SMALL ? "medium" : "veryfast", 0);
 		av_opt_set_int (t->venc->priv_data, "crf", job->crf > 0 ? job->crf : 20, 0);
