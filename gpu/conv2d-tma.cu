@@ -361,16 +361,19 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 
 /* Shared by the two resident-weights kernels below. */
 #if BD_HAVE_WGMMA
-/* S stages in two rings, one a consumer warpgroup ("empty": that warpgroup's 4 warps), and
- * the barrier of the weights' copy. */
+/* S stages in two rings, one a consumer warpgroup ("empty": that warpgroup's 4 warps), the
+ * barrier of the weights' copy, and each warpgroup's turn at the tensor cores (its 4 warps'
+ * arrivals: resident_turn). */
 __device__ __forceinline__ void
-resident_barriers_init (uint32_t full, uint32_t empty, uint32_t loaded, int S)
+resident_barriers_init (uint32_t full, uint32_t empty, uint32_t loaded, uint32_t turn, int S)
 {
 	for (int i = 0; i < S; i++) {
 		mbar_init (full + 8 * i, 1);      /* the producer's expect_tx */
 		mbar_init (empty + 8 * i, 4);     /* the warps of the warpgroup that used it */
 	}
 	mbar_init (loaded, 1);
+	mbar_init (turn, 4);
+	mbar_init (turn + 8, 4);
 	asm volatile ("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
@@ -379,7 +382,7 @@ resident_barriers_init (uint32_t full, uint32_t empty, uint32_t loaded, int S)
  * scheduled, sets the barriers up, and returns after the block's barrier. */
 struct resident_smem {
 	unsigned char *base;
-	uint32_t       wsm, stages, full, empty, loaded;
+	uint32_t       wsm, stages, full, empty, loaded, turn;
 };
 
 template <typename T>
@@ -393,9 +396,10 @@ resident_start (unsigned char *raw)
 	m.full = m.stages + T::STAGES * T::BOX_BYTES + 2 * T::EPILOGUE_BYTES;
 	m.empty = m.full + 8 * T::STAGES;
 	m.loaded = m.empty + 8 * T::STAGES;
+	m.turn = m.loaded + 8;
 	bd_allow_next_kernel ();
 	if (threadIdx.x == 0)
-		resident_barriers_init (m.full, m.empty, m.loaded, T::STAGES);
+		resident_barriers_init (m.full, m.empty, m.loaded, m.turn, T::STAGES);
 	__syncthreads ();
 	return m;
 }
@@ -417,6 +421,28 @@ resident_load_box (const CUtensorMap *pixels, uint32_t stages, uint32_t full, ui
 	mbar_wait (empty + 8 * slot, ((k / R) & 1) ^ 1);
 	mbar_expect_bytes (full + 8 * slot, box_bytes);
 	tma_load_4d (stages + slot * box_bytes, pixels, full + 8 * slot, c, x, y, img);
+}
+
+/* The two warpgroups take turns at the tensor cores: warpgroup cw issues the multiplies of
+ * its n-th tile (or tap) only after the other has issued those of its own last one, so that
+ * one stores its tile while the other multiplies. Left to themselves the two fall into step,
+ * multiplying together and then storing together while the tensor cores wait. Warpgroup 0
+ * goes first: its n-th turn follows warpgroup 1's (n - 1)-th (a fresh barrier counts parity 1
+ * as passed), warpgroup 1's n-th follows warpgroup 0's n-th. A turn is passed only to a
+ * warpgroup that will wait for it (an unclaimed phase is a fault to compute-sanitizer's
+ * synccheck). */
+__device__ __forceinline__ void
+resident_turn_wait (uint32_t turn, int cw, int n)
+{
+	mbar_wait (turn + 8 * cw, cw ? n & 1 : (n - 1) & 1);
+}
+
+/* The other warpgroup's turn: one arrival from each warp of this one. */
+__device__ __forceinline__ void
+resident_turn_pass (uint32_t turn, int cw, int lane)
+{
+	if (lane == 0)
+		mbar_arrive (turn + 8 * (1 - cw));
 }
 
 /* What a consumer thread keeps through the tiles: its warpgroup cw, the named barrier of
@@ -484,13 +510,13 @@ template <int SLICES, int ROWS, int CO> struct resident_tile {
 	static constexpr int SMEM = 1024 + WEIGHT_BYTES + STAGES * BOX_BYTES + 2 * EPILOGUE_BYTES + BARRIER_BYTES;
 	static_assert (STAGES >= 6, "each warpgroup's ring holds three boxes");
 	static_assert (CO == 64 || (CO == 128 && SLICES == 1), "64 outputs, or 128 of 64 inputs (the weights fit)");
-	static_assert ((2 * STAGES + 1) * 8 <= BARRIER_BYTES, "barriers fit");
+	static_assert ((2 * STAGES + 3) * 8 <= BARRIER_BYTES, "barriers fit");
 };
 
 template <int SLICES, int ROWS, int CO>
 __global__ void __launch_bounds__ (THREADS, 1)
 conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_constant__ CUtensorMap pixels,
-                        const __grid_constant__ CUtensorMap weights, const ws_geometry g, int tiles)
+                        const __grid_constant__ CUtensorMap weights, const ws_geometry g, int tiles, bool turns)
 {
 #if BD_HAVE_WGMMA
 	using T = resident_tile<SLICES, ROWS, CO>;
@@ -536,14 +562,16 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 	const int cw = c.cw, lt = c.lt, lane = c.lane;
 	__half *tile = resident_staging<T> (m, cw);
 	mbar_wait (loaded, 0);
-	int k = 0;   /* this warpgroup's boxes so far */
-	for (int index = blockIdx.x + cw * gridDim.x; index < tiles; index += 2 * gridDim.x) {
+	int k = 0, n = 0;   /* this warpgroup's boxes and tiles so far */
+	for (int index = blockIdx.x + cw * gridDim.x; index < tiles; index += 2 * gridDim.x, n++) {
 		float d[HALVES][PIX / 2];   /* 128 outputs: two 64-channel multiplies of the same box */
 #pragma unroll
 		for (int h = 0; h < HALVES; h++)
 #pragma unroll
 			for (int i = 0; i < PIX / 2; i++)
 				d[h][i] = 0.0f;
+		if (turns)
+			resident_turn_wait (m.turn, cw, n);
 #pragma unroll
 		for (int step = 0; step < STEPS; step++, k++) {
 			const int slot = cw * R + k % R, column = step / SLICES, slice = step % SLICES;
@@ -573,6 +601,8 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 			if (step > 0 && lane == 0)
 				mbar_arrive (empty + 8 * (cw * R + (k - 1) % R));
 		}
+		if (turns && index + (int) gridDim.x < tiles)   /* the other's tile after this one */
+			resident_turn_pass (m.turn, cw, lane);
 		wgmma_wait<0> ();
 #pragma unroll
 		for (int h = 0; h < HALVES; h++)
@@ -640,13 +670,13 @@ template <int SLICES> struct resident_up_tile {
 	static constexpr int STAGES = (FIT > 8 ? 8 : FIT) / 2 * 2;     /* two rings of equal size */
 	static constexpr int SMEM = 1024 + WEIGHT_BYTES + STAGES * BOX_BYTES + 2 * EPILOGUE_BYTES + BARRIER_BYTES;
 	static_assert (STAGES / 2 > SLICES, "a ring holds a tile's boxes and more");
-	static_assert ((2 * STAGES + 1) * 8 <= BARRIER_BYTES, "barriers fit");
+	static_assert ((2 * STAGES + 3) * 8 <= BARRIER_BYTES, "barriers fit");
 };
 
 template <int SLICES>
 __global__ void __launch_bounds__ (THREADS, 1)
 conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_constant__ CUtensorMap pixels,
-                           const __grid_constant__ CUtensorMap weights, const ws_geometry g, int tiles)
+                           const __grid_constant__ CUtensorMap weights, const ws_geometry g, int tiles, bool turns)
 {
 #if BD_HAVE_WGMMA
 	using T = resident_up_tile<SLICES>;
@@ -684,18 +714,23 @@ conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const
 	const int cw = c.cw, lt = c.lt, lane = c.lane;
 	__half *tile = resident_staging<T> (m, cw);
 	mbar_wait (loaded, 0);
-	int k = 0;
+	int k = 0, n = 0;   /* this warpgroup's boxes and taps so far */
 	for (int index = blockIdx.x + cw * gridDim.x; index < tiles; index += 2 * gridDim.x, k += SLICES) {
 		const int x0 = (index % g.tiles_x) * TW, y0 = index / g.tiles_x % g.tiles_y * TH, img = index / per_image;
 		/* The tile's boxes, before any multiply: a wait between the multiplies serialises them. */
 		for (int slice = 0; slice < SLICES; slice++)
 			mbar_wait (full + 8 * (cw * R + (k + slice) % R), ((k + slice) / R) & 1);
 #pragma unroll 1
-		for (int tap = 0; tap < 4; tap++) {
+		for (int tap = 0; tap < 4; tap++, n++) {
 			float d[PIX / 2];
 #pragma unroll
 			for (int i = 0; i < PIX / 2; i++)
 				d[i] = 0.0f;
+			/* Warpgroup 0's last tile may have no partner (the other's tile after this one):
+			 * past its first tap, no turns. */
+			const bool partner = index + (int) gridDim.x < tiles;
+			if (turns && (cw || tap == 0 || partner))
+				resident_turn_wait (m.turn, cw, n);
 			wgmma_fence_operands (d);
 			wgmma_fence ();
 #pragma unroll
@@ -708,6 +743,8 @@ conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const
 					wgmma_f16<PIX>::mma (d, da + 2 * kk, db + 2 * kk);
 			}
 			wgmma_commit ();
+			if (turns && (partner || (cw && tap < 3)))
+				resident_turn_pass (m.turn, cw, lane);
 			wgmma_wait<0> ();
 			wgmma_fence_operands (d);
 			if (tap == 3 && lane == 0)   /* the tile's boxes are read no more */
@@ -745,6 +782,7 @@ int wide_split = 128;       /* BACKDROP_GPU_WIDE_SPLIT=N: its fewest steps (0: n
 bool wide_pixels = true;    /* BACKDROP_GPU_WIDE_PIXELS=0 turns 256 x 128 off (both rules) */
 bool swapped_up = true;     /* BACKDROP_GPU_SWAPPED_UP=0 turns them off (bd_gpu_conv2d_tma) */
 bool wide_resident = true;  /* BACKDROP_GPU_RESIDENT_128=0 turns 64 -> 128 resident off */
+bool turns = true;          /* BACKDROP_GPU_TURNS=0: the resident kernels' warpgroups unordered */
 int split_steps = 50;       /* BACKDROP_GPU_SPLIT_STEPS=N: the fewest steps split K takes (0: any) */
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
 int multiprocessors;
@@ -854,7 +892,7 @@ launch_resident (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poole
 		return st;
 	dim3 grid (tiles < (unsigned) multiprocessors ? tiles : (unsigned) multiprocessors);
 	BD_CUDA_CHECK (bd_launch_early (p->launch_early, conv2d_resident_kernel<SLICES, ROWS, CO>, grid, dim3 (THREADS),
-	                                T::SMEM, stream, *p, pixels, weights, g, (int) tiles));
+	                                T::SMEM, stream, *p, pixels, weights, g, (int) tiles, turns));
 	return BD_OK;
 }
 
@@ -871,7 +909,7 @@ launch_resident_up (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *po
 		return st;
 	dim3 grid (tiles < (unsigned) multiprocessors ? tiles : (unsigned) multiprocessors);
 	BD_CUDA_CHECK (bd_launch_early (p->launch_early, conv2d_resident_up_kernel<SLICES>, grid, dim3 (THREADS), T::SMEM,
-	                                stream, *p, pixels, weights, g, (int) tiles));
+	                                stream, *p, pixels, weights, g, (int) tiles, turns));
 	return BD_OK;
 }
 
@@ -921,6 +959,7 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 	wide_pixels = sw.wide_pixels;
 	swapped_up = sw.swapped_up;
 	wide_resident = sw.resident_128;
+	turns = sw.turns;
 	if (sw.split_steps >= 0)
 		split_steps = sw.split_steps;
 	/* BACKDROP_GPU_TILE naming one of conv2d-hopper.cu's tiles leaves every layer to it. */

@@ -13,6 +13,7 @@ struct bd_gpu_switches {
 	bool        wide_pixels;    // BACKDROP_GPU_WIDE_PIXELS=0 turns the 256-pixel tiles off
 	bool        swapped_up;     // BACKDROP_GPU_SWAPPED_UP=0 turns the swapped up-convolutions off
 	bool        resident_128;   // BACKDROP_GPU_RESIDENT_128=0 turns the resident 64 -> 128 kernel off
+	bool        turns;          // BACKDROP_GPU_TURNS=0: the resident kernels' warpgroups take no turns
 	int         wide_split;     // BACKDROP_GPU_WIDE_SPLIT=N, or -1 for the kernel's own default
 	int         split_steps;    // BACKDROP_GPU_SPLIT_STEPS=N, or -1 for the kernel's own default
 	long        splitk;         // BACKDROP_GPU_SPLITK=N: split K for layers of at most N tiles (66)
