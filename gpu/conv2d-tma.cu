@@ -246,9 +246,10 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 #pragma unroll
 	for (int i = 0; i < R; i++)
 		d[i] = 0.0f;
+	int slot = 0, before = 0;   /* step i's stage and step i - 1's, counted rather than divided */
+	uint32_t phase = 0;
 	for (int i = 0; i < n; i++) {
-		const int slot = i % S;
-		mbar_wait (full + 8 * slot, (i / S) & 1);
+		mbar_wait (full + 8 * slot, phase);
 		const uint32_t st = base + slot * T::STAGE;
 		wgmma_fence_operands (d);
 		wgmma_fence ();
@@ -274,7 +275,10 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 		wgmma_wait<1> ();
 		wgmma_fence_operands (d);
 		if (i > 0 && t % 32 == 0)
-			mbar_arrive (empty + 8 * ((i - 1) % S));
+			mbar_arrive (empty + 8 * before);
+		before = slot;
+		if (++slot == S)
+			slot = 0, phase ^= 1;
 	}
 	wgmma_wait<0> ();
 	wgmma_fence_operands (d);
@@ -302,28 +306,41 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 		}
 		return;
 	}
-	/* The same staging as conv2d-hopper.cu's, written out in each: one shared helper for
-	 * both measured 2% slower on both paths (docs/PERFORMANCE.md). */
+	/* Bias and ReLU, then the tile as half into shared memory [pixel][PITCH], each 8 x 8
+	 * block of the fragment (block nb = i / 4 along wgmma's N, h = i / 2 % 2 down its 64
+	 * rows) by stmatrix, four a store: store q's matrix m is block (2q + m / 2, m % 2), and
+	 * this thread names row lane % 8 of matrix lane / 8. Swapped, the rows are channels and
+	 * each block goes in transposed; else the rows are pixels. */
 	constexpr int PITCH = T::PITCH;
+	{
+		const int w = (t % 128) / 32, j = lane / 8;
+		const int pix0 = T::SPLIT_CHANNELS ? 0 : cw * (PIX / 2), ch0 = T::SPLIT_CHANNELS ? cw * 64 : 0;
+		const uint32_t at = (uint32_t) __cvta_generic_to_shared (smem) +
+		                    2 * (SWAP ? (pix0 + (j / 2) * 8 + lane % 8) * PITCH + ch0 + w * 16 + 8 * (j % 2)
+		                              : (pix0 + w * 16 + 8 * (j % 2) + lane % 8) * PITCH + (j / 2) * 8);
+		float row_bias[2];   /* swapped: the bias of the thread's two channels (rows) */
 #pragma unroll
-	for (int i = 0; i < R; i += 2) {
-		int row = frow + 8 * (i / 2 % 2), col = (i / 4) * 8 + (lane % 4) * 2;
-		int pix0, pix1, ch0, ch1;   /* where d[i] and d[i + 1] go */
-		if (T::SPLIT_CHANNELS) {   /* row: channel cw * 64 + row; col, col + 1: two pixels */
-			pix0 = col, pix1 = col + 1, ch0 = ch1 = cw * 64 + row;
-		} else if (SWAP) {         /* row: channel; col, col + 1: two pixels */
-			pix0 = cw * (PIX / 2) + col, pix1 = pix0 + 1, ch0 = ch1 = row;
-		} else {      /* row: pixel; col, col + 1: two channels */
-			pix0 = pix1 = cw * (PIX / 2) + row, ch0 = col, ch1 = col + 1;
+		for (int h = 0; h < 2; h++) {
+			const int ch = n0 + ch0 + w * 16 + lane / 4 + 8 * h;
+			row_bias[h] = SWAP && ch < cout ? p.bias[ch] : 0.0f;
 		}
-		float v0 = d[i] + (n0 + ch0 < cout ? p.bias[n0 + ch0] : 0.0f);
-		float v1 = d[i + 1] + (n0 + ch1 < cout ? p.bias[n0 + ch1] : 0.0f);
-		if (p.relu) {
-			v0 = fmaxf (v0, 0.0f);
-			v1 = fmaxf (v1, 0.0f);
+		const float floor = p.relu ? 0.0f : -INFINITY;   /* ReLU as a max */
+#pragma unroll
+		for (int q = 0; q < T::N / 16; q++) {
+			uint32_t r[4];
+#pragma unroll
+			for (int m = 0; m < 4; m++) {
+				const int i = (2 * q + m / 2) * 4 + (m % 2) * 2;
+				float b0 = row_bias[m % 2], b1 = b0;
+				if (!SWAP) {   /* the columns are channels: two a pair */
+					const int ch = n0 + (2 * q + m / 2) * 8 + (lane % 4) * 2;
+					b0 = ch < cout ? p.bias[ch] : 0.0f;
+					b1 = ch + 1 < cout ? p.bias[ch + 1] : 0.0f;
+				}
+				r[m] = pack_half2 (fmaxf (d[i] + b0, floor), fmaxf (d[i + 1] + b1, floor));
+			}
+			stmatrix_x4<SWAP> (at + q * (SWAP ? 16 * PITCH * 2 : 32), r[0], r[1], r[2], r[3]);
 		}
-		((__half *) smem)[pix0 * PITCH + ch0] = __float2half_rn (v0);
-		((__half *) smem)[pix1 * PITCH + ch1] = __float2half_rn (v1);
 	}
 	consumers_sync ();
 	const __half *tile = (const __half *) smem;
@@ -339,17 +356,18 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 	}
 	for (int v = t; v < PIX * CO / 8; v += CONSUMERS) {
 		int r = v / (CO / 8), col = (v % (CO / 8)) * 8;
-		int m = pixel_index (r);
-		if (m < 0 || n0 + col >= cout)
+		int x = x0 + (r & (TW - 1)), y = y0 + (r >> g.tw_shift);
+		if (x >= W || y >= H || n0 + col >= cout)
 			continue;
-		size_t e = bd_conv2d_out_index (p, m) + n0 + col;
+		size_t e = bd_conv2d_out_at (p, img * H + y, x) + n0 + col;
 		*(uint4 *) ((__half *) p.out.data + e) = *(const uint4 *) (tile + r * PITCH + col);
 	}
 	if (g.pool) {   /* the next level's input: 2x2 maxima of the tile (TW, TH, W, H even) */
 		const int PW = TW / 2;
 		for (int v = t; v < PIX / 4 * CO / 8; v += CONSUMERS) {
-			int q = v / (CO / 8), col = (v % (CO / 8)) * 8;
-			int r = q / PW * 2 * TW + q % PW * 2, x = x0 + r % TW, y = y0 + r / TW;
+			int q = v / (CO / 8), col = (v % (CO / 8)) * 8;   /* TW a power of two: no divisions */
+			int r = (q >> (g.tw_shift - 1)) * 2 * TW + (q & (PW - 1)) * 2;
+			int x = x0 + (r & (TW - 1)), y = y0 + (r >> g.tw_shift);
 			if (x >= W || y >= H || n0 + col >= cout)
 				continue;
 			size_t o = ((size_t) ((img * H + y) / 2) * (W / 2) + x / 2) * p.pool.pixel_stride + n0 + col;
@@ -470,19 +488,28 @@ resident_consumer_of (const bd_gpu_conv2d_params &p, int t, int first = 0)
  * holds channel w * 16 + l / 4 + 8 * (i / 2 % 2), tile pixel (i / 4) * 8 + (l % 4) * 2 +
  * i % 2) + bias, ReLU, as half into its staging tile [pixel][PITCH], between two barriers
  * of the warpgroup (c.bar): the last tile is read no more before, this one is whole after.
- * Written from one base pointer at constant offsets: computed addresses spill. */
+ * Each 8 x 8 block of the fragment (8 channels of 8 pixels) goes in transposed by stmatrix,
+ * four a store: 64 two-byte stores a thread took as many instructions as the multiplies. */
 template <int PIX, int PITCH>
 __device__ __forceinline__ void
 resident_stage (const float (&d)[PIX / 2], __half *tile, const resident_consumer &c)
 {
 	asm volatile ("bar.sync %0, 128;\n" ::"r"(c.bar) : "memory");
-	__half *own = tile + (c.lane % 4) * 2 * PITCH + c.ch;
+	/* Store q's matrix j is pixel block 2q + j / 2, channel half j % 2; this thread names
+	 * row (pixel) lane % 8 of matrix lane / 8. */
+	const int j = c.lane / 8;
+	const uint32_t at = (uint32_t) __cvta_generic_to_shared (tile) +
+	                    (((j / 2) * 8 + c.lane % 8) * PITCH + c.lt / 32 * 16 + 8 * (j % 2)) * 2;
 #pragma unroll
-	for (int i = 0; i < PIX / 2; i += 2) {
-		const float b = i / 2 % 2 ? c.bias1 : c.bias0;
-		__half *at = own + (i / 4) * 8 * PITCH + 8 * (i / 2 % 2);
-		at[0] = __float2half_rn (fmaxf (d[i] + b, c.relu_floor));
-		at[PITCH] = __float2half_rn (fmaxf (d[i + 1] + b, c.relu_floor));
+	for (int q = 0; q < PIX / 16; q++) {
+		uint32_t r[4];
+#pragma unroll
+		for (int m = 0; m < 4; m++) {
+			const int i = (2 * q + m / 2) * 4 + (m % 2) * 2;
+			const float b = m % 2 ? c.bias1 : c.bias0;
+			r[m] = pack_half2 (fmaxf (d[i] + b, c.relu_floor), fmaxf (d[i + 1] + b, c.relu_floor));
+		}
+		stmatrix_x4<true> (at + q * 16 * PITCH * 2, r[0], r[1], r[2], r[3]);
 	}
 	asm volatile ("bar.sync %0, 128;\n" ::"r"(c.bar) : "memory");
 }
@@ -629,13 +656,16 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 				}
 				continue;
 			}
-			const int first = h * 64;
-			for (int v = lt; v < PIX * 64 / 8; v += 128) {
-				int r = v / 8, col = (v % 8) * 8;
-				int m = pixel_index (r);
-				if (m >= 0 && first + col < cout)
-					*(uint4 *) ((__half *) p.out.data + (size_t) m * p.out.pixel_stride + first + col) =
-						*(const uint4 *) (tile + r * PITCH + col);
+			/* Thread lt stores 16 bytes (channels col..) of tile pixels lt / 8 + 16 k: one
+			 * column x, every second row from y. */
+			const int first = h * 64, col = lt % 8 * 8, px = lt / 8, x = x0 + (px & 7), y = y0 + px / 8;
+			if (x < W && first + col < cout) {
+				const size_t rows2 = 2 * (size_t) W * p.out.pixel_stride;
+				__half *dst = (__half *) p.out.data + ((size_t) (img * H + y) * W + x) * p.out.pixel_stride + first + col;
+#pragma unroll
+				for (int k = 0; k < PIX / 16; k++)
+					if (y + 2 * k < H)
+						*(uint4 *) (dst + k * rows2) = *(const uint4 *) (tile + (px + 16 * k) * PITCH + col);
 			}
 			if (g.pool) {   /* the next level's input: 2x2 maxima of the tile (W, H even) */
 				for (int v = lt; v < PIX / 4 * 64 / 8; v += 128) {

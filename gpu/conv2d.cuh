@@ -53,17 +53,25 @@ bd_conv2d_image_rows (const bd_gpu_conv2d_params &p)
 	return (int) (p.image_height ? p.image_height : p.in.height);
 }
 
-/* Output element index of pixel m (flattened y * width + x of the input) at channel 0: with
- * out_step 2, pixel (2y + dy, 2x + dx) of the twice-as-large output for this block's tap.
- * Stacked images stay stacked: image i's rows 2y are rows 2 (i * image_height + y) of the
- * stacked output. */
+/* Output element index of input pixel (x, y) at channel 0, y counting the rows of all the
+ * stacked images: with out_step 2, pixel (2y + dy, 2x + dx) of the twice-as-large output
+ * for this block's tap. Stacked images stay stacked: image i's rows 2y are rows
+ * 2 (i * image_height + y) of the stacked output. */
 __device__ inline size_t
-bd_conv2d_out_index (const bd_gpu_conv2d_params &p, int m)
+bd_conv2d_out_at (const bd_gpu_conv2d_params &p, int y, int x)
 {
-	int y = m / (int) p.in.width, x = m % (int) p.in.width;
 	size_t w = (size_t) p.in.width * p.out_step;
 	size_t ty = p.out_step == 2 ? blockIdx.z / 2 : 0, tx = p.out_step == 2 ? blockIdx.z % 2 : 0;
 	return (((size_t) y * p.out_step + ty) * w + (size_t) x * p.out_step + tx) * p.out.pixel_stride;
+}
+
+/* The same for pixel m (flattened y * width + x of the input). The TMA kernels' epilogues
+ * know x and y and call bd_conv2d_out_at: a division a store cost them more than the
+ * stores. */
+__device__ inline size_t
+bd_conv2d_out_index (const bd_gpu_conv2d_params &p, int m)
+{
+	return bd_conv2d_out_at (p, m / (int) p.in.width, m % (int) p.in.width);
 }
 
 /* Where this block's weights start, in elements: a transposed convolution's tap z has its own. */

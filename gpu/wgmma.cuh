@@ -9,6 +9,7 @@
  * multiply step reads together fall in different banks. */
 #pragma once
 
+#include <cuda_fp16.h>
 #include <stdint.h>
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -51,6 +52,32 @@ __device__ __forceinline__ void
 fence_proxy_async ()
 {
 	asm volatile ("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* Two floats as one register of halves, the first in the low half (the lower column of an
+ * accumulator fragment's pair). */
+__device__ __forceinline__ uint32_t
+pack_half2 (float lo, float hi)
+{
+	__half2 h = __floats2half2_rn (lo, hi);
+	return *(uint32_t *) &h;
+}
+
+/* Four 8 x 8 matrices of halves from the warp's registers into shared memory (stmatrix):
+ * register j of each thread holds its pair of matrix j's fragment (row lane / 4, columns
+ * (lane % 4) * 2 and + 1, as in an accumulator's 8 x 8 block), and thread t names where row
+ * t % 8 of matrix t / 8 goes (16 bytes). TRANS stores each matrix transposed: row i is the
+ * fragment's column i. One instruction where two-byte stores took eight. */
+template <bool TRANS>
+__device__ __forceinline__ void
+stmatrix_x4 (uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3)
+{
+	if constexpr (TRANS)
+		asm volatile ("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
+		              ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
+	else
+		asm volatile ("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+		              ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
 }
 
 /* Keeps the compiler from moving accumulator reads or writes across the asynchronous
