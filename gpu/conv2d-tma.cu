@@ -430,15 +430,33 @@ resident_staging (const resident_smem &m, int cw)
 	return (__half *) (m.base + T::WEIGHT_BYTES + T::STAGES * T::BOX_BYTES + cw * T::EPILOGUE_BYTES);
 }
 
-/* The producer: box k of warpgroup w's ring of R stages, at (channel c, x, y, image img). */
-__device__ __forceinline__ void
-resident_load_box (const CUtensorMap *pixels, uint32_t stages, uint32_t full, uint32_t empty, int box_bytes, int R,
-                   int w, int k, int c, int x, int y, int img)
+/* Where box `step` of the block's tile jt (of STEPS boxes each) lies among the S stages, and
+ * the parity of its phase there. Tile jt is warpgroup jt % 2's, and each warpgroup has its
+ * own ring of S / 2 stages. (One ring for both, the boxes in the block's order, is safe where
+ * the warpgroups take turns, but measured slower: 81.8 against 77.5 us for the seed U-Net's
+ * 128 -> 64 layer.) */
+struct resident_ring_pos {
+	int      slot;
+	uint32_t parity;
+};
+
+template <int S, int STEPS>
+__device__ __forceinline__ resident_ring_pos
+resident_ring (int jt, int step)
 {
-	const int slot = w * R + k % R;
-	mbar_wait (empty + 8 * slot, ((k / R) & 1) ^ 1);
-	mbar_expect_bytes (full + 8 * slot, box_bytes);
-	tma_load_4d (stages + slot * box_bytes, pixels, full + 8 * slot, c, x, y, img);
+	const int k = jt / 2 * STEPS + step, R = S / 2;
+	return { jt % 2 * R + k % R, (uint32_t) (k / R) & 1 };
+}
+
+/* The producer: the box at (channel c, x, y, image img), of copy_bytes, into its stage (of
+ * stage_bytes), once that is free. */
+__device__ __forceinline__ void
+resident_load_box (const CUtensorMap *pixels, uint32_t stages, uint32_t full, uint32_t empty, int stage_bytes,
+                   int copy_bytes, resident_ring_pos at, int c, int x, int y, int img)
+{
+	mbar_wait (empty + 8 * at.slot, at.parity ^ 1);
+	mbar_expect_bytes (full + 8 * at.slot, copy_bytes);
+	tma_load_4d (stages + at.slot * stage_bytes, pixels, full + 8 * at.slot, c, x, y, img);
 }
 
 /* The two warpgroups take turns at the tensor cores: warpgroup cw issues the multiplies of
@@ -524,31 +542,43 @@ resident_stage (const float (&d)[PIX / 2], __half *tile, const resident_consumer
  * (wgmma N = the tile's pixels), so one stores its tile while the other multiplies the next.
  * 128 input channels leave room for 8-row tiles only. CO = 128 (64 inputs, the same 144 KB):
  * each warpgroup multiplies its box by both 64-channel halves of the weights and stages the
- * two halves in turn through its 64-channel epilogue tile, which keeps six stages. */
-template <int SLICES, int ROWS, int CO> struct resident_tile {
+ * two halves in turn through its 64-channel epilogue tile.
+ *
+ * The boxes (WIDE, the default): 64 channels of ROWS + 2 rows of 10 pixels, the tile and its
+ * halo on all four sides, one box a slice serving all nine taps: tap (dy, dx) is the box
+ * from pixel dx of row dy on, its 8-pixel rows 10 pixels apart (sw128_descriptor's group
+ * stride). Each pixel is copied once rather than three times, and a box holds three times a
+ * column's work, so the copies run further ahead of the multiplies (the 128 -> 64 layer's
+ * consumers had waited for its boxes a third of the time). Otherwise (BACKDROP_GPU_WIDE_BOXES
+ * =0) a box is one column of taps, 8 pixels wide, read by its three taps at 1 KB offsets. */
+template <int SLICES, int ROWS, int CO, bool WIDE> struct resident_tile {
 	static constexpr int TAPS = 9, PIX = ROWS * 8, HALVES = CO / 64;
 	static constexpr int WEIGHT_BYTES = TAPS * SLICES * CO * 128;   /* CO outputs x 64 inputs a tap and slice */
-	static constexpr int BOX_BYTES = (ROWS + 2) * 1024;             /* ROWS + 2 rows of 8 pixels x 64 channels */
+	/* A box: ROWS + 2 rows of 8 pixels x 64 channels, WIDE of 10; its stage 1024-aligned. */
+	static constexpr int COPY_BYTES = (ROWS + 2) * (WIDE ? 10 : 8) * 128;
+	static constexpr int BOX_BYTES = (COPY_BYTES + 1023) / 1024 * 1024;
+	static constexpr int STEPS = WIDE ? SLICES : 3 * SLICES;        /* a tile's boxes */
 	static constexpr int PITCH = 64 + 8;                            /* epilogue row, halves */
 	static constexpr int EPILOGUE_BYTES = PIX * PITCH * 2;          /* one warpgroup's staged 64 channels */
 	static constexpr int BARRIER_BYTES = 256;
 	static constexpr int STAGES =
 		(227 * 1024 - 1024 - WEIGHT_BYTES - 2 * EPILOGUE_BYTES - BARRIER_BYTES) / BOX_BYTES;
 	static constexpr int SMEM = 1024 + WEIGHT_BYTES + STAGES * BOX_BYTES + 2 * EPILOGUE_BYTES + BARRIER_BYTES;
-	static_assert (STAGES >= 6, "each warpgroup's ring holds three boxes");
+	static_assert (STAGES >= (WIDE ? 4 : 6), "each warpgroup's ring holds two wide boxes or three");
 	static_assert (CO == 64 || (CO == 128 && SLICES == 1), "64 outputs, or 128 of 64 inputs (the weights fit)");
 	static_assert ((2 * STAGES + 3) * 8 <= BARRIER_BYTES, "barriers fit");
 };
 
-template <int SLICES, int ROWS, int CO>
+template <int SLICES, int ROWS, int CO, bool WIDE>
 __global__ void __launch_bounds__ (THREADS, 1)
 conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_constant__ CUtensorMap pixels,
                         const __grid_constant__ CUtensorMap weights, const ws_geometry g, int tiles, bool turns)
 {
 #if BD_HAVE_WGMMA
-	using T = resident_tile<SLICES, ROWS, CO>;
-	constexpr int S = T::STAGES, R = S / 2, PIX = T::PIX, PITCH = T::PITCH, BOX = T::BOX_BYTES;
-	constexpr int STEPS = 3 * SLICES, HALVES = T::HALVES;   /* a tile's boxes: a column of taps and 64 channels each */
+	using T = resident_tile<SLICES, ROWS, CO, WIDE>;
+	constexpr int S = T::STAGES, PIX = T::PIX, PITCH = T::PITCH, BOX = T::BOX_BYTES;
+	/* A tile's boxes: 64 channels of a column of taps each, or (WIDE) of all nine. */
+	constexpr int STEPS = T::STEPS, HALVES = T::HALVES;
 	const int t = threadIdx.x, per_image = g.tiles_x * g.tiles_y;
 	const int W = (int) p.in.width, H = bd_conv2d_image_rows (p), cout = (int) p.out.channels;
 	const int cin = (int) p.in.channels;
@@ -566,17 +596,12 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 		for (int ts = 0; ts < T::TAPS * SLICES; ts++)
 			tma_load_3d (wsm + ts * CO * 128, &weights, loaded, ts / SLICES * cin + ts % SLICES * 64, 0, 0);
 		bd_wait_for_earlier_kernels ();
-		/* Each warpgroup has its own ring of R stages: the block's tiles alternate between
-		 * them, and box k of a warpgroup's tiles goes to its stage k % R. (A ring shared by
-		 * both would let one warpgroup wait on a stage a phase ahead of the other's.) */
-		int boxes0 = 0, boxes1 = 0;
+		/* The block's tiles in turn, their boxes where resident_ring puts them. */
 		for (int tile = blockIdx.x, j = 0; tile < tiles; tile += gridDim.x, j++) {
 			const int x0 = tile % g.tiles_x * 8, y0 = tile / g.tiles_x % g.tiles_y * ROWS, img = tile / per_image;
-			int k = j & 1 ? boxes1 : boxes0;
-			for (int step = 0; step < STEPS; step++, k++)   /* column step / SLICES, slice step % SLICES */
-				resident_load_box (&pixels, stages, full, empty, BOX, R, j & 1, k, step % SLICES * 64,
-				                   x0 + step / SLICES - 1, y0 - 1, img);
-			(j & 1 ? boxes1 : boxes0) = k;
+			for (int step = 0; step < STEPS; step++)   /* column step / SLICES (WIDE: all), slice step % SLICES */
+				resident_load_box (&pixels, stages, full, empty, BOX, T::COPY_BYTES, resident_ring<S, STEPS> (j, step),
+				                   step % SLICES * 64, x0 + (WIDE ? 0 : step / SLICES) - 1, y0 - 1, img);
 		}
 		return;
 	}
@@ -589,7 +614,7 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 	const int cw = c.cw, lt = c.lt, lane = c.lane;
 	__half *tile = resident_staging<T> (m, cw);
 	mbar_wait (loaded, 0);
-	int k = 0, n = 0;   /* this warpgroup's boxes and tiles so far */
+	int n = 0;   /* this warpgroup's tiles so far: its n-th is the block's 2n + cw-th */
 	for (int index = blockIdx.x + cw * gridDim.x; index < tiles; index += 2 * gridDim.x, n++) {
 		float d[HALVES][PIX / 2];   /* 128 outputs: two 64-channel multiplies of the same box */
 #pragma unroll
@@ -599,22 +624,27 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 				d[h][i] = 0.0f;
 		if (turns)
 			resident_turn_wait (m.turn, cw, n);
+		int last = 0;   /* the stage of the box before */
 #pragma unroll
-		for (int step = 0; step < STEPS; step++, k++) {
-			const int slot = cw * R + k % R, column = step / SLICES, slice = step % SLICES;
-			mbar_wait (full + 8 * slot, (k / R) & 1);
-			const uint32_t st = stages + slot * BOX;
+		for (int step = 0; step < STEPS; step++) {
+			const resident_ring_pos at = resident_ring<S, STEPS> (2 * n + cw, step);
+			const int column = WIDE ? 0 : step / SLICES, slice = step % SLICES;
+			mbar_wait (full + 8 * at.slot, at.parity);
+			const uint32_t st = stages + at.slot * BOX;
 #pragma unroll
 			for (int h = 0; h < HALVES; h++)
 				wgmma_fence_operands (d[h]);
 			wgmma_fence ();
+			/* Tap (row, column) reads box rows row .. row + ROWS - 1 (WIDE: from pixel column
+			 * of each, rows 10 pixels apart; resident_tile). */
 #pragma unroll
-			for (int row = 0; row < 3; row++) {   /* tap (row, column) reads box rows row .. row + ROWS - 1 */
-				const uint64_t db = sw128_descriptor (st + row * 1024);
+			for (int tap = WIDE ? 0 : column; tap < 9; tap += WIDE ? 1 : 3) {
+				const int row = tap / 3;
+				const uint64_t db = WIDE ? sw128_descriptor (st + (row * 10 + tap % 3) * 128, 10 * 128)
+				                         : sw128_descriptor (st + row * 1024);
 #pragma unroll
 				for (int h = 0; h < HALVES; h++) {
-					const uint64_t da =
-						sw128_descriptor (wsm + ((row * 3 + column) * SLICES + slice) * CO * 128 + h * 64 * 128);
+					const uint64_t da = sw128_descriptor (wsm + (tap * SLICES + slice) * CO * 128 + h * 64 * 128);
 #pragma unroll
 					for (int k = 0; k < 4; k++)
 						wgmma_f16<PIX>::mma (d[h], da + 2 * k, db + 2 * k);
@@ -626,7 +656,8 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 			for (int h = 0; h < HALVES; h++)
 				wgmma_fence_operands (d[h]);
 			if (step > 0 && lane == 0)
-				mbar_arrive (empty + 8 * (cw * R + (k - 1) % R));
+				mbar_arrive (empty + 8 * last);
+			last = at.slot;
 		}
 		if (turns && index + (int) gridDim.x < tiles)   /* the other's tile after this one */
 			resident_turn_pass (m.turn, cw, lane);
@@ -635,7 +666,7 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 		for (int h = 0; h < HALVES; h++)
 			wgmma_fence_operands (d[h]);
 		if (lane == 0)
-			mbar_arrive (empty + 8 * (cw * R + (k - 1) % R));
+			mbar_arrive (empty + 8 * last);
 
 		const int x0 = index % g.tiles_x * 8, y0 = index / g.tiles_x % g.tiles_y * ROWS, img = index / per_image;
 		auto pixel_index = [&] (int r) -> int {   /* flattened pixel of tile row r, or -1 outside */
@@ -726,13 +757,11 @@ conv2d_resident_up_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const
 		for (int ts = 0; ts < T::TAPS * SLICES; ts++)
 			tma_load_3d (wsm + ts * CO * 128, &weights, loaded, ts % SLICES * 64, 0, ts / SLICES);
 		bd_wait_for_earlier_kernels ();
-		int boxes0 = 0, boxes1 = 0;   /* each warpgroup's ring, as in conv2d_resident_kernel */
 		for (int tile = blockIdx.x, j = 0; tile < tiles; tile += gridDim.x, j++) {
 			const int x0 = (tile % g.tiles_x) * TW, y0 = tile / g.tiles_x % g.tiles_y * TH, img = tile / per_image;
-			int k = j & 1 ? boxes1 : boxes0;
-			for (int slice = 0; slice < SLICES; slice++, k++)
-				resident_load_box (&pixels, stages, full, empty, BOX, R, j & 1, k, slice * 64, x0, y0, img);
-			(j & 1 ? boxes1 : boxes0) = k;
+			for (int slice = 0; slice < SLICES; slice++)
+				resident_load_box (&pixels, stages, full, empty, BOX, BOX, resident_ring<S, SLICES> (j, slice),
+				                   slice * 64, x0, y0, img);
 		}
 		return;
 	}
@@ -813,6 +842,7 @@ bool wide_pixels = true;    /* BACKDROP_GPU_WIDE_PIXELS=0 turns 256 x 128 off (b
 bool swapped_up = true;     /* BACKDROP_GPU_SWAPPED_UP=0 turns them off (bd_gpu_conv2d_tma) */
 bool wide_resident = true;  /* BACKDROP_GPU_RESIDENT_128=0 turns 64 -> 128 resident off */
 bool turns = true;          /* BACKDROP_GPU_TURNS=0: the resident kernels' warpgroups unordered */
+bool wide_boxes = true;     /* BACKDROP_GPU_WIDE_BOXES=0: a box a column of taps (resident_tile) */
 int split_steps = 50;       /* BACKDROP_GPU_SPLIT_STEPS=N: the fewest steps split K takes (0: any) */
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
 int multiprocessors;
@@ -857,11 +887,11 @@ encode (CUtensorMap *map, const void *data, int rank, const cuuint64_t *dims, co
 	return BD_OK;
 }
 
-/* The geometry and the two tensor maps of a launch with PIX-pixel tiles (HALO: 16 rows of 8,
- * boxes two rows taller) and CO output channels a block. */
+/* The geometry and the two tensor maps of a launch with PIX-pixel tiles (HALO: rows of 8,
+ * boxes two rows taller; wide: and two pixels wider) and CO output channels a block. */
 bd_status
 prepare (const bd_gpu_conv2d_params *p, int PIX, int CO, bool HALO, ws_geometry *g, CUtensorMap *pixels,
-         CUtensorMap *weights, unsigned *tiles, bool *pooled, bool *headed, bd_error *error)
+         CUtensorMap *weights, unsigned *tiles, bool *pooled, bool *headed, bd_error *error, bool wide = false)
 {
 	const size_t el = sizeof (__half);
 	const uint32_t H = p->image_height ? p->image_height : p->in.height, images = p->in.height / H;
@@ -881,7 +911,9 @@ prepare (const bd_gpu_conv2d_params *p, int PIX, int CO, bool HALO, ws_geometry 
 	const cuuint64_t pdims[4] = { p->in.channels, p->in.width, H, images };
 	const cuuint64_t pstrides[3] = { p->in.pixel_stride * el, (cuuint64_t) p->in.width * p->in.pixel_stride * el,
 		                         (cuuint64_t) H * p->in.width * p->in.pixel_stride * el };
-	const cuuint32_t pbox[4] = { 64, 1u << g->tw_shift, ((uint32_t) PIX >> g->tw_shift) + (HALO ? 2 : 0), 1 };
+	const uint32_t box_width = (1u << g->tw_shift) + (wide ? 2 : 0);
+	const uint32_t box_rows = ((uint32_t) PIX >> g->tw_shift) + (HALO ? 2 : 0);
+	const cuuint32_t pbox[4] = { 64, box_width, box_rows, 1 };
 	/* The K-major weights: K x output channels x (the transposed convolution's 4 taps). */
 	const cuuint64_t K = (cuuint64_t) p->taps * p->in.channels, Z = p->out_step == 2 ? 4 : 1;
 	const cuuint64_t wdims[3] = { K, p->out.channels, Z };
@@ -909,21 +941,30 @@ launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *
 }
 
 /* One block a multiprocessor, each looping over its share of the tiles. */
+template <int SLICES, int ROWS, int CO, bool WIDE>
+bd_status
+launch_resident_boxes (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *headed,
+                       bd_error *error)
+{
+	using T = resident_tile<SLICES, ROWS, CO, WIDE>;
+	ws_geometry g;
+	CUtensorMap pixels, weights;
+	unsigned tiles;
+	bd_status st = prepare (p, T::PIX, CO, true, &g, &pixels, &weights, &tiles, pooled, headed, error, WIDE);
+	if (st != BD_OK)
+		return st;
+	dim3 grid (tiles < (unsigned) multiprocessors ? tiles : (unsigned) multiprocessors);
+	BD_CUDA_CHECK (bd_launch_early (p->launch_early, conv2d_resident_kernel<SLICES, ROWS, CO, WIDE>, grid,
+	                                dim3 (THREADS), T::SMEM, stream, *p, pixels, weights, g, (int) tiles, turns));
+	return BD_OK;
+}
+
 template <int SLICES, int ROWS, int CO = 64>
 bd_status
 launch_resident (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *headed, bd_error *error)
 {
-	using T = resident_tile<SLICES, ROWS, CO>;
-	ws_geometry g;
-	CUtensorMap pixels, weights;
-	unsigned tiles;
-	bd_status st = prepare (p, T::PIX, CO, true, &g, &pixels, &weights, &tiles, pooled, headed, error);
-	if (st != BD_OK)
-		return st;
-	dim3 grid (tiles < (unsigned) multiprocessors ? tiles : (unsigned) multiprocessors);
-	BD_CUDA_CHECK (bd_launch_early (p->launch_early, conv2d_resident_kernel<SLICES, ROWS, CO>, grid, dim3 (THREADS),
-	                                T::SMEM, stream, *p, pixels, weights, g, (int) tiles, turns));
-	return BD_OK;
+	return wide_boxes ? launch_resident_boxes<SLICES, ROWS, CO, true> (p, stream, pooled, headed, error)
+	                  : launch_resident_boxes<SLICES, ROWS, CO, false> (p, stream, pooled, headed, error);
 }
 
 template <int SLICES>
@@ -947,9 +988,12 @@ template <int SLICES, int ROWS, int CO = 64>
 bd_status
 allow_resident_smem (bd_error *error)
 {
-	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_resident_kernel<SLICES, ROWS, CO>,
+	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_resident_kernel<SLICES, ROWS, CO, true>,
 	                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-	                                     resident_tile<SLICES, ROWS, CO>::SMEM));
+	                                     resident_tile<SLICES, ROWS, CO, true>::SMEM));
+	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_resident_kernel<SLICES, ROWS, CO, false>,
+	                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                                     resident_tile<SLICES, ROWS, CO, false>::SMEM));
 	return BD_OK;
 }
 
@@ -990,6 +1034,7 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 	swapped_up = sw.swapped_up;
 	wide_resident = sw.resident_128;
 	turns = sw.turns;
+	wide_boxes = sw.wide_boxes;
 	if (sw.split_steps >= 0)
 		split_steps = sw.split_steps;
 	/* BACKDROP_GPU_TILE naming one of conv2d-hopper.cu's tiles leaves every layer to it. */

@@ -44,6 +44,7 @@ read_switches ()
 	s.swapped_up = unless_zero ("BACKDROP_GPU_SWAPPED_UP");
 	s.resident_128 = unless_zero ("BACKDROP_GPU_RESIDENT_128");
 	s.turns = unless_zero ("BACKDROP_GPU_TURNS");
+	s.wide_boxes = unless_zero ("BACKDROP_GPU_WIDE_BOXES");
 	s.wide_split = (int) number ("BACKDROP_GPU_WIDE_SPLIT", -1);
 	s.split_steps = (int) number ("BACKDROP_GPU_SPLIT_STEPS", -1);
 	long splitk = number ("BACKDROP_GPU_SPLITK", 66);

@@ -14,6 +14,7 @@ struct bd_gpu_switches {
 	bool        swapped_up;     // BACKDROP_GPU_SWAPPED_UP=0 turns the swapped up-convolutions off
 	bool        resident_128;   // BACKDROP_GPU_RESIDENT_128=0 turns the resident 64 -> 128 kernel off
 	bool        turns;          // BACKDROP_GPU_TURNS=0: the resident kernels' warpgroups take no turns
+	bool        wide_boxes;     // BACKDROP_GPU_WIDE_BOXES=0: the resident 3x3 kernels copy a box a column of taps
 	int         wide_split;     // BACKDROP_GPU_WIDE_SPLIT=N, or -1 for the kernel's own default
 	int         split_steps;    // BACKDROP_GPU_SPLIT_STEPS=N, or -1 for the kernel's own default
 	long        splitk;         // BACKDROP_GPU_SPLITK=N: split K for layers of at most N tiles (66)

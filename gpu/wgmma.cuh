@@ -25,14 +25,18 @@ sw128_offset (int row, int chunk)
 	return (uint32_t) (row * 128 + ((chunk ^ (row & 7)) << 4));
 }
 
-/* The descriptor of a swizzled K-major tile at shared address `addr` (1024-aligned; add
- * 32 bytes per 16-wide step along K): start address, the leading byte offset (unused by
- * swizzled K-major layouts, 1 by convention), the stride byte offset between 8-row groups
- * (1024 bytes), swizzle mode 1 (128 bytes). Every field counts 16-byte units. */
+/* The descriptor of a swizzled K-major tile at shared address `addr` (add 32 bytes per
+ * 16-wide step along K): start address, the leading byte offset (unused by swizzled K-major
+ * layouts, 1 by convention), the stride byte offset between 8-row groups (`group_bytes`:
+ * 1024 where the rows are consecutive), swizzle mode 1 (128 bytes), base offset 0. Every
+ * field counts 16-byte units. The swizzle follows the rows' shared-memory address bits (as
+ * the copy engine's does), so a tile may start at any 128-byte row of a 1024-aligned region
+ * and its groups lie any multiple of 128 bytes apart: measured, exact for row offsets 0-17
+ * and groups 8, 10, 16 and 24 rows apart, and wrong with the base offset set. */
 __device__ __forceinline__ uint64_t
-sw128_descriptor (uint32_t addr)
+sw128_descriptor (uint32_t addr, uint32_t group_bytes = 1024)
 {
-	return (uint64_t) ((addr & 0x3ffff) >> 4) | (uint64_t) 1 << 16 | (uint64_t) (1024 >> 4) << 32 |
+	return (uint64_t) ((addr & 0x3ffff) >> 4) | (uint64_t) 1 << 16 | (uint64_t) (group_bytes >> 4) << 32 |
 	       (uint64_t) 1 << 62;
 }
 
@@ -67,7 +71,7 @@ pack_half2 (float lo, float hi)
  * register j of each thread holds its pair of matrix j's fragment (row lane / 4, columns
  * (lane % 4) * 2 and + 1, as in an accumulator's 8 x 8 block), and thread t names where row
  * t % 8 of matrix t / 8 goes (16 bytes). TRANS stores each matrix transposed: row i is the
- * fragment's column i. One instruction where two-byte stores took eight. */
+ * fragment's column i. One instruction where ordinary stores take 16 a thread. */
 template <bool TRANS>
 __device__ __forceinline__ void
 stmatrix_x4 (uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3)
