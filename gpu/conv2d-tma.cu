@@ -136,6 +136,28 @@ consumers_sync ()
 	asm volatile ("bar.sync 1, %0;\n" ::"n"(CONSUMERS) : "memory");
 }
 
+/* The network's 1x1 head and sigmoid for one staged pixel (`row`: its channels as halves,
+ * 16-byte aligned), 8 channels a read, summed in the channels' order. */
+__device__ __forceinline__ float
+head_probability (const __half *row, const bd_gpu_conv2d_params &p)
+{
+	const int n = (int) p.head_channels, whole = n & ~7;
+	float s = p.head_bias;
+	for (int c = 0; c < whole; c += 8) {
+		uint4 v = *(const uint4 *) (row + c);
+		const __half2 *h = (const __half2 *) &v;
+#pragma unroll
+		for (int k = 0; k < 4; k++) {
+			const float2 f = __half22float2 (h[k]);
+			s += f.x * p.head_weight[c + 2 * k];
+			s += f.y * p.head_weight[c + 2 * k + 1];
+		}
+	}
+	for (int c = whole; c < n; c++)
+		s += __half2float (row[c]) * p.head_weight[c];
+	return 1.0f / (1.0f + __expf (-s));
+}
+
 /* The fused max-pool of the epilogues: the 2x2 maximum of eight channels of the staged tile,
  * from its row @r (the window's top left; rows @width apart, @pitch halves each) and channel
  * @col, stored to @dst. */
@@ -346,12 +368,8 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 	const __half *tile = (const __half *) smem;
 	if (g.head) {   /* the network's last layer: only the probabilities leave the block */
 		int m = t < PIX ? pixel_index (t) : -1;
-		if (m >= 0) {
-			float s = p.head_bias;
-			for (int c = 0; c < (int) p.head_channels; c++)
-				s += __half2float (tile[t * PITCH + c]) * p.head_weight[c];
-			p.head_out[m] = 1.0f / (1.0f + __expf (-s));
-		}
+		if (m >= 0)
+			p.head_out[m] = head_probability (tile + t * PITCH, p);
 		return;
 	}
 	for (int v = t; v < PIX * CO / 8; v += CONSUMERS) {
@@ -679,12 +697,8 @@ conv2d_resident_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __
 			resident_stage<PIX, PITCH> (d[h], tile, h ? c1 : c);
 			if (g.head) {   /* the network's last layer: only the probabilities leave the block */
 				int m = lt < PIX ? pixel_index (lt) : -1;
-				if (m >= 0) {
-					float s = p.head_bias;
-					for (int c = 0; c < (int) p.head_channels; c++)
-						s += __half2float (tile[lt * PITCH + c]) * p.head_weight[c];
-					p.head_out[m] = 1.0f / (1.0f + __expf (-s));
-				}
+				if (m >= 0)
+					p.head_out[m] = head_probability (tile + lt * PITCH, p);
 				continue;
 			}
 			/* Thread lt stores 16 bytes (channels col..) of tile pixels lt / 8 + 16 k: one
