@@ -40,13 +40,15 @@ check "parity, no TMA" env BACKDROP_GPU_NO_TMA=1 python3 tests/gpu-parity.py "$b
 # TMA one with the pool fused), pool, head, up-convolution; widths 64..1024 at 64x64 the TMA
 # kernel with the head fused; at 128x128, batch 2, the resident-weights kernels loop over
 # several tiles a block; depth 2 at 392x520, the resident kernel of 64 -> 128 channels, with
-# tiles cut by both edges.
-memcheck=0 racecheck=0
+# tiles cut by both edges. synccheck holds the resident kernels' turns (an mbarrier phase that
+# nobody waits for is its fault).
+memcheck=0 racecheck=0 synccheck=0
 for net in "--width 16 --size 128" "--width 64 --size 64" "--width 64 --size 128 --batch 2" \
     "--depth 2 --width 64 --size 392 --height 520"; do
     small="$build/bench/bench-forward --device cuda $net --runs 2"
     compute-sanitizer --tool memcheck --error-exitcode 9 $small >>"$out/memcheck.log" 2>&1 || memcheck=$?
     compute-sanitizer --tool racecheck --error-exitcode 9 $small >>"$out/racecheck.log" 2>&1 || racecheck=$?
+    compute-sanitizer --tool synccheck --error-exitcode 9 $small >>"$out/synccheck.log" 2>&1 || synccheck=$?
 done
 
 # ours: the whole call (float input up, probabilities down) and the network alone on the device.
@@ -64,6 +66,8 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
         printf '%-40s %10s %12s\n' "backdrop fast, no wide split ${size}" $(BACKDROP_GPU_WIDE_SPLIT=0 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no swapped up-conv ${size}" $(BACKDROP_GPU_SWAPPED_UP=0 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no resident 64->128 ${size}" $(BACKDROP_GPU_RESIDENT_128=0 ours $fwd --width 64 --size $size --runs 50)
+        printf '%-40s %10s %12s\n' "backdrop fast, no turns ${size}" $(BACKDROP_GPU_TURNS=0 ours $fwd --width 64 --size $size --runs 50)
+        printf '%-40s %10s %12s\n' "backdrop fast, no wide boxes ${size}" $(BACKDROP_GPU_WIDE_BOXES=0 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no TMA ${size}" $(BACKDROP_GPU_NO_TMA=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no wgmma ${size}" $(BACKDROP_GPU_NO_WGMMA=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop exact ${size}" $(ours $fwd --exact --width 64 --size $size --runs 20)
@@ -125,10 +129,11 @@ fi
 tail -n 3 "$out/parity.log"; echo "simple conv kernel: $(tail -n 1 "$out/parity-simple.log")"
 echo "portable kernels (no wgmma): $(tail -n 1 "$out/parity-portable.log")"
 echo "cp.async Hopper kernels (no TMA): $(tail -n 1 "$out/parity-no-tma.log")"
-echo "memcheck exit $memcheck, racecheck exit $racecheck (0 = clean)"
-grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/memcheck.log" "$out/racecheck.log"
+echo "memcheck exit $memcheck, racecheck exit $racecheck, synccheck exit $synccheck (0 = clean)"
+grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/memcheck.log" "$out/racecheck.log" "$out/synccheck.log"
 (( memcheck == 0 )) || failures+=("compute-sanitizer memcheck (exit $memcheck)")
 (( racecheck == 0 )) || failures+=("compute-sanitizer racecheck (exit $racecheck)")
+(( synccheck == 0 )) || failures+=("compute-sanitizer synccheck (exit $synccheck)")
 cat "$out/conv.txt" "$out/torch-conv.txt" "$out/table.txt" "$out/batch.txt"
 finish() {
     if (( ${#failures[@]} )); then
