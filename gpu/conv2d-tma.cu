@@ -851,9 +851,9 @@ const char *const ws_names[] = {
 ws_choice forced = WS_AUTO;
 int tma_state = -1;   /* -1 unknown, 0 unusable, 1 usable: decided on the first GPU */
 unsigned long long tma_devices;   /* those whose shared memory is granted, a bit each */
-int wide_split = 128;       /* BACKDROP_GPU_WIDE_SPLIT=N: its fewest steps (0: never; bd_gpu_conv2d_tma) */
+int wide_split = 0;         /* BACKDROP_GPU_WIDE_SPLIT=N: its fewest steps (0: never; bd_gpu_conv2d_tma) */
 bool wide_pixels = true;    /* BACKDROP_GPU_WIDE_PIXELS=0 turns 256 x 128 off (both rules) */
-bool swapped_up = true;     /* BACKDROP_GPU_SWAPPED_UP=0 turns them off (bd_gpu_conv2d_tma) */
+bool swapped_up = false;    /* BACKDROP_GPU_SWAPPED_UP=1 turns them on (bd_gpu_conv2d_tma) */
 bool wide_resident = true;  /* BACKDROP_GPU_RESIDENT_128=0 turns 64 -> 128 resident off */
 bool turns = true;          /* BACKDROP_GPU_TURNS=0: the resident kernels' warpgroups unordered */
 bool wide_boxes = true;     /* BACKDROP_GPU_WIDE_BOXES=0: a box a column of taps (resident_tile) */
@@ -1152,10 +1152,11 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 	if (resident_up && forced == WS_AUTO)   /* BACKDROP_GPU_TILE=wsresident: the 3x3 ones only */
 		return p->in.channels == 64 ? launch_resident_up<1> (p, stream, pooled, headed, error)
 		                            : launch_resident_up<2> (p, stream, pooled, headed, error);
-	/* Transposed convolutions of 512 inputs or more (8 steps and more, 4 taps): swapped
-	 * 128 x 64 tiles, two blocks a multiprocessor, so that one block's epilogue overlaps the
-	 * other's copies (ncu, seed U-Net: 14 against 17.5 us at 1024 inputs, 17.4 against 21 at
-	 * 512; at 256 inputs 25.7 against 23.7 for 256 x 128, which they keep). */
+	/* Transposed convolutions of 512 inputs or more (8 steps and more, 4 taps), when asked:
+	 * swapped 128 x 64 tiles, two blocks a multiprocessor, so that one block's epilogue
+	 * overlaps the other's copies. They paid before the epilogues' stmatrix (ncu, seed U-Net:
+	 * 14 against 17.5 us at 1024 inputs), no longer since (the network 0.705-0.707 ms without
+	 * them and the wide split below, 0.711-0.715 with both; at batch 4 2.405 against 2.434). */
 	if (p->out_step == 2 && swapped_up && p->in.channels >= 512 && forced == WS_AUTO)
 		return launch<128, 64, true, 2> (p, stream, pooled, headed, error);
 	/* From the per-layer sweep (docs/PERFORMANCE.md): 3x3 layers of 64 or 128 input channels
@@ -1186,9 +1187,10 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 		                                           error);
 	}
 	if (tiles <= 132) {
-		/* One wave of 128 x 128 tiles: as many 128 x 256 tiles, each with half of K, then
-		 * the reduce, where K is long enough to pay for the reduce: 128 steps and more (the
-		 * decoder's layer of 1024 inputs); 72 and 36 measured slower. The reduce cannot pool. */
+		/* One wave of 128 x 128 tiles, when asked (BACKDROP_GPU_WIDE_SPLIT=N): as many 128 x 256
+		 * tiles, each with half of K, then the reduce, for layers of N steps and more. With 128
+		 * it took the decoder's layer of 1024 inputs, and paid until the epilogues' stmatrix
+		 * (above); 72 and 36 steps measured slower. The reduce cannot pool. */
 		if (wide_split > 0 && p->splitk && p->out_step == 1 && cout % 256 == 0 && !p->head_out &&
 		    !p->pool.data && (size_t) p->taps * p->in.channels / 64 >= (size_t) wide_split) {
 			bd_gpu_conv2d_params q = *p;

@@ -41,7 +41,7 @@ read_switches ()
 	s.simple_conv = flag ("BACKDROP_GPU_SIMPLE_CONV");
 	s.no_pdl = flag ("BACKDROP_GPU_NO_PDL");
 	s.wide_pixels = unless_zero ("BACKDROP_GPU_WIDE_PIXELS");
-	s.swapped_up = unless_zero ("BACKDROP_GPU_SWAPPED_UP");
+	s.swapped_up = flag ("BACKDROP_GPU_SWAPPED_UP");
 	s.resident_128 = unless_zero ("BACKDROP_GPU_RESIDENT_128");
 	s.turns = unless_zero ("BACKDROP_GPU_TURNS");
 	s.wide_boxes = unless_zero ("BACKDROP_GPU_WIDE_BOXES");

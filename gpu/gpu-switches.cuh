@@ -11,7 +11,7 @@ struct bd_gpu_switches {
 	bool        simple_conv;    // BACKDROP_GPU_SIMPLE_CONV=1: only the plain tensor-core kernel
 	bool        no_pdl;         // BACKDROP_GPU_NO_PDL=1: kernels start only after the one before
 	bool        wide_pixels;    // BACKDROP_GPU_WIDE_PIXELS=0 turns the 256-pixel tiles off
-	bool        swapped_up;     // BACKDROP_GPU_SWAPPED_UP=0 turns the swapped up-convolutions off
+	bool        swapped_up;     // BACKDROP_GPU_SWAPPED_UP=1 turns the swapped up-convolutions on
 	bool        resident_128;   // BACKDROP_GPU_RESIDENT_128=0 turns the resident 64 -> 128 kernel off
 	bool        turns;          // BACKDROP_GPU_TURNS=0: the resident kernels' warpgroups take no turns
 	bool        wide_boxes;     // BACKDROP_GPU_WIDE_BOXES=0: the resident 3x3 kernels copy a box a column of taps
