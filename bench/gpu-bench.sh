@@ -35,6 +35,8 @@ check "parity, simple conv" env BACKDROP_GPU_SIMPLE_CONV=1 python3 tests/gpu-par
 check "parity, no wgmma" env BACKDROP_GPU_NO_WGMMA=1 python3 tests/gpu-parity.py "$build" "$@" \
     >"$out/parity-portable.log" 2>&1
 check "parity, no TMA" env BACKDROP_GPU_NO_TMA=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-no-tma.log" 2>&1
+check "parity, resident kernels as before" env BACKDROP_GPU_TURNS=0 BACKDROP_GPU_WIDE_BOXES=0 \
+    python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-resident-before.log" 2>&1
 
 # Widths 16..256 at 128x128 reach every kernel: the portable and the TMA convolutions (the
 # TMA one with the pool fused), pool, head, up-convolution; widths 64..1024 at 64x64 the TMA
@@ -129,6 +131,7 @@ fi
 tail -n 3 "$out/parity.log"; echo "simple conv kernel: $(tail -n 1 "$out/parity-simple.log")"
 echo "portable kernels (no wgmma): $(tail -n 1 "$out/parity-portable.log")"
 echo "cp.async Hopper kernels (no TMA): $(tail -n 1 "$out/parity-no-tma.log")"
+echo "resident kernels without turns or wide boxes: $(tail -n 1 "$out/parity-resident-before.log")"
 echo "memcheck exit $memcheck, racecheck exit $racecheck, synccheck exit $synccheck (0 = clean)"
 grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/memcheck.log" "$out/racecheck.log" "$out/synccheck.log"
 (( memcheck == 0 )) || failures+=("compute-sanitizer memcheck (exit $memcheck)")
