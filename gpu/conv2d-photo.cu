@@ -105,7 +105,7 @@ conv2d_photo_kernel (const bd_gpu_conv2d_params p, int tiles)
 			const int n = n0 + j * 8 + (lane % 4) * 2 + e;
 			bias[j][e] = n < cout ? p.bias[n] : 0.0f;
 		}
-	const float floor = p.relu ? 0.0f : -INFINITY;   /* ReLU as a max */
+	const float relu_floor = p.relu ? 0.0f : -INFINITY;   /* ReLU as a max */
 	bd_wait_for_earlier_kernels ();
 
 	const int M = (int) (p.in.height * p.in.width), W = (int) p.in.width, H = bd_conv2d_image_rows (p);
@@ -176,7 +176,7 @@ conv2d_photo_kernel (const bd_gpu_conv2d_params p, int tiles)
 				const float(&c)[4] = acc[j + q / 2];
 				const float(&b)[2] = bias[j + q / 2];
 				const int e = (q % 2) * 2;   /* c0, c1: row lane / 4; c2, c3: row + 8 */
-				__half2 v = __floats2half2_rn (fmaxf (c[e] + b[0], floor), fmaxf (c[e + 1] + b[1], floor));
+				__half2 v = __floats2half2_rn (fmaxf (c[e] + b[0], relu_floor), fmaxf (c[e + 1] + b[1], relu_floor));
 				h[q] = *(uint32_t *) &v;
 			}
 			store_blocks (h, o_at + j * 8 * 2, o_pair + j * 8, o_step);

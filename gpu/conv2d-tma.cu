@@ -346,7 +346,7 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 			const int ch = n0 + ch0 + w * 16 + lane / 4 + 8 * h;
 			row_bias[h] = SWAP && ch < cout ? p.bias[ch] : 0.0f;
 		}
-		const float floor = p.relu ? 0.0f : -INFINITY;   /* ReLU as a max */
+		const float relu_floor = p.relu ? 0.0f : -INFINITY;   /* ReLU as a max */
 #pragma unroll
 		for (int q = 0; q < T::N / 16; q++) {
 			uint32_t r[4];
@@ -359,7 +359,7 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 					b0 = ch < cout ? p.bias[ch] : 0.0f;
 					b1 = ch + 1 < cout ? p.bias[ch + 1] : 0.0f;
 				}
-				r[m] = pack_half2 (fmaxf (d[i] + b0, floor), fmaxf (d[i + 1] + b1, floor));
+				r[m] = pack_half2 (fmaxf (d[i] + b0, relu_floor), fmaxf (d[i + 1] + b1, relu_floor));
 			}
 			stmatrix_x4<SWAP> (at + q * (SWAP ? 16 * PITCH * 2 : 32), r[0], r[1], r[2], r[3]);
 		}
