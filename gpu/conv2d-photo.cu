@@ -16,6 +16,7 @@
  * fragments had gone out through fp32 shared memory, a load a value: 32 us. */
 #include "conv2d.cuh"
 #include "gpu-switches.cuh"
+#include "wgmma.cuh"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +63,7 @@ store_blocks (const uint32_t (&h)[4], uint32_t at, __half *pair, const int (&blo
 #if __CUDA_ARCH__ >= 900
 	(void) pair;
 	(void) block_step;
-	asm volatile ("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
-	              ::"r"(at), "r"(h[0]), "r"(h[1]), "r"(h[2]), "r"(h[3]) : "memory");
+	stmatrix_x4<false> (at, h[0], h[1], h[2], h[3]);
 #else
 	(void) at;
 #pragma unroll
@@ -176,8 +176,7 @@ conv2d_photo_kernel (const bd_gpu_conv2d_params p, int tiles)
 				const float(&c)[4] = acc[j + q / 2];
 				const float(&b)[2] = bias[j + q / 2];
 				const int e = (q % 2) * 2;   /* c0, c1: row lane / 4; c2, c3: row + 8 */
-				__half2 v = __floats2half2_rn (fmaxf (c[e] + b[0], relu_floor), fmaxf (c[e + 1] + b[1], relu_floor));
-				h[q] = *(uint32_t *) &v;
+				h[q] = pack_half2 (fmaxf (c[e] + b[0], relu_floor), fmaxf (c[e + 1] + b[1], relu_floor));
 			}
 			store_blocks (h, o_at + j * 8 * 2, o_pair + j * 8, o_step);
 		}

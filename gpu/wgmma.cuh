@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Hopper's warpgroup matrix multiply (wgmma, sm_90a) and what feeds it: shared-memory matrix
  * descriptors for the 128-byte swizzled K-major layout, and the fences and waits around the
- * asynchronous multiply. Used only inside `#if BD_HAVE_WGMMA` code.
+ * asynchronous multiply, used only inside `#if BD_HAVE_WGMMA` code; and the epilogues'
+ * packing of halves and stmatrix (sm_90 on, the photo kernel's too).
  *
  * Layout: a tile of R rows (pixels, or output channels) x 64 halves of K, 128 bytes a row,
  * rows consecutive, the tile 1024-byte aligned; the 16-byte chunk c of row r lives at chunk
@@ -40,6 +41,34 @@ sw128_descriptor (uint32_t addr, uint32_t group_bytes = 1024)
 	       (uint64_t) 1 << 62;
 }
 
+/* Two floats as one register of halves, the first in the low half (the lower column of an
+ * accumulator fragment's pair). */
+__device__ __forceinline__ uint32_t
+pack_half2 (float lo, float hi)
+{
+	__half2 h = __floats2half2_rn (lo, hi);
+	return *(uint32_t *) &h;
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900   /* stmatrix: any sm_90, not only sm_90a */
+/* Four 8 x 8 matrices of halves from the warp's registers into shared memory (stmatrix):
+ * register j of each thread holds its pair of matrix j's fragment (row lane / 4, columns
+ * (lane % 4) * 2 and + 1, as in an accumulator's 8 x 8 block), and thread t names where row
+ * t % 8 of matrix t / 8 goes (16 bytes). TRANS stores each matrix transposed: row i is the
+ * fragment's column i. One instruction where two-byte stores took eight. */
+template <bool TRANS>
+__device__ __forceinline__ void
+stmatrix_x4 (uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3)
+{
+	if constexpr (TRANS)
+		asm volatile ("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
+		              ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
+	else
+		asm volatile ("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+		              ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
+}
+#endif
+
 #if BD_HAVE_WGMMA
 __device__ __forceinline__ void wgmma_fence () { asm volatile ("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit () { asm volatile ("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
@@ -56,32 +85,6 @@ __device__ __forceinline__ void
 fence_proxy_async ()
 {
 	asm volatile ("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-
-/* Two floats as one register of halves, the first in the low half (the lower column of an
- * accumulator fragment's pair). */
-__device__ __forceinline__ uint32_t
-pack_half2 (float lo, float hi)
-{
-	__half2 h = __floats2half2_rn (lo, hi);
-	return *(uint32_t *) &h;
-}
-
-/* Four 8 x 8 matrices of halves from the warp's registers into shared memory (stmatrix):
- * register j of each thread holds its pair of matrix j's fragment (row lane / 4, columns
- * (lane % 4) * 2 and + 1, as in an accumulator's 8 x 8 block), and thread t names where row
- * t % 8 of matrix t / 8 goes (16 bytes). TRANS stores each matrix transposed: row i is the
- * fragment's column i. One instruction where ordinary stores take 16 a thread. */
-template <bool TRANS>
-__device__ __forceinline__ void
-stmatrix_x4 (uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3)
-{
-	if constexpr (TRANS)
-		asm volatile ("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
-		              ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
-	else
-		asm volatile ("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
-		              ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
 }
 
 /* Keeps the compiler from moving accumulator reads or writes across the asynchronous
