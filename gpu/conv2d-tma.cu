@@ -19,8 +19,10 @@
  *   column at three 1 KB offsets: each input pixel is copied 3 times rather than 9.
  *
  * Epilogue as conv2d-hopper.cu: bias and ReLU in registers, the tile staged in shared memory,
- * 16 bytes a thread into the output's channel slice, or fp32 partial sums of a split K; and
- * where asked, the 2x2 max-pool of the tile for the next level and the network's 1x1 head. */
+ * 16 bytes a thread into the output's channel slice; and where asked, the 2x2 max-pool of the
+ * tile for the next level and the network's 1x1 head. A split K's parts add up their sums in
+ * a cluster, through each other's shared memory, or leave fp32 partial sums to
+ * splitk-reduce.cu where its clusters would not all run at once. */
 #include "conv2d.cuh"
 #include "splitk-reduce.cuh"
 #include "wgmma.cuh"
@@ -136,6 +138,34 @@ consumers_sync ()
 	asm volatile ("bar.sync 1, %0;\n" ::"n"(CONSUMERS) : "memory");
 }
 
+/* Every thread of the cluster meets here; the writes to shared memory before are seen by the
+ * reads after, in any block of the cluster. */
+__device__ __forceinline__ void
+cluster_barrier ()
+{
+	asm volatile ("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+__device__ __forceinline__ uint32_t
+cluster_rank ()
+{
+	uint32_t r;
+	asm volatile ("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+	return r;
+}
+
+/* 16 bytes at shared address @local of the cluster's block @rank. */
+__device__ __forceinline__ float4
+load_from_block (uint32_t local, uint32_t rank)
+{
+	uint32_t a;
+	float4 v;
+	asm volatile ("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(a) : "r"(local), "r"(rank));
+	asm volatile ("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+	              : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(a) : "memory");
+	return v;
+}
+
 /* The network's 1x1 head and sigmoid for one staged pixel (`row`: its channels as halves,
  * 16-byte aligned), 8 channels a read, summed in the channels' order. */
 __device__ __forceinline__ float
@@ -175,7 +205,10 @@ pool_2x2_store (const __half *tile, int r, int width, int pitch, int col, __half
 }
 #endif
 
-template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO>
+/* SUMS: the blocks of a split K are a cluster (one a part, in the order of the parts) and add
+ * up their sums through each other's shared memory, each finishing a share of the tile,
+ * rather than leaving them to splitk-reduce.cu: no fp32 slabs through L2, no reduce kernel. */
+template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO, bool SUMS = false>
 __global__ void __launch_bounds__ (THREADS, BLOCKS)
 conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_constant__ CUtensorMap pixels,
                    const __grid_constant__ CUtensorMap weights, const ws_geometry g)
@@ -214,9 +247,15 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 	}
 	__syncthreads ();
 
+	static_assert (!SUMS || (!SWAP && !HALO), "the cluster's sums: plain tiles only");
 	if (t >= CONSUMERS) {   /* the producer warp: one thread issues every copy */
-		if (t != CONSUMERS)
+		if (t != CONSUMERS) {
+			if constexpr (SUMS) {   /* the consumers' two cluster barriers */
+				cluster_barrier ();
+				cluster_barrier ();
+			}
 			return;
+		}
 		prefetch_tensor_maps (&pixels, &weights);
 		const int z = p.out_step == 2 ? (int) blockIdx.z : 0;
 		/* Step i's weights (HALO: the three taps of its column) and pixels, into its stage. */
@@ -257,6 +296,10 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 				load_weights (i);
 			}
 			load_pixels (i);
+		}
+		if constexpr (SUMS) {
+			cluster_barrier ();
+			cluster_barrier ();
 		}
 		return;
 	}
@@ -314,6 +357,50 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 		int x = x0 + (r & (TW - 1)), y = y0 + (r >> g.tw_shift);
 		return x < W && y < H ? (img * H + y) * W + x : -1;
 	};
+	if constexpr (SUMS) {
+		/* This part's sums as fp32 [pixel][SP] into the stages (a half warp's float2 stores
+		 * then cover the 32 banks once), then block `rank` finishes its share of the tile's
+		 * 8-channel groups: the bias, every part's sums in order, ReLU, as splitk-reduce.cu
+		 * does (the same bytes). */
+		constexpr int SP = CO + 8;
+		static_assert (PIX * SP * 4 <= S * T::STAGE, "the sums fit in the stages");
+		float *part = (float *) smem;
+#pragma unroll
+		for (int i = 0; i < R; i += 2) {
+			const int row = cw * (PIX / 2) + frow + 8 * (i / 2 % 2), col = (i / 4) * 8 + (lane % 4) * 2;
+			*(float2 *) (part + row * SP + col) = make_float2 (d[i], d[i + 1]);
+		}
+		cluster_barrier ();
+		const uint32_t parts = p.splits, rank = cluster_rank ();
+		const uint32_t local = (uint32_t) __cvta_generic_to_shared (part);
+		constexpr int GROUPS = PIX * CO / 8;
+		const int to = (int) (GROUPS * (rank + 1) / parts);
+		for (int v = (int) (GROUPS * rank / parts) + t; v < to; v += CONSUMERS) {
+			const int r = v / (CO / 8), col = (v % (CO / 8)) * 8;
+			const int x = x0 + (r & (TW - 1)), y = y0 + (r >> g.tw_shift);
+			if (x >= W || y >= H || n0 + col >= cout)
+				continue;
+			float s[8];
+#pragma unroll
+			for (int k = 0; k < 8; k++)
+				s[k] = p.bias[n0 + col + k];
+			for (uint32_t z = 0; z < parts; z++) {
+				const uint32_t at = local + (uint32_t) (r * SP + col) * 4;
+				const float4 a = load_from_block (at, z), b = load_from_block (at + 16, z);
+				s[0] += a.x, s[1] += a.y, s[2] += a.z, s[3] += a.w;
+				s[4] += b.x, s[5] += b.y, s[6] += b.z, s[7] += b.w;
+			}
+			const float relu_floor = p.relu ? 0.0f : -INFINITY;
+			uint4 h;
+			h.x = pack_half2 (fmaxf (s[0], relu_floor), fmaxf (s[1], relu_floor));
+			h.y = pack_half2 (fmaxf (s[2], relu_floor), fmaxf (s[3], relu_floor));
+			h.z = pack_half2 (fmaxf (s[4], relu_floor), fmaxf (s[5], relu_floor));
+			h.w = pack_half2 (fmaxf (s[6], relu_floor), fmaxf (s[7], relu_floor));
+			*(uint4 *) ((__half *) p.out.data + bd_conv2d_out_at (p, img * H + y, x) + n0 + col) = h;
+		}
+		cluster_barrier ();   /* no block leaves while another reads its sums */
+		return;
+	}
 	if (split) {   /* raw sums to this part's slab; bd_gpu_splitk_reduce finishes the layer */
 		const int M = (int) (p.in.height * p.in.width);
 		float *slab = p.splitk + (size_t) blockIdx.z * M * cout;
@@ -857,18 +944,62 @@ bool swapped_up = false;    /* BACKDROP_GPU_SWAPPED_UP=1 turns them on (bd_gpu_c
 bool wide_resident = true;  /* BACKDROP_GPU_RESIDENT_128=0 turns 64 -> 128 resident off */
 bool turns = true;          /* BACKDROP_GPU_TURNS=0: the resident kernels' warpgroups unordered */
 bool wide_boxes = true;     /* BACKDROP_GPU_WIDE_BOXES=0: a box a column of taps (resident_tile) */
-int split_steps = 50;       /* BACKDROP_GPU_SPLIT_STEPS=N: the fewest steps split K takes (0: any) */
+bool cluster_sums = true;   /* BACKDROP_GPU_CLUSTER_SUMS=0: split K through splitk-reduce.cu */
+int max_clusters[9];        /* of k = 2..8 blocks of the cluster sums' kernel at once (count_clusters) */
+int split_steps = 50;       /* BACKDROP_GPU_SPLIT_STEPS=N: the fewest steps the reduce kernel's split takes */
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
 int multiprocessors;
 
-template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO = false>
+template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO = false, bool SUMS = false>
 bd_status
 allow_smem (bd_error *error)
 {
-	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS, HALO>,
+	BD_CUDA_CHECK (cudaFuncSetAttribute (conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS, HALO, SUMS>,
 	                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
 	                                     ws_tile<PIX, CO, SWAP, BLOCKS, HALO>::SMEM));
 	return BD_OK;
+}
+
+/* How many clusters of 2..8 blocks of the cluster sums' kernel the GPU runs at once: clusters
+ * stay within a GPC, so fewer than the multiprocessors / k (an H200: 30 of 4, 15 of 8). Where
+ * the runtime cannot tell, none: split K goes through the reduce kernel. */
+void
+count_clusters ()
+{
+	for (int k = 2; k <= 8; k++) {
+		cudaLaunchAttribute cluster;
+		cluster.id = cudaLaunchAttributeClusterDimension;
+		cluster.val.clusterDim.x = 1;
+		cluster.val.clusterDim.y = 1;
+		cluster.val.clusterDim.z = (unsigned) k;
+		cudaLaunchConfig_t config = {};
+		config.gridDim = dim3 (1, 1, (unsigned) k);
+		config.blockDim = dim3 (THREADS);
+		config.dynamicSmemBytes = ws_tile<128, 128, false, 1, false>::SMEM;
+		config.attrs = &cluster;
+		config.numAttrs = 1;
+		if (cudaOccupancyMaxActiveClusters (&max_clusters[k], conv2d_tma_kernel<128, 128, false, 1, false, true>,
+		                                    &config) != cudaSuccess) {
+			cudaGetLastError ();
+			max_clusters[k] = 0;
+		}
+	}
+}
+
+/* Into how many parts a split K of @tiles tiles of 128 x 128 and @steps steps goes when its
+ * parts sum in a cluster: the most (at most 8, of 8 steps or more) whose clusters all run at
+ * once, one block a multiprocessor with all its stages; 0 where none fits or it is off. A
+ * second wave of clusters costs more than the reduce saves (level 4 of the seed U-Net at 4
+ * parts: 0.747 ms against 0.691 at 2 and 0.710 by the reduce kernel). */
+uint32_t
+cluster_parts (size_t tiles, size_t steps)
+{
+	if (!cluster_sums)
+		return 0;
+	for (int k = 8; k >= 2; k--)
+		if ((size_t) k * 8 <= steps && tiles <= (size_t) max_clusters[k])
+			return (uint32_t) k;
+	return 0;
 }
 
 /* The rectangle width (8..128, a power of two) whose tiles cover width x height with the
@@ -937,7 +1068,7 @@ prepare (const bd_gpu_conv2d_params *p, int PIX, int CO, bool HALO, ws_geometry 
 	return st != BD_OK ? st : encode (weights, p->weights_k, 3, wdims, wstrides, wbox, error);
 }
 
-template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO = false>
+template <int PIX, int CO, bool SWAP, int BLOCKS, bool HALO = false, bool SUMS = false>
 bd_status
 launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *headed, bd_error *error)
 {
@@ -949,8 +1080,10 @@ launch (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *pooled, bool *
 	if (st != BD_OK)
 		return st;
 	dim3 grid (tiles, bd_div_up (p->out.channels, CO), bd_conv2d_grid_z (p));
-	BD_CUDA_CHECK (bd_launch_early (p->launch_early, conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS, HALO>, grid,
-	                                dim3 (THREADS), T::SMEM, stream, *p, pixels, weights, g));
+	const dim3 cluster (1, 1, SUMS ? grid.z : 1);   /* SUMS: a split K's parts */
+	BD_CUDA_CHECK (bd_launch_early_in_clusters (p->launch_early, cluster,
+	                                            conv2d_tma_kernel<PIX, CO, SWAP, BLOCKS, HALO, SUMS>, grid,
+	                                            dim3 (THREADS), T::SMEM, stream, *p, pixels, weights, g));
 	return BD_OK;
 }
 
@@ -1049,6 +1182,7 @@ bd_gpu_conv2d_tma_init (bd_error *error)
 	wide_resident = sw.resident_128;
 	turns = sw.turns;
 	wide_boxes = sw.wide_boxes;
+	cluster_sums = sw.cluster_sums;
 	if (sw.split_steps >= 0)
 		split_steps = sw.split_steps;
 	/* BACKDROP_GPU_TILE naming one of conv2d-hopper.cu's tiles leaves every layer to it. */
@@ -1070,6 +1204,10 @@ grant_tma_smem (int device, unsigned long long bit, bd_error *error)
 		st = allow_smem<128, 256, false, 1> (error);
 	if (st == BD_OK)
 		st = allow_smem<128, 128, false, 2> (error);
+	if (st == BD_OK)
+		st = allow_smem<128, 128, false, 1, false, true> (error);
+	if (st == BD_OK)
+		count_clusters ();
 	if (st == BD_OK)
 		st = allow_smem<128, 64, true, 2> (error);
 	if (st == BD_OK)
@@ -1172,14 +1310,21 @@ bd_gpu_conv2d_tma (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *poo
 		                    : launch<128, 64, true, 3> (p, stream, pooled, headed, error);
 	const size_t rows = bd_div_up ((size_t) p->in.height * p->in.width, 128) * bd_conv2d_grid_z (p);
 	const size_t tiles = rows * bd_div_up (cout, 128);
-	const uint32_t parts =
-		p->splitk && p->out_step == 1 ? bd_gpu_splitk_parts (tiles, (size_t) p->taps * p->in.channels / 64) : 1;
-	/* Too few steps (36: 256 inputs) to pay for the reduce: swapped 128 x 64 tiles, two a
-	 * multiprocessor, for twice the tiles (the shipped model's shape: 0.471 -> 0.455 ms). */
-	if (parts >= 2 && (size_t) p->taps * p->in.channels / 64 < (size_t) split_steps)
-		return launch<128, 64, true, 2> (p, stream, pooled, headed, error);
+	const size_t steps = (size_t) p->taps * p->in.channels / 64;
+	const uint32_t parts = p->splitk && p->out_step == 1 ? bd_gpu_splitk_parts (tiles, steps) : 1;
 	if (parts >= 2) {
 		bd_gpu_conv2d_params q = *p;
+		/* The parts sum in a cluster where all its clusters run at once (cluster_parts)
+		 * and the channels come in groups of 8 as the reduce kernel's do: no reduce, so
+		 * short layers split too (the seed U-Net at 256 x 256: 0.320 -> 0.303 ms). */
+		q.splits = cluster_parts (tiles, steps);
+		if (q.splits && cout % 8 == 0 && p->out.pixel_stride % 8 == 0)
+			return launch<128, 128, false, 1, false, true> (&q, stream, pooled, headed, error);
+		/* Else too few steps (36: 256 inputs) to pay for the reduce: swapped 128 x 64 tiles,
+		 * two a multiprocessor, for twice the tiles (the shipped model's shape: 0.471 ->
+		 * 0.455 ms, before the cluster sums). */
+		if (steps < (size_t) split_steps)
+			return launch<128, 64, true, 2> (p, stream, pooled, headed, error);
 		q.splits = parts;
 		bd_status st = launch<128, 128, false, 2> (&q, stream, pooled, headed, error);
 		return st != BD_OK ? st

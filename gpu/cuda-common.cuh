@@ -113,20 +113,38 @@ bd_allow_next_kernel ()
 #endif
 }
 
+/* As bd_launch_early, with the blocks in clusters of @cluster (1 x 1 x 1: none). */
 template <typename... Params, typename... Args>
 static inline cudaError_t
-bd_launch_early (bool early_allowed, void (*kernel) (Params...), dim3 grid, dim3 block, size_t smem,
-                 cudaStream_t stream, const Args &...args)
+bd_launch_early_in_clusters (bool early_allowed, dim3 cluster, void (*kernel) (Params...), dim3 grid, dim3 block,
+                             size_t smem, cudaStream_t stream, const Args &...args)
 {
-	cudaLaunchAttribute early;
-	early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-	early.val.programmaticStreamSerializationAllowed = 1;
+	cudaLaunchAttribute attrs[2];
+	unsigned n = 0;
+	if (early_allowed) {
+		attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+		attrs[n++].val.programmaticStreamSerializationAllowed = 1;
+	}
+	if (cluster.x * cluster.y * cluster.z > 1) {
+		attrs[n].id = cudaLaunchAttributeClusterDimension;
+		attrs[n].val.clusterDim.x = cluster.x;
+		attrs[n].val.clusterDim.y = cluster.y;
+		attrs[n++].val.clusterDim.z = cluster.z;
+	}
 	cudaLaunchConfig_t config = {};
 	config.gridDim = grid;
 	config.blockDim = block;
 	config.dynamicSmemBytes = smem;
 	config.stream = stream;
-	config.attrs = &early;
-	config.numAttrs = early_allowed ? 1 : 0;
+	config.attrs = attrs;
+	config.numAttrs = n;
 	return cudaLaunchKernelEx (&config, kernel, args...);
+}
+
+template <typename... Params, typename... Args>
+static inline cudaError_t
+bd_launch_early (bool early_allowed, void (*kernel) (Params...), dim3 grid, dim3 block, size_t smem,
+                 cudaStream_t stream, const Args &...args)
+{
+	return bd_launch_early_in_clusters (early_allowed, dim3 (1, 1, 1), kernel, grid, block, smem, stream, args...);
 }

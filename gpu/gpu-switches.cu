@@ -45,6 +45,7 @@ read_switches ()
 	s.resident_128 = unless_zero ("BACKDROP_GPU_RESIDENT_128");
 	s.turns = unless_zero ("BACKDROP_GPU_TURNS");
 	s.wide_boxes = unless_zero ("BACKDROP_GPU_WIDE_BOXES");
+	s.cluster_sums = unless_zero ("BACKDROP_GPU_CLUSTER_SUMS");
 	s.wide_split = (int) number ("BACKDROP_GPU_WIDE_SPLIT", -1);
 	s.split_steps = (int) number ("BACKDROP_GPU_SPLIT_STEPS", -1);
 	long splitk = number ("BACKDROP_GPU_SPLITK", 66);

@@ -15,6 +15,7 @@ struct bd_gpu_switches {
 	bool        resident_128;   // BACKDROP_GPU_RESIDENT_128=0 turns the resident 64 -> 128 kernel off
 	bool        turns;          // BACKDROP_GPU_TURNS=0: the resident kernels' warpgroups take no turns
 	bool        wide_boxes;     // BACKDROP_GPU_WIDE_BOXES=0: the resident 3x3 kernels copy a box a column of taps
+	bool        cluster_sums;   // BACKDROP_GPU_CLUSTER_SUMS=0: split K's parts summed by the reduce kernel
 	int         wide_split;     // BACKDROP_GPU_WIDE_SPLIT=N, or -1 for the kernel's own default
 	int         split_steps;    // BACKDROP_GPU_SPLIT_STEPS=N, or -1 for the kernel's own default
 	long        splitk;         // BACKDROP_GPU_SPLITK=N: split K for layers of at most N tiles (66)
