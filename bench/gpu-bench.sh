@@ -37,10 +37,13 @@ check "parity, no wgmma" env BACKDROP_GPU_NO_WGMMA=1 python3 tests/gpu-parity.py
 check "parity, no TMA" env BACKDROP_GPU_NO_TMA=1 python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-no-tma.log" 2>&1
 check "parity, resident kernels as before" env BACKDROP_GPU_TURNS=0 BACKDROP_GPU_WIDE_BOXES=0 \
     python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-resident-before.log" 2>&1
+check "parity, split K by the reduce kernel" env BACKDROP_GPU_CLUSTER_SUMS=0 \
+    python3 tests/gpu-parity.py "$build" "$@" >"$out/parity-reduce.log" 2>&1
 
 # Widths 16..256 at 128x128 reach every kernel: the portable and the TMA convolutions (the
 # TMA one with the pool fused), pool, head, up-convolution; widths 64..1024 at 64x64 the TMA
-# kernel with the head fused; at 128x128, batch 2, the resident-weights kernels loop over
+# kernel with the head fused, and both with level 4's split K summed in clusters of 8 blocks;
+# at 128x128, batch 2, the resident-weights kernels loop over
 # several tiles a block; depth 2 at 392x520, the resident kernel of 64 -> 128 channels, with
 # tiles cut by both edges. synccheck holds the resident kernels' turns (an mbarrier phase that
 # nobody waits for is its fault).
@@ -70,6 +73,7 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
         printf '%-40s %10s %12s\n' "backdrop fast, no resident 64->128 ${size}" $(BACKDROP_GPU_RESIDENT_128=0 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no turns ${size}" $(BACKDROP_GPU_TURNS=0 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no wide boxes ${size}" $(BACKDROP_GPU_WIDE_BOXES=0 ours $fwd --width 64 --size $size --runs 50)
+        printf '%-40s %10s %12s\n' "backdrop fast, no cluster sums ${size}" $(BACKDROP_GPU_CLUSTER_SUMS=0 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no TMA ${size}" $(BACKDROP_GPU_NO_TMA=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop fast, no wgmma ${size}" $(BACKDROP_GPU_NO_WGMMA=1 ours $fwd --width 64 --size $size --runs 50)
         printf '%-40s %10s %12s\n' "backdrop exact ${size}" $(ours $fwd --exact --width 64 --size $size --runs 20)
@@ -87,7 +91,7 @@ python3 bench/torch_conv.py >"$out/torch-conv.txt" 2>&1
     for w in 16 32; do
         for h in 512 352; do
             printf '%-40s %10s %12s\n' "backdrop fast w$w 512x$h" $(ours $fwd --width $w --size 512 --height $h --runs 50)
-            printf '%-40s %10s %12s\n' "backdrop fast w$w 512x$h, split K any" $(BACKDROP_GPU_SPLIT_STEPS=0 ours $fwd --width $w --size 512 --height $h --runs 50)
+            printf '%-40s %10s %12s\n' "backdrop fast w$w 512x$h, no cluster sums" $(BACKDROP_GPU_CLUSTER_SUMS=0 ours $fwd --width $w --size 512 --height $h --runs 50)
         done
         printf '%-40s %10s %12s\n' "pytorch compile w$w 512" "" "$(torch python3 bench/torch_unet.py --device cuda --mode compile --width $w --size 512 --runs 50)"
     done
@@ -132,6 +136,7 @@ tail -n 3 "$out/parity.log"; echo "simple conv kernel: $(tail -n 1 "$out/parity-
 echo "portable kernels (no wgmma): $(tail -n 1 "$out/parity-portable.log")"
 echo "cp.async Hopper kernels (no TMA): $(tail -n 1 "$out/parity-no-tma.log")"
 echo "resident kernels without turns or wide boxes: $(tail -n 1 "$out/parity-resident-before.log")"
+echo "split K by the reduce kernel (no cluster sums): $(tail -n 1 "$out/parity-reduce.log")"
 echo "memcheck exit $memcheck, racecheck exit $racecheck, synccheck exit $synccheck (0 = clean)"
 grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/memcheck.log" "$out/racecheck.log" "$out/synccheck.log"
 (( memcheck == 0 )) || failures+=("compute-sanitizer memcheck (exit $memcheck)")
