@@ -53,7 +53,8 @@ main (int argc, char **argv)
 				memcpy (work, mask, (size_t) w * h);
 				double t0 = now_ms ();
 				bd_status st = pass == 0
-					? bd_mask_keep_main_subject (pool, work, w, h, w, BD_MAIN_SUBJECT_FRACTION, NULL)
+					? bd_mask_keep_main_subject (pool, work, w, h, w, BD_MAIN_SUBJECT_FRACTION,
+					                             BD_MAIN_SUBJECT_MIN_HEIGHT, NULL)
 					: bd_mask_decide (pool, work, w, h, w, bd_decide_radius (w, h), NULL);
 				if (st != BD_OK) {
 					fprintf (stderr, "pass failed: %d\n", st);

@@ -125,7 +125,8 @@ typedef struct bd_run_options {
 	                               * and average the two (default 1; 2.2 times the network's
 	                               * time, a better mask) */
 	int            main_subject_only; /* non-zero: drop separate people under a fifth of the
-	                               * largest one's area, passers-by behind the subject (default 1) */
+	                               * largest one's area, passers-by behind the subject, where the
+	                               * largest spans a third of the photo's height (default 1) */
 	int            decisive;      /* non-zero: alpha is 0 or 255 farther than 0.15% of the
 	                               * diagonal from the mask's edges, soft only along them (default 1) */
 } bd_run_options;
@@ -145,7 +146,8 @@ BD_API bd_status   bd_mask_make_decisive (uint8_t *alpha, uint32_t width, uint32
                                           bd_error *error);
 
 /* What bd_run_options.main_subject_only does, on the calling thread: separate people under a
- * fifth of the largest one's area are cleared. With bd_mask_make_decisive (in that order),
+ * fifth of the largest one's area are cleared, unless the largest spans under a third of the
+ * photo's height (no one is the subject there). With bd_mask_make_decisive (in that order),
  * for programs that run the network with both passes off and finish masks elsewhere, several
  * at once (the CLI's encoders in a folder). */
 BD_API bd_status   bd_mask_drop_passers_by (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride,

@@ -405,7 +405,7 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 	                           : run_on_host (session, photo, options, alpha, alpha_stride, error);
 	if (st == BD_OK && options->main_subject_only)
 		st = bd_mask_keep_main_subject (session->pool, alpha, photo->width, photo->height, alpha_stride,
-		                                BD_MAIN_SUBJECT_FRACTION, error);
+		                                BD_MAIN_SUBJECT_FRACTION, BD_MAIN_SUBJECT_MIN_HEIGHT, error);
 	if (st == BD_OK && options->decisive)
 		st = bd_mask_decide (session->pool, alpha, photo->width, photo->height, alpha_stride,
 		                     bd_decide_radius (photo->width, photo->height), error);

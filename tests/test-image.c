@@ -451,14 +451,17 @@ test_mask_adjust (void)
 }
 
 /* Naive reference for masks of at most 512 pixels a side (one block per pixel): 8-connected
- * regions of pixels >= 64, areas counted in pixels >= 128; then every other non-zero pixel
- * reached takes the label of the first region to reach it (breadth-first from all region
- * pixels in index order); regions under @frac of the largest cleared, with what they took. */
+ * regions of pixels >= 64, areas counted in pixels >= 128; nothing cleared unless a region of
+ * the largest area spans @min_height of the rows (its first to its last); then every other
+ * non-zero pixel reached takes the label of the first region to reach it (breadth-first from
+ * all region pixels in index order); regions under @frac of the largest cleared, with what
+ * they took. */
 static void
-keep_subject_reference (uint8_t *a, int w, int h, size_t stride, float frac)
+keep_subject_reference (uint8_t *a, int w, int h, size_t stride, float frac, float min_height)
 {
 	g_autofree int *label = g_new0 (int, w * h), *queue = g_new (int, w * h);
 	g_autofree long *area = g_new0 (long, w * h + 1);
+	g_autofree int *top = g_new (int, w * h + 1), *bottom = g_new (int, w * h + 1);
 	int n = 0, head, tail;
 	long largest = 0;
 	for (int i = 0; i < w * h; i++) {
@@ -466,10 +469,12 @@ keep_subject_reference (uint8_t *a, int w, int h, size_t stride, float frac)
 			continue;
 		head = tail = 0;
 		label[i] = ++n;
+		top[n] = h, bottom[n] = -1;
 		queue[tail++] = i;
 		while (head < tail) {
 			int j = queue[head++], x = j % w, y = j / w;
 			area[n] += a[y * stride + x] >= 128;
+			top[n] = MIN (top[n], y), bottom[n] = MAX (bottom[n], y);
 			for (int ny = y - 1; ny <= y + 1; ny++)
 				for (int nx = x - 1; nx <= x + 1; nx++)
 					if (nx >= 0 && ny >= 0 && nx < w && ny < h && !label[ny * w + nx] &&
@@ -480,7 +485,10 @@ keep_subject_reference (uint8_t *a, int w, int h, size_t stride, float frac)
 		}
 		largest = MAX (largest, area[n]);
 	}
-	if (n <= 1)
+	gboolean subject = FALSE;
+	for (int r = 1; r <= n; r++)
+		subject |= area[r] == largest && bottom[r] - top[r] + 1 >= (double) min_height * h;
+	if (n <= 1 || !subject)
 		return;
 	head = tail = 0;
 	for (int i = 0; i < w * h; i++)
@@ -620,9 +628,11 @@ test_keep_main_subject (void)
 				}
 		}
 		float frac = t == 0 ? 0 : bd_rng_uniform (&rng, 0, 1);
+		/* Half the cases with no height asked, half with one that some masks miss. */
+		float min_height = t % 2 ? bd_rng_uniform (&rng, 0, 0.8f) : 0;
 		ref = g_memdup2 (a, stride * h);
-		keep_subject_reference (ref, w, h, stride, frac);
-		g_assert_cmpint (bd_mask_keep_main_subject (pool, a, w, h, stride, frac, NULL), ==, BD_OK);
+		keep_subject_reference (ref, w, h, stride, frac, min_height);
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, a, w, h, stride, frac, min_height, NULL), ==, BD_OK);
 		g_assert_cmpmem (a, stride * h, ref, stride * h);
 	}
 
@@ -643,7 +653,7 @@ test_keep_main_subject (void)
 	fill_rect (m, W, 130, 900, 160, 920, 20);    /* ...joined by 20 rows of alpha 20 */
 	fill_rect (m, W, 1300, 900, 1500, 1000, 10); /* alone and faint: in no region, untouched */
 	before = g_memdup2 (m, (size_t) W * H);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, BD_MAIN_SUBJECT_FRACTION, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, BD_MAIN_SUBJECT_FRACTION, BD_MAIN_SUBJECT_MIN_HEIGHT, NULL), ==, BD_OK);
 	for (size_t i = 0; i < (size_t) W * H; i++) {
 		int x = (int) (i % W), y = (int) (i / W);
 		gboolean dropped = (x >= 1190 && x < 1260 && y >= 490 && y < 630) ||
@@ -655,26 +665,47 @@ test_keep_main_subject (void)
 	}
 	/* Fraction 0 keeps everything; one region alone is never touched. */
 	memcpy (m, before, (size_t) W * H);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 0, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 0, 0, NULL), ==, BD_OK);
 	g_assert_cmpmem (m, (size_t) W * H, before, (size_t) W * H);
 	memset (m, 0, (size_t) W * H);
 	fill_rect (m, W, 1200, 500, 1201, 501, 255);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 1, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 1, 0, NULL), ==, BD_OK);
 	g_assert_cmpuint (m[500 * W + 1200], ==, 255);
+
+	/* A street seen from afar (600 x 400): its tallest person spans a quarter of the rows, a
+	 * smaller one further back under a fifth of her area. No subject: both stay. The same
+	 * scene with the first person half the photo's height: the small one goes. */
+	{
+		enum { SW = 600, SH = 400 };
+		g_autofree uint8_t *street = g_malloc0 (SW * SH), *kept = NULL;
+		fill_rect (street, SW, 100, 250, 130, 350, 255);   /* 30 x 100 */
+		fill_rect (street, SW, 400, 200, 410, 230, 255);   /* 10 x 30: a tenth of her area */
+		kept = g_memdup2 (street, SW * SH);
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, street, SW, SH, SW, BD_MAIN_SUBJECT_FRACTION,
+		                                            BD_MAIN_SUBJECT_MIN_HEIGHT, NULL), ==, BD_OK);
+		g_assert_cmpmem (street, SW * SH, kept, SW * SH);
+		fill_rect (street, SW, 100, 150, 130, 350, 255);   /* now 30 x 200 */
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, street, SW, SH, SW, BD_MAIN_SUBJECT_FRACTION,
+		                                            BD_MAIN_SUBJECT_MIN_HEIGHT, NULL), ==, BD_OK);
+		g_assert_cmpuint (street[215 * SW + 405], ==, 0);
+		g_assert_cmpuint (street[300 * SW + 115], ==, 255);
+	}
 
 	/* The public pass on the calling thread does what the session's pool does. */
 	g_autofree uint8_t *alone = g_memdup2 (before, (size_t) W * H);
 	memcpy (m, before, (size_t) W * H);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, BD_MAIN_SUBJECT_FRACTION, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, BD_MAIN_SUBJECT_FRACTION, BD_MAIN_SUBJECT_MIN_HEIGHT, NULL), ==, BD_OK);
 	g_assert_cmpint (bd_mask_drop_passers_by (alone, W, H, W, NULL), ==, BD_OK);
 	g_assert_cmpmem (alone, (size_t) W * H, m, (size_t) W * H);
 	g_assert_true (memcmp (alone, before, (size_t) W * H) != 0);
 
 	bd_error err = { 0 };
 	g_assert_cmpint (bd_mask_drop_passers_by (NULL, W, H, W, &err), ==, BD_ERR_INVALID_ARGUMENT);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 1.5f, &err), ==, BD_ERR_INVALID_ARGUMENT);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W - 1, 0.2f, &err), ==, BD_ERR_INVALID_ARGUMENT);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, W, H, W, 0.2f, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 1.5f, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 0.2f, -0.5f, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 0.2f, NAN, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W - 1, 0.2f, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, W, H, W, 0.2f, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
 }
 
 typedef struct {
@@ -924,13 +955,13 @@ test_keep_subject_tall (void)
 		memset (m + (size_t) k * b, 255, 65000);
 	for (uint32_t k = 100; k < 106; k++)
 		memset (m + (size_t) k * b, 255, b);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, 1, H, 1, 0.2f, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, 1, H, 1, 0.2f, 0, NULL), ==, BD_OK);
 	g_assert_cmpuint (m[0], ==, 255);
 	g_assert_cmpuint (m[(size_t) 100 * b], ==, 255);
 	g_assert_cmpuint (m[(size_t) 106 * b - 1], ==, 255);
 	/* And a neighbour of 3 blocks (18%) still goes. */
 	memset (m + (size_t) 103 * b, 0, (size_t) 3 * b);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, 1, H, 1, 0.2f, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, 1, H, 1, 0.2f, 0, NULL), ==, BD_OK);
 	g_assert_cmpuint (m[(size_t) 100 * b], ==, 0);
 	g_assert_cmpuint (m[0], ==, 255);
 }
@@ -1068,7 +1099,7 @@ test_api_edges (void)
 		g_assert_cmpint (bd_composite (&photo, alpha, bad[i], &bg, out, 16, &err), ==, BD_ERR_INVALID_ARGUMENT);
 		g_assert_cmpint (bd_composite (&photo, alpha, 4, &bg, out, bad[i], &err), ==, BD_ERR_INVALID_ARGUMENT);
 		g_assert_cmpint (bd_mask_adjust (alpha, 4, 4, bad[i], 0.5f, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
-		g_assert_cmpint (bd_mask_keep_main_subject (pool, alpha, 4, 4, bad[i], 0.2f, &err), ==,
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, alpha, 4, 4, bad[i], 0.2f, 0, &err), ==,
 		                 BD_ERR_INVALID_ARGUMENT);
 	}
 	/* One row: the stride is never stepped over, any value at least a row will do. */

@@ -2,7 +2,9 @@
 /* Keeps the photo's subject and drops passers-by: every separate region of the mask whose
  * person area is under a fraction of the largest region's. The labelled sets mark the subject
  * of a portrait, not the people walking past behind it, and so does a user who asks for the
- * background to go; a group of people of about one size keeps all of them.
+ * background to go; a group of people of about one size keeps all of them. A photo whose
+ * largest person spans less than a given share of its height has no subject (a street, a
+ * crowd or a group seen from afar): everyone stays.
  *
  * Regions are found on a grid of blocks of b x b pixels (long side at most 512 blocks), so a
  * 12-megapixel mask costs one pass to read and one to clear, whatever its size. A block joins
@@ -136,12 +138,18 @@ run_join (keep_run *runs, uint32_t a, uint32_t b)
 		runs[a].parent = b;
 }
 
+/* A region: its person area (pixels), and its first and last rows of blocks. */
+typedef struct {
+	uint64_t area;
+	uint32_t top, bottom;
+} keep_region;
+
 /* The regions: runs of blocks row by row, joined where runs of neighbouring rows touch by a
  * side or a corner, each region numbered by its first block in row order (as a flood fill
- * from each unlabelled block in turn numbers them) into g->label, and its person area into
- * *@areas. Returns the number of regions, or -1 when memory is short. */
+ * from each unlabelled block in turn numbers them) into g->label, and its area and rows into
+ * *@regions_out. Returns the number of regions, or -1 when memory is short. */
 static ptrdiff_t
-grid_regions (keep_grid *g, uint64_t **areas, uint64_t *largest)
+grid_regions (keep_grid *g, keep_region **regions_out, uint64_t *largest)
 {
 	size_t n_runs = 0, capacity = 0;
 	keep_run *runs = NULL;
@@ -179,12 +187,13 @@ grid_regions (keep_grid *g, uint64_t **areas, uint64_t *largest)
 		above_end = n_runs;
 	}
 	ptrdiff_t regions = 0;
-	uint64_t *area = NULL;
-	if (n_runs && !(area = calloc (n_runs, sizeof *area))) {
+	keep_region *region = NULL;
+	if (n_runs && !(region = calloc (n_runs, sizeof *region))) {
 		free (runs);
 		return -1;
 	}
-	/* A root comes before every run of its region, so it is numbered first. */
+	/* A root comes before every run of its region, so it is numbered first, and its row is
+	 * the region's top; the runs come in row order, so the last one's row is its bottom. */
 	for (size_t r = 0; r < n_runs; r++) {
 		uint32_t root = run_root (runs, (uint32_t) r);
 		int32_t label = root == r ? (int32_t) ++regions : g->label[grid_cell (g, runs[root].x0, runs[root].y)];
@@ -194,14 +203,33 @@ grid_regions (keep_grid *g, uint64_t **areas, uint64_t *largest)
 			g->label[c0 + x] = label;
 			sum += g->core[c0 + x];
 		}
-		area[label - 1] += sum;
+		keep_region *k = &region[label - 1];
+		if (root == r)
+			k->top = runs[r].y;
+		k->area += sum;
+		k->bottom = runs[r].y;
 	}
 	*largest = 0;
 	for (ptrdiff_t i = 0; i < regions; i++)
-		*largest = area[i] > *largest ? area[i] : *largest;
+		*largest = region[i].area > *largest ? region[i].area : *largest;
 	free (runs);
-	*areas = area;
+	*regions_out = region;
 	return regions;
+}
+
+/* Whether a region of the largest area spans at least @min_height of the photo's @height:
+ * the photo has a subject to keep. */
+static bool
+has_subject (const keep_grid *g, const keep_region *region, ptrdiff_t regions, uint64_t largest, float min_height)
+{
+	for (ptrdiff_t i = 0; i < regions; i++) {
+		if (region[i].area != largest)
+			continue;
+		uint64_t y0 = (uint64_t) region[i].top * g->b, y1 = (uint64_t) (region[i].bottom + 1) * g->b;
+		if ((double) ((y1 < g->height ? y1 : g->height) - y0) >= (double) min_height * g->height)
+			return true;
+	}
+	return false;
 }
 
 /* Every faint cell reached from a region takes the label of the first region to reach it:
@@ -231,22 +259,22 @@ grid_grow (keep_grid *g)
 
 /* Cell @i belongs to a region under @min_fraction of the largest. */
 static inline bool
-dropped (const keep_grid *g, const uint64_t *areas, size_t i, float min_fraction, uint64_t largest)
+dropped (const keep_grid *g, const keep_region *region, size_t i, float min_fraction, uint64_t largest)
 {
 	int32_t l = g->label[i];
-	return l != 0 && (double) areas[l - 1] < (double) min_fraction * (double) largest;
+	return l != 0 && (double) region[l - 1].area < (double) min_fraction * (double) largest;
 }
 
 bd_status
 bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height,
-                           size_t stride, float min_fraction, bd_error *error)
+                           size_t stride, float min_fraction, float min_height, bd_error *error)
 {
 	if (!alpha || width == 0 || height == 0 || !bd_stride_ok (width, height, stride))
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_mask_keep_main_subject: no mask, or a bad size");
 	if ((uint64_t) width * height > BD_MAX_PIXELS)
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "mask too large");
-	if (!(min_fraction >= 0 && min_fraction <= 1))
-		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "the subject fraction must be within 0..1");
+	if (!(min_fraction >= 0 && min_fraction <= 1) || !(min_height >= 0 && min_height <= 1))
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "the subject's fraction and height must be within 0..1");
 
 	keep_grid g = { .alpha = alpha, .width = width, .height = height, .stride = stride, .b = 1 };
 	uint32_t longest = width > height ? width : height;
@@ -259,7 +287,8 @@ bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width,
 	g.core = calloc (g.cells, sizeof *g.core);
 	g.label = calloc (g.cells, sizeof *g.label);
 	g.queue = malloc (g.cells * sizeof *g.queue);
-	uint64_t *areas = NULL, largest = 0;
+	keep_region *region = NULL;
+	uint64_t largest = 0;
 	bd_status st = BD_OK;
 	if (!g.max || !g.core || !g.label || !g.queue) {
 		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
@@ -271,12 +300,12 @@ bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width,
 		goto out;
 	}
 
-	ptrdiff_t regions = grid_regions (&g, &areas, &largest);
+	ptrdiff_t regions = grid_regions (&g, &region, &largest);
 	if (regions < 0) {
 		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
 		goto out;
 	}
-	if (regions <= 1)
+	if (regions <= 1 || !has_subject (&g, region, regions, largest, min_height))
 		goto out;
 	grid_grow (&g);
 
@@ -286,7 +315,7 @@ bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width,
 	for (uint32_t cy = 0; cy < g.h; cy++)
 		for (uint32_t cx = 0; cx < g.w;) {
 			uint32_t c0 = cx;
-			while (cx < g.w && dropped (&g, areas, grid_cell (&g, cx, cy), min_fraction, largest))
+			while (cx < g.w && dropped (&g, region, grid_cell (&g, cx, cy), min_fraction, largest))
 				cx++;
 			if (cx == c0) {
 				cx++;
@@ -302,7 +331,7 @@ out:
 	free (g.core);
 	free (g.label);
 	free (g.queue);
-	free (areas);
+	free (region);
 	return st;
 }
 
@@ -310,5 +339,6 @@ bd_status
 bd_mask_drop_passers_by (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride, bd_error *error)
 {
 	/* Without a pool the grid's steps run in turn on this thread (thread-pool.c). */
-	return bd_mask_keep_main_subject (NULL, alpha, width, height, stride, BD_MAIN_SUBJECT_FRACTION, error);
+	return bd_mask_keep_main_subject (NULL, alpha, width, height, stride, BD_MAIN_SUBJECT_FRACTION,
+	                                  BD_MAIN_SUBJECT_MIN_HEIGHT, error);
 }

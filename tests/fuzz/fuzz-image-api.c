@@ -128,9 +128,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 	if (st == BD_OK && (!(threshold <= 1) || !(feather >= 0 && feather <= 500)))
 		abort ();
 	/* The public main-subject pass (one thread, the session's fraction) one time in eight. */
-	float fraction = (float) (take (&r, 1) % 101) / 100.0f;
+	float fraction = (float) (take (&r, 1) % 101) / 100.0f, height = (float) (take (&r, 1) % 101) / 100.0f;
 	st = (calls & 7) == 3 ? bd_mask_drop_passers_by (alpha, w, h, alpha_stride, NULL)
-	                      : bd_mask_keep_main_subject (pool, alpha, w, h, alpha_stride, fraction, NULL);
+	                      : bd_mask_keep_main_subject (pool, alpha, w, h, alpha_stride, fraction, height, NULL);
 
 	/* The decisive pass from the mask into the composite's buffer (read as bytes), which must
 	 * match the pass in place on a copy. */
