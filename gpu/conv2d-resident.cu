@@ -472,7 +472,8 @@ launch_resident_boxes (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool 
 	ws_geometry g;
 	CUtensorMap pixels, weights;
 	unsigned tiles;
-	bd_status st = bd_gpu_tma_prepare (p, T::PIX, CO, true, &g, &pixels, &weights, &tiles, pooled, headed, error, WIDE);
+	bd_status st =
+		bd_gpu_tma_prepare (p, T::PIX, CO, true, &g, &pixels, &weights, &tiles, pooled, headed, error, WIDE);
 	if (st != BD_OK)
 		return st;
 	dim3 grid (tiles < (unsigned) multiprocessors ? tiles : (unsigned) multiprocessors);
@@ -497,7 +498,8 @@ launch_resident_up (const bd_gpu_conv2d_params *p, cudaStream_t stream, bool *po
 	ws_geometry g;
 	CUtensorMap pixels, weights;
 	unsigned tiles;
-	bd_status st = bd_gpu_tma_prepare (p, T::PIX, T::CO, false, &g, &pixels, &weights, &tiles, pooled, headed, error);
+	bd_status st =
+		bd_gpu_tma_prepare (p, T::PIX, T::CO, false, &g, &pixels, &weights, &tiles, pooled, headed, error);
 	if (st != BD_OK)
 		return st;
 	dim3 grid (tiles < (unsigned) multiprocessors ? tiles : (unsigned) multiprocessors);

@@ -424,7 +424,8 @@ count_clusters ()
 		config.dynamicSmemBytes = ws_tile<128, 128, false, 1, false>::SMEM;
 		config.attrs = &cluster;
 		config.numAttrs = 1;
-		if (cudaOccupancyMaxActiveClusters (&max_clusters[k], conv2d_tma_kernel<128, 128, false, 1, false, true>,
+		if (cudaOccupancyMaxActiveClusters (&max_clusters[k],
+		                                    conv2d_tma_kernel<128, 128, false, 1, false, true>,
 		                                    &config) != cudaSuccess) {
 			cudaGetLastError ();
 			max_clusters[k] = 0;

@@ -653,7 +653,8 @@ test_keep_main_subject (void)
 	fill_rect (m, W, 130, 900, 160, 920, 20);    /* ...joined by 20 rows of alpha 20 */
 	fill_rect (m, W, 1300, 900, 1500, 1000, 10); /* alone and faint: in no region, untouched */
 	before = g_memdup2 (m, (size_t) W * H);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, BD_MAIN_SUBJECT_FRACTION, BD_MAIN_SUBJECT_MIN_HEIGHT, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, BD_MAIN_SUBJECT_FRACTION,
+	                                            BD_MAIN_SUBJECT_MIN_HEIGHT, NULL), ==, BD_OK);
 	for (size_t i = 0; i < (size_t) W * H; i++) {
 		int x = (int) (i % W), y = (int) (i / W);
 		gboolean dropped = (x >= 1190 && x < 1260 && y >= 490 && y < 630) ||
@@ -694,7 +695,8 @@ test_keep_main_subject (void)
 	/* The public pass on the calling thread does what the session's pool does. */
 	g_autofree uint8_t *alone = g_memdup2 (before, (size_t) W * H);
 	memcpy (m, before, (size_t) W * H);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, BD_MAIN_SUBJECT_FRACTION, BD_MAIN_SUBJECT_MIN_HEIGHT, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, BD_MAIN_SUBJECT_FRACTION,
+	                                            BD_MAIN_SUBJECT_MIN_HEIGHT, NULL), ==, BD_OK);
 	g_assert_cmpint (bd_mask_drop_passers_by (alone, W, H, W, NULL), ==, BD_OK);
 	g_assert_cmpmem (alone, (size_t) W * H, m, (size_t) W * H);
 	g_assert_true (memcmp (alone, before, (size_t) W * H) != 0);

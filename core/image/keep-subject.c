@@ -274,7 +274,8 @@ bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width,
 	if ((uint64_t) width * height > BD_MAX_PIXELS)
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "mask too large");
 	if (!(min_fraction >= 0 && min_fraction <= 1) || !(min_height >= 0 && min_height <= 1))
-		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "the subject's fraction and height must be within 0..1");
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
+		                     "the subject's fraction and height must be within 0..1");
 
 	keep_grid g = { .alpha = alpha, .width = width, .height = height, .stride = stride, .b = 1 };
 	uint32_t longest = width > height ? width : height;

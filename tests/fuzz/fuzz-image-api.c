@@ -127,7 +127,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 	st = bd_mask_adjust_on_pool (pool, alpha, w, h, alpha_stride, threshold, feather, NULL);
 	if (st == BD_OK && (!(threshold <= 1) || !(feather >= 0 && feather <= 500)))
 		abort ();
-	/* The public main-subject pass (one thread, the session's fraction) one time in eight. */
+	/* The public main-subject pass (one thread, the session's fraction and height) one time in
+	 * eight, else any fraction and height. */
 	float fraction = (float) (take (&r, 1) % 101) / 100.0f, height = (float) (take (&r, 1) % 101) / 100.0f;
 	st = (calls & 7) == 3 ? bd_mask_drop_passers_by (alpha, w, h, alpha_stride, NULL)
 	                      : bd_mask_keep_main_subject (pool, alpha, w, h, alpha_stride, fraction, height, NULL);
