@@ -253,7 +253,8 @@ conv2d_tma_kernel (const __grid_constant__ bd_gpu_conv2d_params p, const __grid_
 		/* This part's sums as fp32 [pixel][SP] into the stages (a half warp's float2 stores
 		 * then cover the 32 banks once), then block `rank` finishes its share of the tile's
 		 * 8-channel groups: the bias, every part's sums in order, ReLU, as splitk-reduce.cu
-		 * does (the same bytes). */
+		 * adds them (the two paths split K into different parts, so their outputs differ by
+		 * fp32 rounding). */
 		constexpr int SP = CO + 8;
 		static_assert (PIX * SP * 4 <= S * T::STAGE, "the sums fit in the stages");
 		float *part = (float *) smem;
