@@ -330,13 +330,17 @@ class TrainSamples:
     """
 
     def __init__(self, sets, size=384, length=10**7, seed=0, infer_side=512, mix=None, objects=(),
-                 subjects=False, engine_scale=False):
+                 subjects=False, engine_scale=False, tumble=0.0, tilt=0.0):
         """sets: dict set name -> list of Record (training split); mix: overrides of MIX;
         objects: RGBA arrays of things that are not people, pasted as distractors; subjects:
         label pasted people as the labelled sets do, only the subjects (off: every person);
-        engine_scale: photos at the engine's scale, in padding (_scene_scale)."""
+        engine_scale: photos at the engine's scale, in padding (_scene_scale); tumble: the
+        share of pasted people (not passers-by) turned by any angle, as in a flip, a dive or
+        a breakdance freeze; tilt: the share of placed photos turned by up to 40 degrees, a
+        camera held askew. Both 0 draw nothing extra, so earlier recipes stay exact."""
         self.size, self.length, self.seed, self.infer_side = size, length, seed, infer_side
         self.subjects, self.engine_scale = subjects, engine_scale
+        self.tumble, self.tilt = tumble, tilt
         self.mix = dict(MIX, **(mix or {}))
         self.exact = sets.get("ccp-person", []) + sets.get("davis-people-train", [])
         self.exact = [r for r in self.exact if r.bbox is not None]
@@ -416,6 +420,8 @@ class TrainSamples:
             centre = (rng.uniform(0, w), rng.uniform(0, h))
         if angle is None:
             angle = rng.normal(0, 8) if rng.random() < 0.4 else 0.0
+            if self.tilt and rng.random() < self.tilt:
+                angle = rng.uniform(-40, 40)
         flip = rng.random() < 0.5
         cx, cy = centre
         if flip:
@@ -744,6 +750,11 @@ class TrainSamples:
         S = self.size
         r, crop, cmask, nw, nh, portrait, _ = cut
         p_img, p_a = resized(crop, (nw, nh)), resized(cmask, (nw, nh))
+        if self.tumble and not bystander and not portrait and rng.random() < self.tumble:
+            angle = rng.uniform(-180, 180)  # corners fill with alpha 0
+            p_img = np.asarray(Image.fromarray(p_img).rotate(angle, Image.BILINEAR, expand=True))
+            p_a = np.asarray(Image.fromarray(p_a).rotate(angle, Image.BILINEAR, expand=True))
+            nh, nw = p_a.shape
         if bystander and rng.random() < 0.5:  # out of focus, as passers-by in portraits often are
             blur = ImageFilter.GaussianBlur(rng.uniform(0.5, 2.5))
             p_img = np.asarray(Image.fromarray(p_img).filter(blur))

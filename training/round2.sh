@@ -14,7 +14,8 @@
 # a finished run is not repeated. LR, SEED, MIX and TEACHER_SETS (below) in the environment
 # change the recipe (round3.sh uses them); unset, they are the second round's. WORKERS (loader
 # processes, 15) and MAX_VAL (photos scored per set at the end; all) change only the speed,
-# e.g. for two runs side by side.
+# e.g. for two runs side by side. EMA (a decay, e.g. 0.999) also keeps the weights' moving
+# average (train.py --ema), brought back as ema-f16.pt; TRAIN_EXTRA adds train.py options.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 data=$1 teacher=$2 work=$3 steps=$4
@@ -41,12 +42,17 @@ if [ ! -f "$work/run/val.json" ]; then
     $py train.py --data "$data" --teacher "$work/teacher" --out "$work/run" --init-bdm "$init" \
         --lr "${LR:-2e-4}" --warmup 200 $(case $steps in --minutes*) echo "$steps";; *) echo "--steps $steps";; esac) \
         --workers "${WORKERS:-15}" --max-val "${MAX_VAL:-0}" --seed "${SEED:-3}" --decisive 0.2 \
-        --mix "${MIX:-web=0.3}"
+        --mix "${MIX:-web=0.3}" --ema "${EMA:-0}" ${TRAIN_EXTRA:-}
 fi
-$py - "$work/run/last.pt" "$work/last-f16.pt" <<'PY'
-import sys, torch
-ck = torch.load(sys.argv[1], map_location="cpu")
-ck["model"] = {k: v.half() if v.dim() > 1 else v for k, v in ck["model"].items()}  # weights; BN stats stay fp32
-torch.save(ck, sys.argv[2])
+# The checkpoints in half precision (weights; BN stats stay fp32), small enough to bring back;
+# ema.pt exists where EMA asked for the weights' moving average.
+$py - "$work/run" "$work" <<'PY'
+import os, sys, torch
+for name in ("last", "ema"):
+    src = os.path.join(sys.argv[1], name + ".pt")
+    if os.path.exists(src):
+        ck = torch.load(src, map_location="cpu")
+        ck["model"] = {k: v.half() if v.dim() > 1 else v for k, v in ck["model"].items()}
+        torch.save(ck, os.path.join(sys.argv[2], name + "-f16.pt"))
 PY
 echo "round2: done"

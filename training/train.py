@@ -53,11 +53,18 @@ def parse_args():
                     help="scenes at the scale the engine runs them (a photo under --input-size keeps its "
                     "size) and mostly in padding rather than enlarged to fill the canvas; with --crop 512, "
                     "a fine-tune at the inference scale")
+    ap.add_argument("--tumble", type=float, default=0.0,
+                    help="share of pasted people turned by any angle (data.TrainSamples); 0: none")
+    ap.add_argument("--tilt", type=float, default=0.0,
+                    help="share of placed photos turned by up to 40 degrees (data.TrainSamples); 0: none")
     ap.add_argument("--init", help="start from this checkpoint's weights (same architecture); fresh schedule")
     ap.add_argument("--init-bdm", help="start from a model file (.bdm, batch-norm folded): its shape replaces "
                     "--depth/--base/--input-size, and the batch norms stay frozen at identity (train_bdm)")
     ap.add_argument("--decisive", type=float, default=0.0,
                     help="weight of the penalty on undecided predictions away from the edges (ghosts)")
+    ap.add_argument("--ema", type=float, default=0.0,
+                    help="also keep an exponential moving average of the weights with this decay (e.g. 0.999), "
+                         "saved as ema.pt and scored into val-ema.json; 0: none")
     ap.add_argument("--workers", type=int, default=7)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-val", type=int, default=0, help="score at most this many images per set (0: all)")
@@ -219,6 +226,28 @@ def save(path, net, config, step):
     os.replace(path + ".tmp", path)
 
 
+class WeightAverage:
+    """Exponential moving average of a network's weights and batch-norm statistics, started
+    after the warm-up: a fine-tune's last steps wander around a minimum, and their average
+    usually sits nearer its middle than any one of them."""
+
+    def __init__(self, net, decay):
+        self.decay = decay
+        self.state = {k: v.detach().clone() for k, v in net.state_dict().items()}
+
+    @torch.no_grad()
+    def update(self, net):
+        cur = net.state_dict()
+        floats = [k for k, v in self.state.items() if v.is_floating_point()]
+        torch._foreach_lerp_([self.state[k] for k in floats], [cur[k] for k in floats], 1 - self.decay)
+        for k, v in self.state.items():
+            if not v.is_floating_point():
+                v.copy_(cur[k])
+
+    def copy_to(self, net):
+        net.load_state_dict(self.state)
+
+
 def main():
     args = parse_args()
     t_start = time.time()
@@ -251,7 +280,7 @@ def main():
 
     samples = data.TrainSamples(train_sets, size=args.crop, seed=args.seed, infer_side=args.input_size,
                                  mix=data.parse_mix(args.mix), objects=objects, subjects=args.subjects,
-                                 engine_scale=args.engine_scale)
+                                 engine_scale=args.engine_scale, tumble=args.tumble, tilt=args.tilt)
     log(f"mix {samples.mix}")
     loader = torch.utils.data.DataLoader(
         samples, batch_size=args.batch, shuffle=False, num_workers=args.workers, drop_last=True,
@@ -301,6 +330,8 @@ def main():
     prefetched = args.workers * 6
     calib = (max(args.warmup // 4, prefetched + 20), max(args.warmup // 4, prefetched + 20) + 200)
     ckpt = os.path.join(args.out, "last.pt")
+    ema_ckpt = os.path.join(args.out, "ema.pt")
+    ema = None
     t_calib = t_ckpt = time.time()
     t_log, loss_acc = time.time(), 0.0
     step = 0
@@ -318,6 +349,10 @@ def main():
         opt.step()
         loss_acc += loss.item() if step % 10 == 0 else 0.0
         step += 1
+        if args.ema and step >= args.warmup:
+            if ema is None:
+                ema = WeightAverage(net, args.ema)
+            ema.update(net)
 
         if budget is not None and total is None:
             if step == calib[0]:
@@ -339,6 +374,9 @@ def main():
             save(ckpt, net, config, step)
             t_ckpt = time.time()
     save(ckpt, net, config, step)
+    if ema is not None:
+        torch.save({"config": config, "step": step, "model": ema.state, "ema": args.ema}, ema_ckpt + ".tmp")
+        os.replace(ema_ckpt + ".tmp", ema_ckpt)
     log(f"trained {step} steps in {time.time() - t_start:.0f}s; validating")
     if device.type == "cuda":  # score in plain fp32, as the engine computes
         torch.backends.cudnn.allow_tf32 = False
@@ -348,6 +386,14 @@ def main():
         log(f"val {n}: " + "  ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in r.items()))
     with open(os.path.join(args.out, "val.json"), "w") as f:
         json.dump({"steps": step, "seconds": time.time() - t_start, "config": config, "val": res}, f, indent=1)
+    if ema is not None:
+        ema.copy_to(net)
+        res = validate(net, val_sets, device, args.max_val)
+        for n, r in res.items():
+            log(f"val-ema {n}: " + "  ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
+                                         for k, v in r.items()))
+        with open(os.path.join(args.out, "val-ema.json"), "w") as f:
+            json.dump({"steps": step, "ema": args.ema, "config": config, "val": res}, f, indent=1)
     log("done")
     os._exit(0)  # do not wait on the persistent loader workers
 
