@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# People turned sideways and upside down (turned_people.py) through backdrop-cli, scored by
+# angle: a measure of poses no labelled set shows, beside evaluate-cli.sh's real splits.
+#
+#   training/evaluate-turned.sh CLI MODEL DATASETS OUT      e.g.
+#   training/evaluate-turned.sh build/cli/backdrop-cli data/backdrop-portrait.bdm ../shared/datasets turned-out
+#
+# OUT/images and OUT/masks are made once (the validation photos of ccp-person and
+# scenes-no-people); OUT/pred gets the masks. DEVICE and PRECISION pass to the CLI.
+set -euo pipefail
+cli=$(realpath "$1") model=$(realpath "$2") sets=$(realpath "$3") out=$4
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+python=${PYTHON:-python3}
+[[ -d $out/images ]] || "$python" "$here/turned_people.py" make "$sets" "$out"
+rm -rf "$out/pred"
+mkdir -p "$out/pred"
+"$cli" --quiet --device "${DEVICE:-auto}" --precision "${PRECISION:-fast}" --model "$model" --output mask \
+    "$out/images" --output-dir "$out/pred"
+for f in "$out/pred"/*-mask.png; do
+    mv "$f" "${f%-mask.png}.png"
+done
+"$python" "$here/turned_people.py" score "$out/pred" "$out"
