@@ -149,7 +149,12 @@ def summarise(rows):
 
 
 def read_mask(path, size=None):
-    m = Image.open(path).convert("L")
+    """A mask, or a cut-out's alpha (an image with transparency: RGBA, LA, or a palette
+    with a transparent entry, as IMG.LY's remover writes its PNGs)."""
+    m = Image.open(path)
+    if m.mode in ("RGBA", "LA", "PA") or (m.mode == "P" and "transparency" in m.info):
+        m = m.convert("RGBA").getchannel("A")
+    m = m.convert("L")
     if size is not None and m.size != size:
         m = m.resize(size, Image.BILINEAR)
     return np.asarray(m, np.float32) / 255.0
