@@ -79,9 +79,23 @@ $PY interpolate.py --a $RUNS/round1.bdm --b $RUNS/round2.bdm --t 0.75 --out $RUN
 # The fifth round (issue 20): round 4's close-wall draws at 30%, their distractors behind the
 # subject, LFW left on its own labels; from that model, 5,469 steps (11 minutes on one
 # H100 beside a second run). The shipped weights: 0.3 of the second round's model and 0.7 of
-# the fifth's, blended as model files; the golden pair from the blend.
+# the fifth's, blended as model files.
 sh round5.sh ../.data-all teacher/.cache/isnet-medium.onnx $RUNS/round5 5469 $RUNS/round2-blend.bdm
 $PY export.py --ckpt $RUNS/round5/last-f16.pt --out $RUNS/round5.bdm --f16
-$PY interpolate.py --a $RUNS/round2-blend.bdm --b $RUNS/round5.bdm --t 0.7 --out ../data/backdrop-portrait.bdm
+$PY interpolate.py --a $RUNS/round2-blend.bdm --b $RUNS/round5.bdm --t 0.7 --out $RUNS/round5-blend.bdm
+
+# The sixth round (issue 20): people in any pose (round6.sh: pasted people turned by any
+# angle, photos tilted), two runs from the fifth round's blend side by side (13 minutes on one
+# H200), seeds 11 and 12, the second without tilted photos; each run's moving average of the
+# weights, the two averaged, then blended half and half with the fifth round's blend.
+SEED=11 TILT=0.1 WORKERS=7 sh round6.sh ../.data-all teacher/.cache/isnet-medium.onnx $RUNS/round6a 5469 \
+    $RUNS/round5-blend.bdm &
+SEED=12 TILT=0 WORKERS=7 sh round6.sh ../.data-all teacher/.cache/isnet-medium.onnx $RUNS/round6b 5469 \
+    $RUNS/round5-blend.bdm
+wait
+$PY export.py --ckpt $RUNS/round6a/ema-f16.pt --out $RUNS/round6a.bdm --f16
+$PY export.py --ckpt $RUNS/round6b/ema-f16.pt --out $RUNS/round6b.bdm --f16
+$PY interpolate.py --a $RUNS/round6a.bdm --b $RUNS/round6b.bdm --t 0.5 --out $RUNS/round6.bdm
+$PY interpolate.py --a $RUNS/round5-blend.bdm --b $RUNS/round6.bdm --t 0.5 --out ../data/backdrop-portrait.bdm
 $PY export.py --model-file ../data/backdrop-portrait.bdm \
     --golden ../tests/golden/portrait.bdg --golden-image "$DATA/ccp-person/images/ccp0006.webp"
