@@ -360,7 +360,8 @@ encode_stage (gpointer data)
 	video_slot *slot;
 	while ((slot = bd_frame_queue_pop (t->out_ready, &t->waited[STAGE_ENCODE]))) {
 		gboolean ok = encode_frame (t, slot, &error);
-		bd_frame_queue_push (t->out_free, slot);
+		if (!bd_frame_queue_push (t->out_free, slot))
+			slot_free (slot);   /* the run was stopped: the queue takes nothing now */
 		if (!ok) {
 			fail (t, error);
 			return NULL;
@@ -456,7 +457,8 @@ steady_stage (transcode *t)
 	for (guint64 seq = 0; (slot = next_in_order (t, early, seq)); seq++) {
 		/* Prepared by a lane, or here on the stream's session. */
 		gboolean ok = bd_video_stream_add_frame (t->stream, g_steal_pointer (&slot->frame), &error);
-		bd_frame_queue_push (t->in_free, slot);
+		if (!bd_frame_queue_push (t->in_free, slot))
+			slot_free (slot);   /* the run was stopped */
 		if (!ok || !render_ready (t, FALSE, &error)) {
 			fail (t, error);
 			return;
