@@ -180,8 +180,8 @@ struct bd_session {
 };
 
 extern const bd_backend_ops bd_cpu_backend;
-/* Whether a CPU session runs its convolutions in bf16 (fast precision on AVX-512 BF16). */
-bool bd_cpu_backend_uses_bf16 (const bd_session *session);
+/* What runs a CPU session's convolutions in bf16 ("AMX BF16", "AVX-512 BF16"), or NULL: fp32. */
+const char *bd_cpu_backend_low_precision (const bd_session *session);
 /* NULL when built without CUDA. */
 const bd_backend_ops *bd_cuda_backend_get (void);
 

@@ -10,6 +10,10 @@
 
 #define PLANES(c) (((c) + BD_LANES - 1) / BD_LANES)
 
+/* What runs the 3x3 convolutions: fp32 (exact precision, or fast where bf16 does not pay),
+ * bf16 dot products (AVX-512 BF16 on AMD), or bf16 tiles (AMX on Intel). */
+typedef enum { CPU_FP32, CPU_BF16, CPU_AMX } cpu_kernel;
+
 typedef struct {
 	size_t   offset;    /* floats from the arena's start */
 	size_t   floats;
@@ -22,7 +26,7 @@ typedef struct {
 	uint32_t    height, width;
 	uint64_t    last_used;
 	size_t      floats;                /* the arena it needs */
-	size_t      half_floats;           /* bf16 sessions: the largest convolution input */
+	size_t      half_floats;           /* bf16 sessions: the largest convolution input's copy */
 	cpu_buffer  input;                 /* level 0, 3 channels */
 	cpu_buffer  pooled[BD_MAX_DEPTH];  /* level l's input, l >= 1 */
 	cpu_buffer  tmp[BD_MAX_DEPTH];     /* first conv of a block */
@@ -47,7 +51,7 @@ typedef struct {
 	uint16_t   *half;       /* bf16 sessions: a convolution's input in bf16 */
 	size_t      half_floats;
 	uint64_t    uses;
-	bool        bf16;   /* 3x3 convolutions but the first in bf16 (fast precision, AVX-512 BF16) */
+	cpu_kernel  kernel;     /* for the 3x3 convolutions but the first */
 } cpu_state;
 
 /* Places a buffer of @channels at @height x @width after the plan's others. */
@@ -133,7 +137,8 @@ buffer_alias (cpu_buffer *b, const cpu_buffer *host, uint32_t first, uint32_t ch
  * half of cat, which the up-convolution writes only later in the decoder. A third less
  * memory for a photo to touch. */
 static bd_status
-plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, bool bf16, bd_error *error)
+plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, cpu_kernel kernel,
+             bd_error *error)
 {
 	memset (s, 0, sizeof *s);
 	bd_status st = BD_OK;
@@ -159,11 +164,14 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, bo
 		return st;
 	}
 	/* Every convolution input is one whole buffer; the largest is cat[0] (or the
-	 * bottleneck's at depth 1). */
-	for (uint32_t l = 0; bf16 && l < m->depth; l++) {
+	 * bottleneck's at depth 1). AMX's pairs of planes round an odd count up. */
+	for (uint32_t l = 0; kernel != CPU_FP32 && l < m->depth; l++) {
 		const cpu_buffer *in[] = { &s->pooled[l], &s->tmp[l], &s->cat[l] };
-		for (int i = 0; i < 3; i++)
-			s->half_floats = in[i]->floats > s->half_floats ? in[i]->floats : s->half_floats;
+		for (int i = 0; i < 3; i++) {
+			size_t n = kernel == CPU_AMX ? (size_t) (in[i]->planes + 1) / 2 * 2 * in[i]->view.plane_stride
+			                             : in[i]->floats;
+			s->half_floats = n > s->half_floats ? n : s->half_floats;
+		}
 	}
 	s->height = height;
 	s->width = width;
@@ -184,7 +192,7 @@ plan_for (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, bool
 		p = s->plans[0].last_used <= s->plans[1].last_used ? &s->plans[0] : &s->plans[1];
 		if (s->bound == p)
 			s->bound = NULL;
-		bd_status st = plan_layout (p, m, height, width, s->bf16, error);
+		bd_status st = plan_layout (p, m, height, width, s->kernel, error);
 		if (st != BD_OK)
 			return st;
 	}
@@ -223,13 +231,46 @@ plan_for (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, bool
 	return BD_OK;
 }
 
+/* A 3x3 convolution's weights for @kernel: fp32, fp32 with a bf16 copy, or for AMX alone. The
+ * network's first convolution stays fp32 (@first): three input channels gain nothing from
+ * pairs, and the photo itself keeps its 8 bits. */
 static bd_status
-pack_conv3x3 (bd_cpu_conv *c, const bd_conv_weights *w, const uint32_t *in_map,
-              uint32_t in_storage, bd_error *error)
+pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, bool first, bd_cpu_conv *c, const bd_conv_weights *w,
+              const uint32_t *in_map, uint32_t in_storage, bd_error *error)
 {
 	uint32_t cout = w->weight.dims[0], cin = w->weight.dims[1];
-	return bd_cpu_conv_pack (c, w->weight.data, w->bias.data, cout, cin, 9,
-	                         (size_t) cin * 9, 9, 1, in_map, in_storage, error);
+#if defined(BD_HAVE_AMX_KERNELS)
+	if (kernel == CPU_AMX && !first)
+		return bd_cpu_conv_pack_amx (pool, c, w->weight.data, w->bias.data, cout, cin, (size_t) cin * 9, 9, 1,
+		                             in_map, in_storage, error);
+#endif
+	(void) pool;
+	bd_status st = bd_cpu_conv_pack (c, w->weight.data, w->bias.data, cout, cin, 9,
+	                                 (size_t) cin * 9, 9, 1, in_map, in_storage, error);
+#if defined(BD_HAVE_BF16_KERNELS)
+	if (st == BD_OK && kernel == CPU_BF16 && !first)
+		st = bd_cpu_conv_pack_bf16 (c, error);
+#endif
+	(void) first;
+	return st;
+}
+
+/* Fast precision in bf16 where the CPU runs it faster than fp32: on AMX first (Intel, where
+ * AVX-512 BF16 alone is slower than fp32), else with AVX-512 BF16 on AMD. */
+static cpu_kernel
+pick_kernel (bd_precision precision)
+{
+	if (precision != BD_PRECISION_FAST)
+		return CPU_FP32;
+#if defined(BD_HAVE_AMX_KERNELS)
+	if (bd_cpu_amx_usable ())
+		return CPU_AMX;
+#endif
+#if defined(BD_HAVE_BF16_KERNELS)
+	if (bd_cpu_bf16_pays ())
+		return CPU_BF16;
+#endif
+	return CPU_FP32;
 }
 
 static void cpu_destroy (bd_session *session);
@@ -244,12 +285,14 @@ cpu_init (bd_session *session, bd_error *error)
 	session->backend_data = s;
 
 	bd_status st = BD_OK;
+	bd_thread_pool *pool = session->pool;
+	cpu_kernel k = s->kernel = pick_kernel (session->options.precision);
 	uint32_t *map = NULL;
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
 		uint32_t cin = l == 0 ? 3 : m->widths[l - 1];
-		st = pack_conv3x3 (&s->enc[l][0], &m->enc[l][0], NULL, cin, error);
+		st = pack_conv3x3 (pool, k, l == 0, &s->enc[l][0], &m->enc[l][0], NULL, cin, error);
 		if (st == BD_OK)
-			st = pack_conv3x3 (&s->enc[l][1], &m->enc[l][1], NULL, m->widths[l], error);
+			st = pack_conv3x3 (pool, k, false, &s->enc[l][1], &m->enc[l][1], NULL, m->widths[l], error);
 	}
 	for (uint32_t l = 0; l + 1 < m->depth && st == BD_OK; l++) {
 		uint32_t c = m->widths[l], cn = m->widths[l + 1];
@@ -267,37 +310,23 @@ cpu_init (bd_session *session, bd_error *error)
 		for (uint32_t ci = 0; ci < 2 * c; ci++)
 			map[ci] = ci < c ? ci : PLANES (c) * BD_LANES + (ci - c);
 		if (st == BD_OK)
-			st = pack_conv3x3 (&s->dec[l][0], &m->dec[l][0], map, PLANES (c) * BD_LANES + c, error);
+			st = pack_conv3x3 (pool, k, false, &s->dec[l][0], &m->dec[l][0], map, PLANES (c) * BD_LANES + c, error);
 		if (st == BD_OK)
-			st = pack_conv3x3 (&s->dec[l][1], &m->dec[l][1], NULL, c, error);
+			st = pack_conv3x3 (pool, k, false, &s->dec[l][1], &m->dec[l][1], NULL, c, error);
 	}
 	free (map);
-#if defined(BD_HAVE_BF16_KERNELS)
-	/* Fast precision in bf16 where the CPU runs it faster than fp32, but for the first
-	 * convolution: three input channels gain nothing from pairs, and the photo itself keeps
-	 * its 8 bits. */
-	s->bf16 = session->options.precision == BD_PRECISION_FAST && bd_cpu_bf16_pays ();
-	for (uint32_t l = 0; s->bf16 && l < m->depth && st == BD_OK; l++) {
-		if (l > 0)
-			st = bd_cpu_conv_pack_bf16 (&s->enc[l][0], error);
-		if (st == BD_OK)
-			st = bd_cpu_conv_pack_bf16 (&s->enc[l][1], error);
-		if (st == BD_OK && l + 1 < m->depth)
-			st = bd_cpu_conv_pack_bf16 (&s->dec[l][0], error);
-		if (st == BD_OK && l + 1 < m->depth)
-			st = bd_cpu_conv_pack_bf16 (&s->dec[l][1], error);
-	}
-#endif
 	if (st != BD_OK)
 		cpu_destroy (session);
 	return st;
 }
 
-bool
-bd_cpu_backend_uses_bf16 (const bd_session *session)
+const char *
+bd_cpu_backend_low_precision (const bd_session *session)
 {
 	const cpu_state *s = session->backend_data;
-	return s && s->bf16;
+	if (!s || s->kernel == CPU_FP32)
+		return NULL;
+	return s->kernel == CPU_AMX ? "AMX BF16" : "AVX-512 BF16";
 }
 
 static void
@@ -325,6 +354,13 @@ static void
 conv3x3 (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv *conv, const cpu_buffer *in,
          const bd_cpu_view *out)
 {
+#if defined(BD_HAVE_AMX_KERNELS)
+	if (conv->weights_amx) {
+		bd_cpu_view_bf16 pairs = bd_to_bf16_pairs (pool, &in->view, in->planes, s->half);
+		bd_conv2d_amx (pool, conv, &pairs, out, true);
+		return;
+	}
+#endif
 #if defined(BD_HAVE_BF16_KERNELS)
 	if (conv->weights_bf16) {
 		bd_cpu_view_bf16 half = bd_to_bf16 (pool, &in->view, in->planes, s->half);

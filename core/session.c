@@ -139,7 +139,7 @@ bd_session_new (const bd_model *model, const bd_session_options *options,
 		}
 		snprintf (s->description, sizeof s->description, "CPU (%d thread%s, %s)",
 		          bd_thread_pool_size (s->pool), bd_thread_pool_size (s->pool) == 1 ? "" : "s",
-		          bd_cpu_backend_uses_bf16 (s) ? "AVX-512 BF16" : cpu_isa_name ());
+		          bd_cpu_backend_low_precision (s) ? bd_cpu_backend_low_precision (s) : cpu_isa_name ());
 	}
 	*out_session = s;
 	return BD_OK;

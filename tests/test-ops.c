@@ -160,9 +160,71 @@ round_bf16 (float f)
 }
 #endif
 
-/* The bf16 convolution against the reference on the same inputs and weights rounded to bf16
- * (so only the fp32 sums differ: as tight as fp32), and against the unrounded reference
- * within bf16's precision. */
+#if defined(BD_HAVE_BF16_KERNELS)
+typedef enum { KERNEL_BF16, KERNEL_AMX } bf16_kernel;
+
+/* One 3x3 case through a bf16 kernel, against the reference on the same inputs and weights
+ * rounded to bf16 (so only the fp32 sums differ: as tight as fp32), and against the
+ * unrounded reference within bf16's precision. */
+static void
+check_bf16_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, bf16_kernel kernel)
+{
+	size_t nin = (size_t) c->cin * c->h * c->w, nout = (size_t) c->cout * c->h * c->w;
+	size_t nw = (size_t) c->cout * c->cin * 9;
+	float *in = random_array (rng, nin, 1), *w = random_array (rng, nw, 0.5f);
+	float *bias = random_array (rng, c->cout, 0.5f);
+	float *in_r = g_new (float, nin), *w_r = g_new (float, nw);
+	for (size_t k = 0; k < nin; k++)
+		in_r[k] = round_bf16 (in[k]);
+	for (size_t k = 0; k < nw; k++)
+		w_r[k] = round_bf16 (w[k]);
+	float *want = g_new (float, nout), *want_rounded = g_new (float, nout);
+	ref_conv2d (in, c->cin, c->h, c->w, w, bias, c->cout, 3, c->relu, want);
+	ref_conv2d (in_r, c->cin, c->h, c->w, w_r, bias, c->cout, 3, c->relu, want_rounded);
+
+	bd_cpu_conv conv;
+	blocked bin = blocked_new (c->cin, c->h, c->w), bout = blocked_new (c->cout, c->h, c->w);
+	blocked_from_dense (&bin, in);
+	blocked_poison (&bout);
+	/* Room for the pairs of planes; poisoned: the conversion must write every element,
+	 * borders and a missing odd plane's half included. */
+	size_t nhalf = (size_t) (bin.planes + 1) / 2 * 2 * bin.view.plane_stride;
+	uint16_t *half = bd_alloc_zeroed (nhalf, sizeof *half);
+	g_assert_nonnull (half);
+	memset (half, 0xff, nhalf * sizeof *half);
+	const char *name = "bf16";
+	if (kernel == KERNEL_BF16) {
+		g_assert_cmpint (bd_cpu_conv_pack (&conv, w, bias, c->cout, c->cin, 9, (size_t) c->cin * 9, 9, 1,
+		                                   NULL, c->cin, NULL), ==, BD_OK);
+		g_assert_cmpint (bd_cpu_conv_pack_bf16 (&conv, NULL), ==, BD_OK);
+		bd_cpu_view_bf16 hv = bd_to_bf16 (pool, &bin.view, bin.planes, half);
+		bd_conv2d_bf16 (pool, &conv, &hv, &bout.view, c->relu);
+	} else {
+#if defined(BD_HAVE_AMX_KERNELS)
+		name = "AMX";
+		g_assert_cmpint (bd_cpu_conv_pack_amx (pool, &conv, w, bias, c->cout, c->cin, (size_t) c->cin * 9, 9, 1,
+		                                       NULL, c->cin, NULL), ==, BD_OK);
+		g_assert_null (conv.weights);
+		bd_cpu_view_bf16 hv = bd_to_bf16_pairs (pool, &bin.view, bin.planes, half);
+		bd_conv2d_amx (pool, &conv, &hv, &bout.view, c->relu);
+#endif
+	}
+	float *got = blocked_to_dense (&bout);
+	char *what = g_strdup_printf ("%s conv 3x3 %u->%u at %ux%u", name, c->cin, c->cout, c->w, c->h);
+	check_close (got, want_rounded, nout, 1e-5, what);
+	double e = ref_relative_error (got, want, nout);
+	if (!(e <= 1e-2))
+		g_error ("%s: relative error %g against the unrounded reference exceeds 1e-2", what, e);
+	g_free (what);
+	bd_cpu_conv_clear (&conv);
+	bd_free_aligned (half);
+	bd_free_aligned (bin.base);
+	bd_free_aligned (bout.base);
+	g_free (in); g_free (w); g_free (bias); g_free (in_r); g_free (w_r);
+	g_free (want); g_free (want_rounded); g_free (got);
+}
+#endif
+
 static void
 test_conv2d_bf16 (void)
 {
@@ -173,53 +235,47 @@ test_conv2d_bf16 (void)
 	}
 	bd_thread_pool *pool = bd_thread_pool_new (2);
 	bd_rng rng = { g_test_rand_int () };
-	for (size_t i = 0; i < G_N_ELEMENTS (conv_cases); i++) {
-		const conv_case *c = &conv_cases[i];
-		if (c->k != 3)
-			continue;
-		size_t nin = (size_t) c->cin * c->h * c->w, nout = (size_t) c->cout * c->h * c->w;
-		size_t nw = (size_t) c->cout * c->cin * 9;
-		float *in = random_array (&rng, nin, 1), *w = random_array (&rng, nw, 0.5f);
-		float *bias = random_array (&rng, c->cout, 0.5f);
-		float *in_r = g_new (float, nin), *w_r = g_new (float, nw);
-		for (size_t k = 0; k < nin; k++)
-			in_r[k] = round_bf16 (in[k]);
-		for (size_t k = 0; k < nw; k++)
-			w_r[k] = round_bf16 (w[k]);
-		float *want = g_new (float, nout), *want_rounded = g_new (float, nout);
-		ref_conv2d (in, c->cin, c->h, c->w, w, bias, c->cout, 3, c->relu, want);
-		ref_conv2d (in_r, c->cin, c->h, c->w, w_r, bias, c->cout, 3, c->relu, want_rounded);
-
-		bd_cpu_conv conv;
-		g_assert_cmpint (bd_cpu_conv_pack (&conv, w, bias, c->cout, c->cin, 9, (size_t) c->cin * 9, 9, 1,
-		                                   NULL, c->cin, NULL), ==, BD_OK);
-		g_assert_cmpint (bd_cpu_conv_pack_bf16 (&conv, NULL), ==, BD_OK);
-		blocked bin = blocked_new (c->cin, c->h, c->w), bout = blocked_new (c->cout, c->h, c->w);
-		blocked_from_dense (&bin, in);
-		blocked_poison (&bout);
-		uint16_t *half = bd_alloc_zeroed (bin.floats, sizeof *half);
-		g_assert_nonnull (half);
-		/* Poisoned: the conversion must write every element, borders included. */
-		memset (half, 0xff, bin.floats * sizeof *half);
-		bd_cpu_view_bf16 hv = bd_to_bf16 (pool, &bin.view, bin.planes, half);
-		bd_conv2d_bf16 (pool, &conv, &hv, &bout.view, c->relu);
-		float *got = blocked_to_dense (&bout);
-		char *what = g_strdup_printf ("bf16 conv 3x3 %u->%u at %ux%u", c->cin, c->cout, c->w, c->h);
-		check_close (got, want_rounded, nout, 1e-5, what);
-		double e = ref_relative_error (got, want, nout);
-		if (!(e <= 1e-2))
-			g_error ("%s: relative error %g against the unrounded reference exceeds 1e-2", what, e);
-		g_free (what);
-		bd_cpu_conv_clear (&conv);
-		bd_free_aligned (half);
-		bd_free_aligned (bin.base);
-		bd_free_aligned (bout.base);
-		g_free (in); g_free (w); g_free (bias); g_free (in_r); g_free (w_r);
-		g_free (want); g_free (want_rounded); g_free (got);
-	}
+	for (size_t i = 0; i < G_N_ELEMENTS (conv_cases); i++)
+		if (conv_cases[i].k == 3)
+			check_bf16_case (pool, &rng, &conv_cases[i], KERNEL_BF16);
 	bd_thread_pool_free (pool);
 #else
 	g_test_skip ("built without the bf16 kernels (the compiler has no -mavx512bf16)");
+#endif
+}
+
+/* Besides conv_cases' 3x3 ones, for the AMX kernel: widths that are and are not multiples of
+ * 16 (the last tile overlaps the one before) or under 16 (short tiles), odd heights (the last
+ * row pair overlaps) and one row, odd plane counts (a pair's second half empty), odd output
+ * block counts. */
+static const conv_case amx_cases[] = {
+	{ 16, 16, 2, 16, 3, true },     /* one tile */
+	{ 48, 40, 5, 33, 3, false },
+	{ 150, 20, 3, 17, 3, true },
+	{ 96, 64, 11, 64, 3, true },
+	{ 512, 32, 4, 22, 3, true },    /* the bottleneck's depth */
+	{ 32, 48, 1, 40, 3, true },     /* one row */
+	{ 64, 32, 1, 3, 3, false },
+};
+
+static void
+test_conv2d_amx (void)
+{
+#if defined(BD_HAVE_AMX_KERNELS)
+	if (!bd_cpu_amx_usable ()) {
+		g_test_skip ("this CPU or system has no AMX (or BACKDROP_CPU_KERNEL asks for another kernel)");
+		return;
+	}
+	bd_thread_pool *pool = bd_thread_pool_new (2);
+	bd_rng rng = { g_test_rand_int () };
+	for (size_t i = 0; i < G_N_ELEMENTS (conv_cases); i++)
+		if (conv_cases[i].k == 3)
+			check_bf16_case (pool, &rng, &conv_cases[i], KERNEL_AMX);
+	for (size_t i = 0; i < G_N_ELEMENTS (amx_cases); i++)
+		check_bf16_case (pool, &rng, &amx_cases[i], KERNEL_AMX);
+	bd_thread_pool_free (pool);
+#else
+	g_test_skip ("built without the AMX kernel (the compiler has no -mamx-bf16)");
 #endif
 }
 
@@ -309,6 +365,7 @@ main (int argc, char **argv)
 	g_test_init (&argc, &argv, NULL);
 	g_test_add_func ("/core/ops/conv2d", test_conv2d);
 	g_test_add_func ("/core/ops/conv2d-bf16", test_conv2d_bf16);
+	g_test_add_func ("/core/ops/conv2d-amx", test_conv2d_amx);
 	g_test_add_func ("/core/ops/conv-transpose2x2", test_conv_transpose);
 	g_test_add_func ("/core/ops/maxpool2x2", test_maxpool);
 	g_test_add_func ("/core/ops/head-sigmoid", test_head);

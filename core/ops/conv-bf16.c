@@ -44,16 +44,6 @@ bd_cpu_bf16_pays (void)
 	return __builtin_cpu_is ("amd");
 }
 
-/* Round to nearest even, as vcvtne2ps2bf16 does (NaN is not expected here). */
-static uint16_t
-bf16_from_float (float f)
-{
-	uint32_t u;
-	memcpy (&u, &f, sizeof u);
-	u += 0x7fff + ((u >> 16) & 1);
-	return (uint16_t) (u >> 16);
-}
-
 bd_status
 bd_cpu_conv_pack_bf16 (bd_cpu_conv *conv, bd_error *error)
 {
@@ -72,7 +62,7 @@ bd_cpu_conv_pack_bf16 (bd_cpu_conv *conv, bd_error *error)
 			for (uint32_t t = 0; t < 9; t++)
 				for (uint32_t o = 0; o < VL; o++) {
 					float f = conv->weights[b * fp32_block + ((size_t) ci * 9 + t) * VL + o];
-					w[b * per_block + (((size_t) (ci / 2) * 9 + t) * VL + o) * 2 + ci % 2] = bf16_from_float (f);
+					w[b * per_block + (((size_t) (ci / 2) * 9 + t) * VL + o) * 2 + ci % 2] = bd_bf16_from_float (f);
 				}
 	conv->weights_bf16 = w;
 	return BD_OK;

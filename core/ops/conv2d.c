@@ -49,6 +49,7 @@ bd_cpu_conv_clear (bd_cpu_conv *conv)
 	bd_free_aligned (conv->weights);
 	bd_free_aligned (conv->bias);
 	bd_free_aligned (conv->weights_bf16);
+	bd_free_aligned (conv->weights_amx);
 	memset (conv, 0, sizeof *conv);
 }
 

@@ -26,6 +26,8 @@ typedef struct {
 	float   *weights;
 	float   *bias;          /* cout_blocks * 16 */
 	uint16_t *weights_bf16; /* NULL, or the 3x3 weights for bd_conv2d_bf16 (conv-bf16.c) */
+	uint16_t *weights_amx;  /* NULL, or the 3x3 weights for bd_conv2d_amx (conv-amx.c); weights
+	                         * is then NULL */
 	uint32_t in_channels;   /* storage channels read: planes * 16, or fewer in the last plane */
 	uint32_t out_channels;
 	uint32_t taps;          /* 9 for 3x3, 1 for 1x1 */
@@ -63,6 +65,16 @@ typedef struct {
 	size_t          row_stride, plane_stride;
 } bd_cpu_view_bf16;
 
+/* Round to nearest even, as vcvtne2ps2bf16 does (NaN is not expected here). */
+static inline uint16_t
+bd_bf16_from_float (float f)
+{
+	uint32_t u;
+	__builtin_memcpy (&u, &f, sizeof u);
+	u += 0x7fff + ((u >> 16) & 1);
+	return (uint16_t) (u >> 16);
+}
+
 /* The bf16 kernels (conv-bf16.c, to-bf16.c), built where the compiler targets AVX-512 BF16. */
 #if defined(BD_HAVE_BF16_KERNELS)
 /* Whether this CPU runs them, and BACKDROP_CPU_KERNEL does not ask for fp32 ("fp32", "v3" or
@@ -81,6 +93,29 @@ bd_cpu_view_bf16 bd_to_bf16 (bd_thread_pool *pool, const bd_cpu_view *in, uint32
 /* bd_conv2d for a 3x3 convolution with bf16 weights and inputs, fp32 sums and outputs. */
 void bd_conv2d_bf16 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
                      const bd_cpu_view *out, bool relu);
+
+/* @planes planes of @in as bf16 pairs for the AMX kernel: planes 2p and 2p + 1 interleaved,
+ * 32 values a pixel (the second half zero past the last plane), borders included; @dst holds
+ * (@planes + 1) / 2 * 2 * plane_stride elements. The view's strides count elements. */
+bd_cpu_view_bf16 bd_to_bf16_pairs (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, uint16_t *dst);
+#endif
+
+/* The AMX kernel (conv-amx.c), built where the compiler targets AMX-BF16. */
+#if defined(BD_HAVE_AMX_KERNELS)
+/* Whether this CPU and system run it (the process is granted the tile state here), and
+ * BACKDROP_CPU_KERNEL is unset or "amx". */
+bool bd_cpu_amx_usable (void);
+
+/* bd_cpu_conv_pack for a 3x3 convolution run by bd_conv2d_amx only: its weights in bf16 as
+ * the tile unit reads them (weights_amx; no fp32 copy), packed by @pool's threads. */
+bd_status bd_cpu_conv_pack_amx (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, const float *bias,
+                                uint32_t out_channels, uint32_t in_channels, size_t s_co, size_t s_ci,
+                                size_t s_tap, const uint32_t *in_map, uint32_t in_storage, bd_error *error);
+
+/* bd_conv2d for a 3x3 convolution with bf16 weights and inputs (bd_to_bf16_pairs) on the tile
+ * unit, fp32 sums and outputs. */
+void bd_conv2d_amx (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
+                    const bd_cpu_view *out, bool relu);
 #endif
 
 /* Used by bd_conv2d and bd_conv_transpose2x2: @out_step is 1, or 2 to write every other pixel. */

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* 3x3 convolution (padding 1) + bias + optional ReLU on Intel's AMX tile unit (Sapphire Rapids
+ * and later): bf16 inputs and weights, fp32 sums and outputs, as conv-bf16.c, but one
+ * tdpbf16ps multiplies 16 pixels by 32 input channels for 16 outputs, 32 times the work of
+ * one vdpbf16ps. Meson builds this file with -mamx-tile -mamx-bf16 only; callers check
+ * bd_cpu_amx_usable () first.
+ *
+ * A tile row must hold 32 input channels side by side, so the input is the pair layout that
+ * bd_to_bf16_pairs writes: planes 2p and 2p+1 interleaved, 32 bf16 a pixel. A tap of a
+ * pair of planes is then one A tile (16 consecutive pixels, 64 bytes apart) times one B tile
+ * (the tap's weights, [16 input pairs][16 outputs][2]); nine of them cover the 3x3 window.
+ *
+ * Each task owns two output rows and two output blocks: four C tiles of sums, fed by two A
+ * tiles (one per row) and two B tiles (one per block), the eight tiles the unit has. Rows
+ * narrower than a tile use shorter tiles; any size runs. */
+#include "ops.h"
+
+#include <cpuid.h>
+#include <immintrin.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+#define VL BD_LANES
+#define PAIR (2 * VL)                 /* bf16 channels a pixel in the pair layout */
+#define TILE_WEIGHTS (VL * PAIR)      /* bf16 values of one B tile: 16 rows of 32 */
+
+#define ARCH_REQ_XCOMP_PERM 0x1023    /* Linux: ask to use an extended state component */
+#define XFEATURE_XTILEDATA  18
+
+static uint64_t
+xcr0 (void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile ("xgetbv" : "=a" (lo), "=d" (hi) : "c" (0));
+	return (uint64_t) hi << 32 | lo;
+}
+
+bool
+bd_cpu_amx_usable (void)
+{
+	const char *force = getenv ("BACKDROP_CPU_KERNEL");
+	if (force && strcmp (force, "amx") != 0)
+		return false;
+	unsigned a, b, c, d;
+	if (!__get_cpuid (1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
+		return false;
+	if (!__get_cpuid_count (7, 0, &a, &b, &c, &d) || !(d & (1u << 24)) || !(d & (1u << 22)))
+		return false;             /* AMX-TILE, AMX-BF16 */
+	if ((xcr0 () & (3u << 17)) != (3u << 17))
+		return false;             /* the system saves no tile state */
+#if defined(__linux__)
+	/* Linux hands the 8 KiB of tile state to a process only when asked (once for all its
+	 * threads); a tile instruction without it is a SIGILL. Asking again is harmless. */
+	return syscall (SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
+#else
+	return false;
+#endif
+}
+
+typedef struct {
+	const float    *w;
+	size_t          s_co, s_ci, s_tap;
+	const uint32_t *in_map;
+	uint32_t        out_channels, in_channels;
+	bd_cpu_conv    *conv;
+} pack_ctx;
+
+/* One output block's B tiles: row k of a tile holds input channels 2k and 2k + 1 of its pair
+ * for each of the 16 outputs; channels no weight maps to stay zero. */
+static void
+pack_task (void *data, size_t ob)
+{
+	const pack_ctx *c = data;
+	const bd_cpu_conv *conv = c->conv;
+	uint32_t pairs = (conv->in_channels + PAIR - 1) / PAIR;
+	uint16_t *block = conv->weights_amx + ob * pairs * 9 * TILE_WEIGHTS;
+	for (uint32_t o = 0; o < VL && ob * VL + o < c->out_channels; o++) {
+		const float *wo = c->w + (ob * VL + o) * c->s_co;
+		for (uint32_t ci = 0; ci < c->in_channels; ci++) {
+			uint32_t s = c->in_map ? c->in_map[ci] : ci;
+			uint16_t *dst = block + (size_t) (s / PAIR) * 9 * TILE_WEIGHTS + (s % PAIR / 2) * PAIR + o * 2 + s % 2;
+			for (uint32_t t = 0; t < 9; t++)
+				dst[t * TILE_WEIGHTS] = bd_bf16_from_float (wo[ci * c->s_ci + t * c->s_tap]);
+		}
+	}
+}
+
+bd_status
+bd_cpu_conv_pack_amx (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, const float *bias,
+                      uint32_t out_channels, uint32_t in_channels, size_t s_co, size_t s_ci, size_t s_tap,
+                      const uint32_t *in_map, uint32_t in_storage, bd_error *error)
+{
+	memset (conv, 0, sizeof *conv);
+	uint32_t blocks = (out_channels + VL - 1) / VL, pairs = (in_storage + PAIR - 1) / PAIR;
+	size_t n;
+	if (!bd_size_mul3 ((size_t) pairs * 9, TILE_WEIGHTS, blocks, &n))
+		return bd_error_set (error, BD_ERR_TOO_LARGE, "convolution too large");
+	conv->weights_amx = bd_alloc_zeroed (n, sizeof *conv->weights_amx);
+	conv->bias = bd_alloc_zeroed ((size_t) blocks * VL, sizeof (float));
+	if (!conv->weights_amx || !conv->bias) {
+		bd_cpu_conv_clear (conv);
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
+	}
+	memcpy (conv->bias, bias, out_channels * sizeof (float));
+	conv->in_channels = in_storage;
+	conv->out_channels = out_channels;
+	conv->taps = 9;
+	conv->cout_blocks = blocks;
+	pack_ctx c = { w, s_co, s_ci, s_tap, in_map, out_channels, in_channels, conv };
+	bd_thread_pool_run (pool, blocks, pack_task, &c);
+	return BD_OK;
+}
+
+/* The tile unit's configuration (palette 1): eight tiles of 16 rows of 64 bytes. */
+typedef struct {
+	uint8_t  palette, start_row, reserved[14];
+	uint16_t colsb[16];
+	uint8_t  rows[16];
+} __attribute__ ((packed, aligned (64))) tile_config;
+
+typedef struct {
+	const bd_cpu_conv      *conv;
+	const bd_cpu_view_bf16 *in;
+	const bd_cpu_view      *out;
+	bool                    relu;
+	uint32_t                groups;
+} amx_ctx;
+
+/* Nine taps of pair p into the sums: tiles 0-3 hold sums (row r, block j as tile 2r + j),
+ * 4-5 the rows' pixels, 6-7 the blocks' weights. @a is pixel (y - 1, x - 1) of the pair, the
+ * first row's window; @two_rows is false for a photo one row high, whose second row would read
+ * past the plane. */
+static inline __attribute__ ((always_inline)) void
+pair_taps (const uint16_t *a, ptrdiff_t row, const uint16_t *b0, const uint16_t *b1, const bool two_rows)
+{
+	for (int ky = 0; ky < 3; ky++)
+		for (int kx = 0; kx < 3; kx++) {
+			const uint16_t *src = a + ky * row + kx * PAIR;
+			int t = ky * 3 + kx;
+			_tile_loadd (4, src, 64);
+			if (two_rows)
+				_tile_loadd (5, src + row, 64);
+			_tile_loadd (6, b0 + t * TILE_WEIGHTS, 64);
+			_tile_loadd (7, b1 + t * TILE_WEIGHTS, 64);
+			_tile_dpbf16ps (0, 4, 6);
+			_tile_dpbf16ps (1, 4, 7);
+			if (two_rows) {
+				_tile_dpbf16ps (2, 5, 6);
+				_tile_dpbf16ps (3, 5, 7);
+			}
+		}
+}
+
+static void
+amx_task (void *data, size_t index)
+{
+	const amx_ctx *c = data;
+	const bd_cpu_conv *conv = c->conv;
+	const bd_cpu_view_bf16 *in = c->in;
+	const bd_cpu_view *out = c->out;
+	uint32_t width = in->width, height = in->height;
+	uint32_t y = 2 * (uint32_t) (index / c->groups), ob = 2 * (uint32_t) (index % c->groups);
+	/* An odd height's last task redoes the row above its own and writes only its own; a
+	 * photo one row high has one row. */
+	bool two_rows = height >= 2, write_first_row = true;
+	if (two_rows && y + 1 >= height) {
+		y = height - 2;
+		write_first_row = false;
+	}
+	bool two_blocks = ob + 1 < conv->cout_blocks;
+	uint32_t pairs = (conv->in_channels + PAIR - 1) / PAIR;
+	size_t per_block = (size_t) pairs * 9 * TILE_WEIGHTS;
+	const uint16_t *w0 = conv->weights_amx + (size_t) ob * per_block;
+	const uint16_t *w1 = two_blocks ? w0 + per_block : w0;
+
+	/* 16 pixels a tile, or the whole row where it is narrower. */
+	int pixels = width < VL ? (int) width : VL;
+	tile_config cfg;
+	memset (&cfg, 0, sizeof cfg);
+	cfg.palette = 1;
+	for (int t = 0; t < 8; t++) {
+		cfg.rows[t] = (uint8_t) (t < 6 ? pixels : VL);
+		cfg.colsb[t] = 64;
+	}
+	_tile_loadconfig (&cfg);
+
+	float bias[2][VL][VL] __attribute__ ((aligned (64)));
+	float sums[4][VL][VL] __attribute__ ((aligned (64)));
+	for (int j = 0; j < 2; j++)
+		for (int m = 0; m < VL; m++)
+			memcpy (bias[j][m], conv->bias + (size_t) (two_blocks ? ob + j : ob) * VL, sizeof bias[j][m]);
+
+	ptrdiff_t row = (ptrdiff_t) in->row_stride;
+	for (uint32_t x0 = 0; x0 < width; x0 += VL) {
+		/* The last 16 pixels of a row whose width is no multiple of 16 overlap the ones
+		 * before: done twice, the same values. */
+		uint32_t x = x0 + VL <= width || width < VL ? x0 : width - VL;
+		_tile_loadd (0, bias[0], 64);
+		_tile_loadd (1, bias[1], 64);
+		_tile_loadd (2, bias[0], 64);
+		_tile_loadd (3, bias[1], 64);
+		for (uint32_t p = 0; p < pairs; p++) {
+			const uint16_t *a = in->data + (size_t) p * in->plane_stride + ((ptrdiff_t) y - 1) * row +
+			                    ((ptrdiff_t) x - 1) * PAIR;
+			const uint16_t *b0 = w0 + (size_t) p * 9 * TILE_WEIGHTS, *b1 = w1 + (size_t) p * 9 * TILE_WEIGHTS;
+			if (two_rows)
+				pair_taps (a, row, b0, b1, true);
+			else
+				pair_taps (a, row, b0, b1, false);
+		}
+		_tile_stored (0, sums[0], 64);
+		_tile_stored (1, sums[1], 64);
+		_tile_stored (2, sums[2], 64);
+		_tile_stored (3, sums[3], 64);
+		for (int r = write_first_row ? 0 : 1; r < (two_rows ? 2 : 1); r++)
+			for (int j = 0; j < (two_blocks ? 2 : 1); j++) {
+				float *dst = out->data + (size_t) (ob + j) * out->plane_stride +
+				             (size_t) (y + r) * out->row_stride + (size_t) x * VL;
+				for (int m = 0; m < pixels; m++) {
+					__m512 v = _mm512_load_ps (sums[2 * r + j][m]);
+					if (c->relu)
+						v = _mm512_max_ps (v, _mm512_setzero_ps ());
+					_mm512_storeu_ps (dst + m * VL, v);
+				}
+			}
+	}
+	_tile_release ();
+}
+
+void
+bd_conv2d_amx (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
+               const bd_cpu_view *out, bool relu)
+{
+	if (in->height == 0 || in->width == 0 || conv->out_channels == 0)
+		return;
+	amx_ctx c = { .conv = conv, .in = in, .out = out, .relu = relu, .groups = (conv->cout_blocks + 1) / 2 };
+	bd_thread_pool_run (pool, (size_t) (in->height + 1) / 2 * c.groups, amx_task, &c);
+}
