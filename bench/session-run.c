@@ -11,7 +11,9 @@
  *   session-run MODEL PHOTO [--runs N] [--threads N] [--exact] [--device cpu|cuda] [--pinned]
  *               [--composite]
  *
- * Prints: size, device, median_ms, min_ms, and composite_median_ms with --composite
+ * Prints: size, device, median_ms, min_ms, load_ms (opening the model and making the session),
+ * first_ms (the first run, which lays out and first touches the memory), and
+ * composite_median_ms with --composite
  * (docs/PERFORMANCE.md, "The CPU engine"). */
 #include "backdrop.h"
 #include "bench-clock.h"
@@ -77,10 +79,12 @@ main (int argc, char **argv)
 	o.device = device;
 	o.precision = precision;
 	o.threads = threads;
+	double load_start = now_ms ();
 	if (bd_model_open (argv[1], &model, &err) != BD_OK || bd_session_new (model, &o, &session, &err) != BD_OK) {
 		fprintf (stderr, "session-run: %s\n", err.message);
 		return 1;
 	}
+	double load_ms = now_ms () - load_start, first_ms = 0;
 	size_t mask_bytes = (size_t) photo.width * photo.height, photo_bytes = photo.stride * photo.height;
 	uint8_t *alpha = pinned ? bd_session_host_alloc (session, mask_bytes) : malloc (mask_bytes);
 	uint8_t *pinned_photo = pinned ? bd_session_host_alloc (session, photo_bytes) : NULL;
@@ -99,11 +103,14 @@ main (int argc, char **argv)
 		}
 		if (r >= 0)
 			ms[r] = now_ms () - t0;
+		else
+			first_ms = now_ms () - t0;
 	}
 	qsort (ms, (size_t) runs, sizeof *ms, cmp_double);
-	printf ("photo=%ux%u device=\"%s\" precision=%s%s runs=%d median_ms=%.2f min_ms=%.2f", photo.width,
-	        photo.height, bd_session_device_description (session), precision == BD_PRECISION_FAST ? "fast" : "exact",
-	        pinned ? " pinned" : "", runs, ms[runs / 2], ms[0]);
+	printf ("photo=%ux%u device=\"%s\" precision=%s%s runs=%d median_ms=%.2f min_ms=%.2f load_ms=%.2f "
+	        "first_ms=%.2f", photo.width, photo.height, bd_session_device_description (session),
+	        precision == BD_PRECISION_FAST ? "fast" : "exact", pinned ? " pinned" : "", runs, ms[runs / 2], ms[0],
+	        load_ms, first_ms);
 	if (composite) {
 		size_t out_bytes = mask_bytes * 4;
 		uint8_t *out = pinned ? bd_session_host_alloc (session, out_bytes) : malloc (out_bytes);
