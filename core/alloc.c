@@ -10,7 +10,7 @@
 #endif
 
 void *
-bd_alloc_zeroed (size_t count, size_t size)
+bd_alloc_aligned (size_t count, size_t size)
 {
 	size_t bytes;
 	if (!bd_size_mul (count, size, &bytes) || bytes > SIZE_MAX - 64)
@@ -21,14 +21,22 @@ bd_alloc_zeroed (size_t count, size_t size)
 	if (!p)
 		return NULL;
 #if defined(MADV_HUGEPAGE)
-	/* A large block is touched right away (below): large pages for its whole 2 MB stretches
-	 * cost a fault each instead of 512 (bd_alloc_pages says why). */
+	/* A large block is touched right away: large pages for its whole 2 MB stretches cost a
+	 * fault each instead of 512 (bd_alloc_pages says why). */
 	const uintptr_t huge = (uintptr_t) 2 << 20;
 	uintptr_t from = ((uintptr_t) p + huge - 1) & ~(huge - 1), to = ((uintptr_t) p + bytes) & ~(huge - 1);
 	if (to > from)
 		madvise ((void *) from, to - from, MADV_HUGEPAGE);
 #endif
-	memset (p, 0, bytes);
+	return p;
+}
+
+void *
+bd_alloc_zeroed (size_t count, size_t size)
+{
+	void *p = bd_alloc_aligned (count, size);
+	if (p)
+		memset (p, 0, count * size);
 	return p;
 }
 

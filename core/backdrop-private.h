@@ -45,6 +45,8 @@ bd_stride_ok (size_t row_bytes, uint32_t height, size_t stride)
 
 /* Memory aligned for vector loads, zero-filled; NULL on overflow or exhaustion. */
 void *bd_alloc_zeroed (size_t count, size_t size);
+/* The same, not zeroed: for a block its caller writes whole before reading (freed the same way). */
+void *bd_alloc_aligned (size_t count, size_t size);
 void  bd_free_aligned (void *p);
 /* @bytes of zeroed, page-aligned memory straight from the kernel (mmap where there is one),
  * its pages faulted in by whoever touches them first; freed with bd_free_pages. */

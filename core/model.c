@@ -270,7 +270,7 @@ load_tensors (bd_model *m, const uint8_t *b, size_t size, const char *path, bd_e
 		memcpy (t->slot->dims, t->dims, sizeof t->dims);
 	}
 
-	m->converted = bd_alloc_zeroed (total, sizeof (float));
+	m->converted = bd_alloc_aligned (total, sizeof (float));   /* every weight written below */
 	if (!m->converted)
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory loading %s (%zu weights)", path, total);
 	/* Second pass: widen every tensor into our own memory, from little-endian f32 or f16. */
@@ -281,13 +281,27 @@ load_tensors (bd_model *m, const uint8_t *b, size_t size, const char *path, bd_e
 		const uint8_t *src = b + data + rd64 (e + 80);
 		bool f32 = rd32 (e + 56) == DTYPE_F32;
 		size_t elements = rd64 (e + 88) / (f32 ? 4 : 2);
-		for (size_t k = 0; k < elements; k++)
-			next[k] = f32 ? rdf32 (src + 4 * k) : half_to_float ((uint16_t) (src[2 * k] | src[2 * k + 1] << 8));
-		for (size_t k = 0; k < elements; k++)
-			if (!(fabsf (next[k]) <= MAX_ABS_WEIGHT))
-				return bd_error_set (error, BD_ERR_FORMAT,
-				                     "%s: tensor \"%.56s\" holds NaN, infinity or a weight over %g",
-				                     path, (const char *) e, MAX_ABS_WEIGHT);
+		/* Loops without branches or exits, so that they become vector code. */
+		if (f32)
+			for (size_t k = 0; k < elements; k++)
+				next[k] = rdf32 (src + 4 * k);
+		else
+			for (size_t k = 0; k < elements; k++)
+				next[k] = half_to_float ((uint16_t) (src[2 * k] | src[2 * k + 1] << 8));
+		/* Compared as integers: a float's magnitude bits order as its magnitude does, and NaN
+		 * and infinity lie above every finite value. */
+		const float limit = MAX_ABS_WEIGHT;
+		int32_t limit_bits, bad = 0;
+		memcpy (&limit_bits, &limit, sizeof limit_bits);
+		for (size_t k = 0; k < elements; k++) {
+			int32_t bits;
+			memcpy (&bits, &next[k], sizeof bits);
+			bad |= (bits & 0x7fffffff) > limit_bits;
+		}
+		if (bad)
+			return bd_error_set (error, BD_ERR_FORMAT,
+			                     "%s: tensor \"%.56s\" holds NaN, infinity or a weight over %g",
+			                     path, (const char *) e, MAX_ABS_WEIGHT);
 		t->slot->data = next;
 		next += elements;
 	}
@@ -316,7 +330,7 @@ read_file (const char *path, uint8_t **out, size_t *out_size, bd_error *error)
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "model %s is larger than 4 GiB", path);
 	}
 	size_t size = (size_t) st.st_size, done = 0;
-	uint8_t *b = bd_alloc_zeroed (size, 1);
+	uint8_t *b = bd_alloc_aligned (size, 1);   /* read whole below, or freed */
 	if (!b) {
 		close (fd);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory reading model %s (%zu bytes)", path, size);

@@ -310,6 +310,10 @@ test_header_fields (void)
 	                      float nan = NAN; memcpy (c + off, &nan, 4); }, true);
 	CASE ("weight 1e30", { uint64_t off; memcpy (&off, c + BD_SYN_OFFSET_DATA, 8);
 	                       float big = 1e30f; memcpy (c + off + 8, &big, 4); }, true);
+	CASE ("weight -5000", { uint64_t off; memcpy (&off, c + BD_SYN_OFFSET_DATA, 8);
+	                        float big = -5000.0f; memcpy (c + off + 12, &big, 4); }, true);
+	CASE ("infinite weight", { uint64_t off; memcpy (&off, c + BD_SYN_OFFSET_DATA, 8);
+	                           float inf = -INFINITY; memcpy (c + off + 4, &inf, 4); }, true);
 	(void) e;
 #undef ENTRY
 #undef CASE
