@@ -10,8 +10,9 @@
 
 #define PLANES(c) (((c) + BD_LANES - 1) / BD_LANES)
 
-/* What runs the 3x3 convolutions: fp32 (exact precision, or fast where bf16 does not pay),
- * bf16 dot products (AVX-512 BF16 on AMD), or bf16 tiles (AMX on Intel). */
+/* What runs the 3x3 convolutions but the first: fp32 (exact precision, or fast where bf16
+ * does not pay), bf16 dot products (AVX-512 BF16 on AMD), or bf16 tiles (AMX on Intel, which
+ * also runs the up-convolutions). */
 typedef enum { CPU_FP32, CPU_BF16, CPU_AMX } cpu_kernel;
 
 typedef struct {
@@ -164,7 +165,8 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, cp
 		return st;
 	}
 	/* Every convolution input is one whole buffer; the largest is cat[0] (or the
-	 * bottleneck's at depth 1). AMX's pairs of planes round an odd count up. */
+	 * bottleneck's at depth 1). AMX's pairs of planes round an odd count up. An
+	 * up-convolution's input, out[l + 1], has the planes of tmp[l + 1]. */
 	for (uint32_t l = 0; kernel != CPU_FP32 && l < m->depth; l++) {
 		const cpu_buffer *in[] = { &s->pooled[l], &s->tmp[l], &s->cat[l] };
 		for (int i = 0; i < 3; i++) {
@@ -241,8 +243,8 @@ pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, bool first, bd_cpu_conv *
 	uint32_t cout = w->weight.dims[0], cin = w->weight.dims[1];
 #if defined(BD_HAVE_AMX_KERNELS)
 	if (kernel == CPU_AMX && !first)
-		return bd_cpu_conv_pack_amx (pool, c, w->weight.data, w->bias.data, cout, cin, (size_t) cin * 9, 9, 1,
-		                             in_map, in_storage, error);
+		return bd_cpu_conv_pack_amx (pool, c, w->weight.data, w->bias.data, cout, cin, 9, (size_t) cin * 9, 9,
+		                             1, in_map, in_storage, error);
 #endif
 	(void) pool;
 	bd_status st = bd_cpu_conv_pack (c, w->weight.data, w->bias.data, cout, cin, 9,
@@ -297,9 +299,18 @@ cpu_init (bd_session *session, bd_error *error)
 	for (uint32_t l = 0; l + 1 < m->depth && st == BD_OK; l++) {
 		uint32_t c = m->widths[l], cn = m->widths[l + 1];
 		/* Up-convolution weights are [cin, cout, 2, 2]: one 1x1 convolution per tap. */
-		for (int t = 0; t < 4 && st == BD_OK; t++)
-			st = bd_cpu_conv_pack (&s->up[l][t], m->up[l].weight.data + t, m->up[l].bias.data,
-			                       c, cn, 1, 4, (size_t) c * 4, 0, NULL, cn, error);
+		for (int t = 0; t < 4 && st == BD_OK; t++) {
+			const float *w = m->up[l].weight.data + t;
+#if defined(BD_HAVE_AMX_KERNELS)
+			if (k == CPU_AMX) {
+				st = bd_cpu_conv_pack_amx (pool, &s->up[l][t], w, m->up[l].bias.data, c, cn, 1, 4,
+				                           (size_t) c * 4, 0, NULL, cn, error);
+				continue;
+			}
+#endif
+			st = bd_cpu_conv_pack (&s->up[l][t], w, m->up[l].bias.data, c, cn, 1, 4, (size_t) c * 4, 0, NULL,
+			                       cn, error);
+		}
 		/* The decoder reads skip | up, the up half starting on a fresh plane. */
 		free (map);
 		map = malloc (2 * (size_t) c * sizeof *map);
@@ -372,6 +383,23 @@ conv3x3 (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv *conv, const cpu_
 	bd_conv2d (pool, conv, &in->view, out, true);
 }
 
+/* The 2x2 transposed convolution of the whole buffer @in: on AMX when its taps are packed
+ * for it. */
+static void
+up_convolution (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv taps[4], const cpu_buffer *in,
+                const bd_cpu_view *out)
+{
+#if defined(BD_HAVE_AMX_KERNELS)
+	if (taps[0].weights_amx) {
+		bd_cpu_view_bf16 pairs = bd_to_bf16_pairs (pool, &in->view, in->planes, s->half);
+		bd_conv_transpose2x2_amx (pool, taps, &pairs, out);
+		return;
+	}
+#endif
+	(void) s;
+	bd_conv_transpose2x2 (pool, taps, &in->view, out);
+}
+
 /* Reports progress after each layer; false when the caller asked to cancel. */
 static bool
 step (const bd_run_options *opts, int *done, int total)
@@ -422,7 +450,7 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 	}
 	for (uint32_t l = D - 1; l-- > 0;) {
 		bd_cpu_view up = planes_of (&p->cat[l], PLANES (m->widths[l]));
-		bd_conv_transpose2x2 (pool, state->up[l], &p->out[l + 1].view, &up);
+		up_convolution (pool, state, state->up[l], &p->out[l + 1], &up);
 		conv3x3 (pool, state, &state->dec[l][0], &p->cat[l], &p->tmp[l].view);
 		conv3x3 (pool, state, &state->dec[l][1], &p->tmp[l], &p->out[l].view);
 		for (int k = 0; k < 4; k++)

@@ -202,8 +202,8 @@ check_bf16_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, bf16_ker
 	} else {
 #if defined(BD_HAVE_AMX_KERNELS)
 		name = "AMX";
-		g_assert_cmpint (bd_cpu_conv_pack_amx (pool, &conv, w, bias, c->cout, c->cin, (size_t) c->cin * 9, 9, 1,
-		                                       NULL, c->cin, NULL), ==, BD_OK);
+		g_assert_cmpint (bd_cpu_conv_pack_amx (pool, &conv, w, bias, c->cout, c->cin, 9, (size_t) c->cin * 9, 9,
+		                                       1, NULL, c->cin, NULL), ==, BD_OK);
 		g_assert_null (conv.weights);
 		bd_cpu_view_bf16 hv = bd_to_bf16_pairs (pool, &bin.view, bin.planes, half);
 		bd_conv2d_amx (pool, &conv, &hv, &bout.view, c->relu);
@@ -284,7 +284,8 @@ test_conv_transpose (void)
 {
 	bd_thread_pool *pool = bd_thread_pool_new (2);
 	bd_rng rng = { g_test_rand_int () };
-	const uint32_t cases[][4] = { { 32, 16, 5, 7 }, { 20, 9, 1, 1 }, { 256, 128, 4, 3 }, { 17, 40, 6, 29 } };
+	const uint32_t cases[][4] = { { 32, 16, 5, 7 }, { 20, 9, 1, 1 }, { 256, 128, 4, 3 }, { 17, 40, 6, 29 },
+		                          { 64, 32, 3, 16 }, { 96, 48, 2, 37 } };
 	for (size_t i = 0; i < G_N_ELEMENTS (cases); i++) {
 		uint32_t cin = cases[i][0], cout = cases[i][1], h = cases[i][2], w = cases[i][3];
 		float *in = random_array (&rng, (size_t) cin * h * w, 1);
@@ -304,6 +305,36 @@ test_conv_transpose (void)
 		check_close (got, want, (size_t) cout * 4 * h * w, 1e-5, "transposed conv");
 		for (int t = 0; t < 4; t++)
 			bd_cpu_conv_clear (&taps[t]);
+#if defined(BD_HAVE_AMX_KERNELS)
+		/* On AMX: against the reference on bf16-rounded inputs and weights. */
+		if (bd_cpu_amx_usable ()) {
+			size_t nin = (size_t) cin * h * w, nw = (size_t) cin * cout * 4;
+			float *in_r = g_new (float, nin), *wt_r = g_new (float, nw);
+			for (size_t k = 0; k < nin; k++)
+				in_r[k] = round_bf16 (in[k]);
+			for (size_t k = 0; k < nw; k++)
+				wt_r[k] = round_bf16 (wt[k]);
+			ref_conv_transpose2x2 (in_r, cin, h, w, wt_r, bias, cout, want);
+			for (int t = 0; t < 4; t++)
+				g_assert_cmpint (bd_cpu_conv_pack_amx (pool, &taps[t], wt + t, bias, cout, cin, 1, 4, (size_t) cout * 4,
+				                                       0, NULL, cin, NULL), ==, BD_OK);
+			size_t nhalf = (size_t) (bin.planes + 1) / 2 * 2 * bin.view.plane_stride;
+			uint16_t *half = bd_alloc_zeroed (nhalf, sizeof *half);
+			g_assert_nonnull (half);
+			memset (half, 0xff, nhalf * sizeof *half);
+			blocked_poison (&bout);
+			bd_cpu_view_bf16 hv = bd_to_bf16_pairs (pool, &bin.view, bin.planes, half);
+			bd_conv_transpose2x2_amx (pool, taps, &hv, &bout.view);
+			g_free (got);
+			got = blocked_to_dense (&bout);
+			check_close (got, want, (size_t) cout * 4 * h * w, 1e-5, "AMX transposed conv");
+			for (int t = 0; t < 4; t++)
+				bd_cpu_conv_clear (&taps[t]);
+			bd_free_aligned (half);
+			g_free (in_r);
+			g_free (wt_r);
+		}
+#endif
 		bd_free_aligned (bin.base);
 		bd_free_aligned (bout.base);
 		g_free (in); g_free (wt); g_free (bias); g_free (want); g_free (got);

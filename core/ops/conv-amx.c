@@ -13,7 +13,7 @@
  * Each task owns two output rows and two output blocks: four C tiles of sums, fed by two A
  * tiles (one per row) and two B tiles (one per block), the eight tiles the unit has. Rows
  * narrower than a tile use shorter tiles; any size runs. */
-#include "ops.h"
+#include "amx-tiles.h"
 
 #include <cpuid.h>
 #include <immintrin.h>
@@ -25,8 +25,8 @@
 #endif
 
 #define VL BD_LANES
-#define PAIR (2 * VL)                 /* bf16 channels a pixel in the pair layout */
-#define TILE_WEIGHTS (VL * PAIR)      /* bf16 values of one B tile: 16 rows of 32 */
+#define PAIR BD_AMX_PAIR
+#define TILE_WEIGHTS BD_AMX_WEIGHTS
 
 #define ARCH_REQ_XCOMP_PERM 0x1023    /* Linux: ask to use an extended state component */
 #define XFEATURE_XTILEDATA  18
@@ -65,25 +65,25 @@ typedef struct {
 	const float    *w;
 	size_t          s_co, s_ci, s_tap;
 	const uint32_t *in_map;
-	uint32_t        out_channels, in_channels;
+	uint32_t        out_channels, in_channels, taps;
 	bd_cpu_conv    *conv;
 } pack_ctx;
 
-/* One output block's B tiles: row k of a tile holds input channels 2k and 2k + 1 of its pair
- * for each of the 16 outputs; channels no weight maps to stay zero. */
+/* One output block's B tiles, [pair][tap]: row k of a tile holds input channels 2k and 2k + 1
+ * of its pair for each of the 16 outputs; channels no weight maps to stay zero. */
 static void
 pack_task (void *data, size_t ob)
 {
 	const pack_ctx *c = data;
 	const bd_cpu_conv *conv = c->conv;
 	uint32_t pairs = (conv->in_channels + PAIR - 1) / PAIR;
-	uint16_t *block = conv->weights_amx + ob * pairs * 9 * TILE_WEIGHTS;
+	uint16_t *block = conv->weights_amx + ob * pairs * c->taps * TILE_WEIGHTS;
 	for (uint32_t o = 0; o < VL && ob * VL + o < c->out_channels; o++) {
 		const float *wo = c->w + (ob * VL + o) * c->s_co;
 		for (uint32_t ci = 0; ci < c->in_channels; ci++) {
 			uint32_t s = c->in_map ? c->in_map[ci] : ci;
-			uint16_t *dst = block + (size_t) (s / PAIR) * 9 * TILE_WEIGHTS + (s % PAIR / 2) * PAIR + o * 2 + s % 2;
-			for (uint32_t t = 0; t < 9; t++)
+			uint16_t *dst = block + (size_t) (s / PAIR) * c->taps * TILE_WEIGHTS + (s % PAIR / 2) * PAIR + o * 2 + s % 2;
+			for (uint32_t t = 0; t < c->taps; t++)
 				dst[t * TILE_WEIGHTS] = bd_bf16_from_float (wo[ci * c->s_ci + t * c->s_tap]);
 		}
 	}
@@ -91,13 +91,15 @@ pack_task (void *data, size_t ob)
 
 bd_status
 bd_cpu_conv_pack_amx (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, const float *bias,
-                      uint32_t out_channels, uint32_t in_channels, size_t s_co, size_t s_ci, size_t s_tap,
-                      const uint32_t *in_map, uint32_t in_storage, bd_error *error)
+                      uint32_t out_channels, uint32_t in_channels, uint32_t taps, size_t s_co, size_t s_ci,
+                      size_t s_tap, const uint32_t *in_map, uint32_t in_storage, bd_error *error)
 {
 	memset (conv, 0, sizeof *conv);
+	if (taps != 9 && taps != 1)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "AMX convolutions are 3x3 or 1x1");
 	uint32_t blocks = (out_channels + VL - 1) / VL, pairs = (in_storage + PAIR - 1) / PAIR;
 	size_t n;
-	if (!bd_size_mul3 ((size_t) pairs * 9, TILE_WEIGHTS, blocks, &n))
+	if (!bd_size_mul3 ((size_t) pairs * taps, TILE_WEIGHTS, blocks, &n))
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "convolution too large");
 	conv->weights_amx = bd_alloc_zeroed (n, sizeof *conv->weights_amx);
 	conv->bias = bd_alloc_zeroed ((size_t) blocks * VL, sizeof (float));
@@ -108,19 +110,12 @@ bd_cpu_conv_pack_amx (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, c
 	memcpy (conv->bias, bias, out_channels * sizeof (float));
 	conv->in_channels = in_storage;
 	conv->out_channels = out_channels;
-	conv->taps = 9;
+	conv->taps = taps;
 	conv->cout_blocks = blocks;
-	pack_ctx c = { w, s_co, s_ci, s_tap, in_map, out_channels, in_channels, conv };
+	pack_ctx c = { w, s_co, s_ci, s_tap, in_map, out_channels, in_channels, taps, conv };
 	bd_thread_pool_run (pool, blocks, pack_task, &c);
 	return BD_OK;
 }
-
-/* The tile unit's configuration (palette 1): eight tiles of 16 rows of 64 bytes. */
-typedef struct {
-	uint8_t  palette, start_row, reserved[14];
-	uint16_t colsb[16];
-	uint8_t  rows[16];
-} __attribute__ ((packed, aligned (64))) tile_config;
 
 typedef struct {
 	const bd_cpu_conv      *conv;
@@ -179,14 +174,7 @@ amx_task (void *data, size_t index)
 
 	/* 16 pixels a tile, or the whole row where it is narrower. */
 	int pixels = width < VL ? (int) width : VL;
-	tile_config cfg;
-	memset (&cfg, 0, sizeof cfg);
-	cfg.palette = 1;
-	for (int t = 0; t < 8; t++) {
-		cfg.rows[t] = (uint8_t) (t < 6 ? pixels : VL);
-		cfg.colsb[t] = 64;
-	}
-	_tile_loadconfig (&cfg);
+	bd_amx_configure (pixels, 6);
 
 	float bias[2][VL][VL] __attribute__ ((aligned (64)));
 	float sums[4][VL][VL] __attribute__ ((aligned (64)));

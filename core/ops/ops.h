@@ -106,16 +106,23 @@ bd_cpu_view_bf16 bd_to_bf16_pairs (bd_thread_pool *pool, const bd_cpu_view *in, 
  * BACKDROP_CPU_KERNEL is unset or "amx". */
 bool bd_cpu_amx_usable (void);
 
-/* bd_cpu_conv_pack for a 3x3 convolution run by bd_conv2d_amx only: its weights in bf16 as
- * the tile unit reads them (weights_amx; no fp32 copy), packed by @pool's threads. */
+/* bd_cpu_conv_pack for a 3x3 or 1x1 convolution run on the tile unit only (bd_conv2d_amx,
+ * bd_conv_transpose2x2_amx): its weights in bf16 as the unit reads them (weights_amx; no fp32
+ * copy), packed by @pool's threads. */
 bd_status bd_cpu_conv_pack_amx (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, const float *bias,
-                                uint32_t out_channels, uint32_t in_channels, size_t s_co, size_t s_ci,
-                                size_t s_tap, const uint32_t *in_map, uint32_t in_storage, bd_error *error);
+                                uint32_t out_channels, uint32_t in_channels, uint32_t taps, size_t s_co,
+                                size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t in_storage,
+                                bd_error *error);
 
 /* bd_conv2d for a 3x3 convolution with bf16 weights and inputs (bd_to_bf16_pairs) on the tile
  * unit, fp32 sums and outputs. */
 void bd_conv2d_amx (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
                     const bd_cpu_view *out, bool relu);
+
+/* bd_conv_transpose2x2 on the tile unit: @taps packed by bd_cpu_conv_pack_amx (1x1), @in in
+ * bf16 pairs (bd_to_bf16_pairs). */
+void bd_conv_transpose2x2_amx (bd_thread_pool *pool, const bd_cpu_conv taps[4], const bd_cpu_view_bf16 *in,
+                               const bd_cpu_view *out);
 #endif
 
 /* Used by bd_conv2d and bd_conv_transpose2x2: @out_step is 1, or 2 to write every other pixel. */

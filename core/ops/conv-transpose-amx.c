@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* 2x2 stride-2 transposed convolution on the AMX tile unit (conv_transpose2x2.c does it in
+ * fp32): four 1x1 convolutions, one per (dy, dx), of the same input pixels. The input is in
+ * bf16 pairs (bd_to_bf16_pairs), so one A tile (16 pixels of a row, 32 channels) feeds all four
+ * taps: C tiles 0-3 hold the four taps' sums for one output block, B tiles 5 and 6 take turns
+ * holding a tap's weights. Built with -mamx-tile -mamx-bf16. */
+#include "amx-tiles.h"
+
+#define VL BD_LANES
+#define PAIR BD_AMX_PAIR
+#define TILE_WEIGHTS BD_AMX_WEIGHTS
+
+typedef struct {
+	const bd_cpu_conv      *taps;
+	const bd_cpu_view_bf16 *in;
+	const bd_cpu_view      *out;
+} transpose_ctx;
+
+/* One input row and one output block: that block's four output pixels per input pixel. */
+static void
+transpose_task (void *data, size_t index)
+{
+	const transpose_ctx *c = data;
+	const bd_cpu_view_bf16 *in = c->in;
+	const bd_cpu_view *out = c->out;
+	uint32_t blocks = c->taps[0].cout_blocks;
+	uint32_t y = (uint32_t) (index / blocks), ob = (uint32_t) (index % blocks), width = in->width;
+	uint32_t pairs = (c->taps[0].in_channels + PAIR - 1) / PAIR;
+	size_t per_block = (size_t) pairs * TILE_WEIGHTS;
+	const uint16_t *w[4];
+	for (int t = 0; t < 4; t++)
+		w[t] = c->taps[t].weights_amx + (size_t) ob * per_block;
+
+	int pixels = width < VL ? (int) width : VL;
+	bd_amx_configure (pixels, 5);
+	float bias[VL][VL] __attribute__ ((aligned (64)));
+	float sums[4][VL][VL] __attribute__ ((aligned (64)));
+	for (int m = 0; m < VL; m++)
+		memcpy (bias[m], c->taps[0].bias + (size_t) ob * VL, sizeof bias[m]);
+
+	for (uint32_t x0 = 0; x0 < width; x0 += VL) {
+		/* As in conv-amx.c: a last tile that overlaps the one before, done twice. */
+		uint32_t x = x0 + VL <= width || width < VL ? x0 : width - VL;
+		_tile_loadd (0, bias, 64);
+		_tile_loadd (1, bias, 64);
+		_tile_loadd (2, bias, 64);
+		_tile_loadd (3, bias, 64);
+		for (uint32_t p = 0; p < pairs; p++) {
+			_tile_loadd (4, in->data + (size_t) p * in->plane_stride + (size_t) y * in->row_stride +
+			                (size_t) x * PAIR, 64);
+			const size_t at = (size_t) p * TILE_WEIGHTS;
+			_tile_loadd (5, w[0] + at, 64);
+			_tile_loadd (6, w[1] + at, 64);
+			_tile_dpbf16ps (0, 4, 5);
+			_tile_loadd (5, w[2] + at, 64);
+			_tile_dpbf16ps (1, 4, 6);
+			_tile_loadd (6, w[3] + at, 64);
+			_tile_dpbf16ps (2, 4, 5);
+			_tile_dpbf16ps (3, 4, 6);
+		}
+		_tile_stored (0, sums[0], 64);
+		_tile_stored (1, sums[1], 64);
+		_tile_stored (2, sums[2], 64);
+		_tile_stored (3, sums[3], 64);
+		for (int t = 0; t < 4; t++) {
+			int dy = t / 2, dx = t % 2;
+			float *dst = out->data + (size_t) ob * out->plane_stride + (size_t) (2 * y + dy) * out->row_stride +
+			             (size_t) (2 * x + dx) * VL;
+			for (int m = 0; m < pixels; m++)
+				_mm512_storeu_ps (dst + 2 * m * VL, _mm512_load_ps (sums[t][m]));
+		}
+	}
+	_tile_release ();
+}
+
+void
+bd_conv_transpose2x2_amx (bd_thread_pool *pool, const bd_cpu_conv taps[4], const bd_cpu_view_bf16 *in,
+                          const bd_cpu_view *out)
+{
+	if (in->height == 0 || in->width == 0 || taps[0].out_channels == 0)
+		return;
+	transpose_ctx c = { taps, in, out };
+	bd_thread_pool_run (pool, (size_t) in->height * taps[0].cout_blocks, transpose_task, &c);
+}
