@@ -383,20 +383,55 @@ conv3x3 (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv *conv, const cpu_
 	bd_conv2d (pool, conv, &in->view, out, true);
 }
 
-/* The 2x2 transposed convolution of the whole buffer @in: on AMX when its taps are packed
- * for it. */
+/* A buffer's memory as bf16 pairs of planes (ops.h): a pair takes the bytes of one fp32
+ * plane pixel for pixel, so the pairs lie over the buffer's first planes, whose zero borders
+ * are theirs. */
+static bd_cpu_view_bf16
+pairs_over (const bd_cpu_view *v)
+{
+	return (bd_cpu_view_bf16) {
+		.data = (uint16_t *) v->data,
+		.height = v->height, .width = v->width,
+		.row_stride = 2 * v->row_stride, .plane_stride = 2 * v->plane_stride,
+	};
+}
+
+/* A block's two 3x3 convolutions, @in to @tmp to @out. On AMX the first writes bf16 pairs
+ * straight over @tmp and the second reads them, no fp32 copy and no conversion between; with
+ * @out_pairs the second writes pairs over @out too, for an up-convolution on AMX to read. */
 static void
-up_convolution (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv taps[4], const cpu_buffer *in,
-                const bd_cpu_view *out)
+conv_block (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv *first, const cpu_buffer *in,
+            const bd_cpu_conv *second, const cpu_buffer *tmp, const bd_cpu_view *out, bool out_pairs)
+{
+#if defined(BD_HAVE_AMX_KERNELS)
+	if (first->weights_amx && second->weights_amx) {
+		bd_cpu_view_bf16 x = bd_to_bf16_pairs (pool, &in->view, in->planes, s->half);
+		bd_cpu_view_bf16 t = pairs_over (&tmp->view), o = pairs_over (out);
+		bd_conv2d_amx_pairs (pool, first, &x, &t, true);
+		if (out_pairs)
+			bd_conv2d_amx_pairs (pool, second, &t, &o, true);
+		else
+			bd_conv2d_amx (pool, second, &t, out, true);
+		return;
+	}
+#endif
+	(void) out_pairs;   /* asked for on AMX sessions only, whose blocks all take the branch above */
+	conv3x3 (pool, s, first, in, &tmp->view);
+	conv3x3 (pool, s, second, tmp, out);
+}
+
+/* The 2x2 transposed convolution of @in: on AMX when its taps are packed for it, from the
+ * pairs the block before wrote over @in (conv_block's @out_pairs). */
+static void
+up_convolution (bd_thread_pool *pool, const bd_cpu_conv taps[4], const cpu_buffer *in, const bd_cpu_view *out)
 {
 #if defined(BD_HAVE_AMX_KERNELS)
 	if (taps[0].weights_amx) {
-		bd_cpu_view_bf16 pairs = bd_to_bf16_pairs (pool, &in->view, in->planes, s->half);
+		bd_cpu_view_bf16 pairs = pairs_over (&in->view);
 		bd_conv_transpose2x2_amx (pool, taps, &pairs, out);
 		return;
 	}
 #endif
-	(void) s;
 	bd_conv_transpose2x2 (pool, taps, &in->view, out);
 }
 
@@ -434,6 +469,7 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 	}
 
 	uint32_t D = m->depth;
+	bool amx = state->kernel == CPU_AMX;
 	int done = 0, total = (int) (2 * D + 4 * (D - 1) + 1);
 	const cpu_buffer *x = &p->input;
 	for (uint32_t l = 0; l < D; l++) {
@@ -442,17 +478,19 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 			bd_maxpool2x2 (pool, p->pooled[l].planes, &skip, &p->pooled[l].view);
 			x = &p->pooled[l];
 		}
-		conv3x3 (pool, state, &state->enc[l][0], x, &p->tmp[l].view);
 		bd_cpu_view dst = l + 1 < D ? planes_of (&p->cat[l], 0) : p->out[l].view;
-		conv3x3 (pool, state, &state->enc[l][1], &p->tmp[l], &dst);
+		/* On AMX the bottleneck's output is read by the first up-convolution alone. */
+		conv_block (pool, state, &state->enc[l][0], x, &state->enc[l][1], &p->tmp[l], &dst,
+		            amx && l + 1 == D && D > 1);
 		if (!step (opts, &done, total) || !step (opts, &done, total))
 			return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
 	}
 	for (uint32_t l = D - 1; l-- > 0;) {
 		bd_cpu_view up = planes_of (&p->cat[l], PLANES (m->widths[l]));
-		up_convolution (pool, state, state->up[l], &p->out[l + 1], &up);
-		conv3x3 (pool, state, &state->dec[l][0], &p->cat[l], &p->tmp[l].view);
-		conv3x3 (pool, state, &state->dec[l][1], &p->tmp[l], &p->out[l].view);
+		up_convolution (pool, state->up[l], &p->out[l + 1], &up);
+		/* Decoder outputs feed the next up-convolution, the last one the head (fp32). */
+		conv_block (pool, state, &state->dec[l][0], &p->cat[l], &state->dec[l][1], &p->tmp[l], &p->out[l].view,
+		            amx && l > 0);
 		for (int k = 0; k < 4; k++)
 			if (!step (opts, &done, total))
 				return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");

@@ -162,6 +162,41 @@ round_bf16 (float f)
 
 #if defined(BD_HAVE_BF16_KERNELS)
 typedef enum { KERNEL_BF16, KERNEL_AMX } bf16_kernel;
+#endif
+
+#if defined(BD_HAVE_AMX_KERNELS)
+/* bd_conv2d_amx_pairs on the input bd_conv2d_amx had (@bin, its pairs still in @half): every
+ * value the fp32 output @dense rounded to bf16, spare channels zero, the borders left zero. */
+static void
+check_amx_pairs_out (bd_thread_pool *pool, const bd_cpu_conv *conv, const blocked *bin, uint16_t *half,
+                     const conv_case *c, const float *dense, const char *what)
+{
+	blocked pout = blocked_new (c->cout, c->h, c->w);
+	blocked_poison (&pout);
+	bd_cpu_view_bf16 hv = bd_to_bf16_pairs (pool, &bin->view, bin->planes, half);
+	bd_cpu_view_bf16 pv = {
+		.data = (uint16_t *) pout.view.data, .height = c->h, .width = c->w,
+		.row_stride = 2 * pout.view.row_stride, .plane_stride = 2 * pout.view.plane_stride,
+	};
+	bd_conv2d_amx_pairs (pool, conv, &hv, &pv, c->relu);
+	for (uint32_t ch = 0; ch < (pout.planes + 1) / 2 * 2 * BD_LANES; ch++)
+		for (int64_t y = -1; y <= c->h; y++)
+			for (int64_t x = -1; x <= c->w; x++) {
+				uint16_t v = pv.data[(size_t) (ch / 32) * pv.plane_stride + (ptrdiff_t) y * (ptrdiff_t) pv.row_stride +
+				                     (ptrdiff_t) x * 32 + ch % 32];
+				bool inside = y >= 0 && x >= 0 && y < c->h && x < c->w;
+				uint16_t expect = inside && ch < c->cout
+				                  ? bd_bf16_from_float (dense[((size_t) ch * c->h + (size_t) y) * c->w + (size_t) x])
+				                  : 0;
+				if (v != expect)
+					g_error ("%s, bf16 pairs out: channel %u pixel (%lld, %lld) is 0x%04x, not 0x%04x", what, ch,
+					         (long long) x, (long long) y, v, expect);
+			}
+	bd_free_aligned (pout.base);
+}
+#endif
+
+#if defined(BD_HAVE_BF16_KERNELS)
 
 /* One 3x3 case through a bf16 kernel, against the reference on the same inputs and weights
  * rounded to bf16 (so only the fp32 sums differ: as tight as fp32), and against the
@@ -215,6 +250,10 @@ check_bf16_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, bf16_ker
 	double e = ref_relative_error (got, want, nout);
 	if (!(e <= 1e-2))
 		g_error ("%s: relative error %g against the unrounded reference exceeds 1e-2", what, e);
+#if defined(BD_HAVE_AMX_KERNELS)
+	if (kernel == KERNEL_AMX)
+		check_amx_pairs_out (pool, &conv, &bin, half, c, got, what);
+#endif
 	g_free (what);
 	bd_cpu_conv_clear (&conv);
 	bd_free_aligned (half);

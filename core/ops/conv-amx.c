@@ -120,10 +120,48 @@ bd_cpu_conv_pack_amx (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, c
 typedef struct {
 	const bd_cpu_conv      *conv;
 	const bd_cpu_view_bf16 *in;
-	const bd_cpu_view      *out;
+	const bd_cpu_view      *out;      /* fp32 outputs, or */
+	const bd_cpu_view_bf16 *pairs;    /* bf16 pairs */
 	bool                    relu;
 	uint32_t                groups;
 } amx_ctx;
+
+/* The sums of one row (@sums[0], @sums[1]: its two blocks' tiles) as fp32 planes. */
+static void
+write_fp32 (const amx_ctx *c, float (*sums)[VL][VL], uint32_t y, uint32_t x, uint32_t ob, int pixels,
+            bool two_blocks)
+{
+	const bd_cpu_view *out = c->out;
+	for (int j = 0; j < (two_blocks ? 2 : 1); j++) {
+		float *dst = out->data + (size_t) (ob + j) * out->plane_stride + (size_t) y * out->row_stride +
+		             (size_t) x * VL;
+		for (int m = 0; m < pixels; m++) {
+			__m512 v = _mm512_load_ps (sums[j][m]);
+			if (c->relu)
+				v = _mm512_max_ps (v, _mm512_setzero_ps ());
+			_mm512_storeu_ps (dst + m * VL, v);
+		}
+	}
+}
+
+/* The same as one pair of bf16 planes: blocks ob and ob + 1 are pair ob / 2 (ob is even). */
+static void
+write_pairs (const amx_ctx *c, float (*sums)[VL][VL], uint32_t y, uint32_t x, uint32_t ob, int pixels,
+             bool two_blocks)
+{
+	const bd_cpu_view_bf16 *out = c->pairs;
+	uint16_t *dst = out->data + (size_t) (ob / 2) * out->plane_stride + (size_t) y * out->row_stride +
+	                (size_t) x * PAIR;
+	for (int m = 0; m < pixels; m++) {
+		__m512 lo = _mm512_load_ps (sums[0][m]);
+		__m512 hi = two_blocks ? _mm512_load_ps (sums[1][m]) : _mm512_setzero_ps ();
+		if (c->relu) {
+			lo = _mm512_max_ps (lo, _mm512_setzero_ps ());
+			hi = _mm512_max_ps (hi, _mm512_setzero_ps ());
+		}
+		_mm512_storeu_si512 (dst + m * PAIR, (__m512i) _mm512_cvtne2ps_pbh (hi, lo));
+	}
+}
 
 /* Nine taps of pair p into the sums: tiles 0-3 hold sums (row r, block j as tile 2r + j),
  * 4-5 the rows' pixels, 6-7 the blocks' weights. @a is pixel (y - 1, x - 1) of the pair, the
@@ -156,7 +194,6 @@ amx_task (void *data, size_t index)
 	const amx_ctx *c = data;
 	const bd_cpu_conv *conv = c->conv;
 	const bd_cpu_view_bf16 *in = c->in;
-	const bd_cpu_view *out = c->out;
 	uint32_t width = in->width, height = in->height;
 	uint32_t y = 2 * (uint32_t) (index / c->groups), ob = 2 * (uint32_t) (index % c->groups);
 	/* An odd height's last task redoes the row above its own and writes only its own; a
@@ -205,26 +242,34 @@ amx_task (void *data, size_t index)
 		_tile_stored (2, sums[2], 64);
 		_tile_stored (3, sums[3], 64);
 		for (int r = write_first_row ? 0 : 1; r < (two_rows ? 2 : 1); r++)
-			for (int j = 0; j < (two_blocks ? 2 : 1); j++) {
-				float *dst = out->data + (size_t) (ob + j) * out->plane_stride +
-				             (size_t) (y + r) * out->row_stride + (size_t) x * VL;
-				for (int m = 0; m < pixels; m++) {
-					__m512 v = _mm512_load_ps (sums[2 * r + j][m]);
-					if (c->relu)
-						v = _mm512_max_ps (v, _mm512_setzero_ps ());
-					_mm512_storeu_ps (dst + m * VL, v);
-				}
-			}
+			(c->pairs ? write_pairs : write_fp32) (c, &sums[2 * r], y + r, x, ob, pixels, two_blocks);
 	}
 	_tile_release ();
+}
+
+static void
+run (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in, const bd_cpu_view *out,
+     const bd_cpu_view_bf16 *pairs, bool relu)
+{
+	if (in->height == 0 || in->width == 0 || conv->out_channels == 0)
+		return;
+	amx_ctx c = {
+		.conv = conv, .in = in, .out = out, .pairs = pairs, .relu = relu,
+		.groups = (conv->cout_blocks + 1) / 2,
+	};
+	bd_thread_pool_run (pool, (size_t) (in->height + 1) / 2 * c.groups, amx_task, &c);
 }
 
 void
 bd_conv2d_amx (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
                const bd_cpu_view *out, bool relu)
 {
-	if (in->height == 0 || in->width == 0 || conv->out_channels == 0)
-		return;
-	amx_ctx c = { .conv = conv, .in = in, .out = out, .relu = relu, .groups = (conv->cout_blocks + 1) / 2 };
-	bd_thread_pool_run (pool, (size_t) (in->height + 1) / 2 * c.groups, amx_task, &c);
+	run (pool, conv, in, out, NULL, relu);
+}
+
+void
+bd_conv2d_amx_pairs (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
+                     const bd_cpu_view_bf16 *out, bool relu)
+{
+	run (pool, conv, in, NULL, out, relu);
 }

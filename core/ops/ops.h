@@ -58,9 +58,10 @@ void bd_maxpool2x2 (bd_thread_pool *pool, uint32_t planes, const bd_cpu_view *in
 void bd_head_sigmoid (bd_thread_pool *pool, const float *weight, float bias, uint32_t channels,
                       const bd_cpu_view *in, float *out);
 
-/* Blocked activations in bfloat16: the same layout and strides (in elements) as bd_cpu_view. */
+/* Blocked activations in bfloat16: the same layout and strides (in elements) as bd_cpu_view,
+ * or the AMX kernels' pairs of planes (bd_to_bf16_pairs). */
 typedef struct {
-	const uint16_t *data;
+	uint16_t       *data;
 	uint32_t        height, width;
 	size_t          row_stride, plane_stride;
 } bd_cpu_view_bf16;
@@ -118,6 +119,12 @@ bd_status bd_cpu_conv_pack_amx (bd_thread_pool *pool, bd_cpu_conv *conv, const f
  * unit, fp32 sums and outputs. */
 void bd_conv2d_amx (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
                     const bd_cpu_view *out, bool relu);
+
+/* The same with the outputs rounded to bf16 in pairs of planes (as bd_to_bf16_pairs writes
+ * them, the second half of a last odd plane zero), for an AMX convolution to read; only
+ * pixels inside @out are written. */
+void bd_conv2d_amx_pairs (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
+                          const bd_cpu_view_bf16 *out, bool relu);
 
 /* bd_conv_transpose2x2 on the tile unit: @taps packed by bd_cpu_conv_pack_amx (1x1), @in in
  * bf16 pairs (bd_to_bf16_pairs). */
