@@ -9,6 +9,7 @@
 #include <string.h>
 
 #define PLANES(c) (((c) + BD_LANES - 1) / BD_LANES)
+#define HALF(planes) (((planes) + 1) / 2)   /* bf16 pairs of that many planes */
 
 /* What runs the 3x3 convolutions but the first: fp32 (exact precision, or fast where bf16
  * does not pay), bf16 dot products (AVX-512 BF16 on AMD), or bf16 tiles (AMX on Intel, which
@@ -20,6 +21,7 @@ typedef struct {
 	size_t   floats;
 	bd_cpu_view view;   /* all planes; data points into the arena while the plan is bound */
 	uint32_t planes;
+	bool     alias;     /* lies over another buffer's planes (buffer_alias) */
 } cpu_buffer;
 
 /* Buffers for one input size (see plan_for). */
@@ -78,17 +80,18 @@ buffer_layout (cpu_plan *p, cpu_buffer *b, uint32_t channels, uint32_t height, u
 	return BD_OK;
 }
 
-/* Points @b into @arena and, unless the arena is @fresh (all zero), zeroes its borders,
- * which another size's buffers may have written: kernels read them as padding and write only
- * inside. */
+/* Points @b into @arena and, unless the arena is @fresh (all zero), zeroes the borders of its
+ * first @planes planes, which another size's buffers may have written: kernels read them as
+ * padding and write only inside. Planes a pass never touches are left alone, untouched pages
+ * being free. */
 static void
-buffer_bind (cpu_buffer *b, float *arena, bool fresh)
+buffer_bind (cpu_buffer *b, float *arena, bool fresh, uint32_t planes)
 {
 	if (!b->floats)
 		return;
 	bd_cpu_view *v = &b->view;
 	v->data = arena + b->offset + v->row_stride + BD_LANES;
-	for (uint32_t pl = 0; !fresh && pl < b->planes; pl++) {
+	for (uint32_t pl = 0; !fresh && pl < planes && pl < b->planes; pl++) {
 		float *top = v->data + pl * v->plane_stride - v->row_stride - BD_LANES;
 		memset (top, 0, v->row_stride * sizeof *top);
 		memset (top + (size_t) (v->height + 1) * v->row_stride, 0, v->row_stride * sizeof *top);
@@ -108,16 +111,21 @@ planes_of (const cpu_buffer *b, uint32_t first)
 	return v;
 }
 
+/* With @pairs (AMX sessions, forward_amx) the level's buffers are bf16 pairs of planes, a
+ * pair in the bytes of one fp32 plane: cat uses its first half, the input and pooled buffers
+ * that lie over cat are not used (their pairs lie within that half), and tmp uses its first
+ * half but at level 0 (the fp32 first convolution's output). */
 static void
-plan_bind (cpu_plan *p, float *arena, uint32_t depth, bool fresh)
+plan_bind (cpu_plan *p, float *arena, uint32_t depth, bool fresh, bool pairs)
 {
-	buffer_bind (&p->input, arena, fresh);
+	uint32_t all = UINT32_MAX;
+	buffer_bind (&p->input, arena, fresh, pairs && p->input.alias ? 0 : all);
 	for (uint32_t l = 0; l < depth; l++) {
-		buffer_bind (&p->pooled[l], arena, fresh);
-		buffer_bind (&p->tmp[l], arena, fresh);
-		buffer_bind (&p->cat[l], arena, fresh);
+		buffer_bind (&p->pooled[l], arena, fresh, pairs && p->pooled[l].alias ? 0 : all);
+		buffer_bind (&p->tmp[l], arena, fresh, pairs && l > 0 ? HALF (p->tmp[l].planes) : all);
+		buffer_bind (&p->cat[l], arena, fresh, pairs ? 2 * HALF (p->cat[l].planes / 2) : all);
 		/* Read only by 1x1 operations (the up-convolution, the head): no padding to zero. */
-		buffer_bind (&p->out[l], arena, true);
+		buffer_bind (&p->out[l], arena, true, 0);
 	}
 }
 
@@ -130,6 +138,7 @@ buffer_alias (cpu_buffer *b, const cpu_buffer *host, uint32_t first, uint32_t ch
 	b->planes = PLANES (channels);
 	b->offset = host->offset + (size_t) first * host->view.plane_stride;
 	b->floats = (size_t) b->planes * host->view.plane_stride;
+	b->alias = true;
 }
 
 /* Buffers share memory where their lives do not overlap (the forward pass in cpu_forward_one):
@@ -165,16 +174,15 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, cp
 		return st;
 	}
 	/* Every convolution input is one whole buffer; the largest is cat[0] (or the
-	 * bottleneck's at depth 1). AMX's pairs of planes round an odd count up. An
-	 * up-convolution's input, out[l + 1], has the planes of tmp[l + 1]. */
-	for (uint32_t l = 0; kernel != CPU_FP32 && l < m->depth; l++) {
+	 * bottleneck's at depth 1). On AMX the convolutions pass bf16 pairs to each other
+	 * (forward_amx) and only tmp[0], the fp32 first convolution's output, is copied. */
+	for (uint32_t l = 0; kernel == CPU_BF16 && l < m->depth; l++) {
 		const cpu_buffer *in[] = { &s->pooled[l], &s->tmp[l], &s->cat[l] };
-		for (int i = 0; i < 3; i++) {
-			size_t n = kernel == CPU_AMX ? (size_t) (in[i]->planes + 1) / 2 * 2 * in[i]->view.plane_stride
-			                             : in[i]->floats;
-			s->half_floats = n > s->half_floats ? n : s->half_floats;
-		}
+		for (int i = 0; i < 3; i++)
+			s->half_floats = in[i]->floats > s->half_floats ? in[i]->floats : s->half_floats;
 	}
+	if (kernel == CPU_AMX)
+		s->half_floats = (size_t) HALF (s->tmp[0].planes) * 2 * s->tmp[0].view.plane_stride;
 	s->height = height;
 	s->width = width;
 	return BD_OK;
@@ -224,7 +232,7 @@ plan_for (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, bool
 		s->fresh = true;
 	}
 	if (bind && s->bound != p) {
-		plan_bind (p, s->arena, m->depth, s->fresh);
+		plan_bind (p, s->arena, m->depth, s->fresh, s->kernel == CPU_AMX);
 		s->fresh = false;
 		s->bound = p;
 	}
@@ -318,10 +326,12 @@ cpu_init (bd_session *session, bd_error *error)
 			st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
 			break;
 		}
+		/* On AMX in pairs of planes: the up half starts on a fresh pair. */
+		uint32_t up_start = k == CPU_AMX ? HALF (PLANES (c)) * 2 * BD_LANES : PLANES (c) * BD_LANES;
 		for (uint32_t ci = 0; ci < 2 * c; ci++)
-			map[ci] = ci < c ? ci : PLANES (c) * BD_LANES + (ci - c);
+			map[ci] = ci < c ? ci : up_start + (ci - c);
 		if (st == BD_OK)
-			st = pack_conv3x3 (pool, k, false, &s->dec[l][0], &m->dec[l][0], map, PLANES (c) * BD_LANES + c, error);
+			st = pack_conv3x3 (pool, k, false, &s->dec[l][0], &m->dec[l][0], map, up_start + c, error);
 		if (st == BD_OK)
 			st = pack_conv3x3 (pool, k, false, &s->dec[l][1], &m->dec[l][1], NULL, c, error);
 	}
@@ -365,13 +375,6 @@ static void
 conv3x3 (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv *conv, const cpu_buffer *in,
          const bd_cpu_view *out)
 {
-#if defined(BD_HAVE_AMX_KERNELS)
-	if (conv->weights_amx) {
-		bd_cpu_view_bf16 pairs = bd_to_bf16_pairs (pool, &in->view, in->planes, s->half);
-		bd_conv2d_amx (pool, conv, &pairs, out, true);
-		return;
-	}
-#endif
 #if defined(BD_HAVE_BF16_KERNELS)
 	if (conv->weights_bf16) {
 		bd_cpu_view_bf16 half = bd_to_bf16 (pool, &in->view, in->planes, s->half);
@@ -383,58 +386,6 @@ conv3x3 (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv *conv, const cpu_
 	bd_conv2d (pool, conv, &in->view, out, true);
 }
 
-/* A buffer's memory as bf16 pairs of planes (ops.h): a pair takes the bytes of one fp32
- * plane pixel for pixel, so the pairs lie over the buffer's first planes, whose zero borders
- * are theirs. */
-static bd_cpu_view_bf16
-pairs_over (const bd_cpu_view *v)
-{
-	return (bd_cpu_view_bf16) {
-		.data = (uint16_t *) v->data,
-		.height = v->height, .width = v->width,
-		.row_stride = 2 * v->row_stride, .plane_stride = 2 * v->plane_stride,
-	};
-}
-
-/* A block's two 3x3 convolutions, @in to @tmp to @out. On AMX the first writes bf16 pairs
- * straight over @tmp and the second reads them, no fp32 copy and no conversion between; with
- * @out_pairs the second writes pairs over @out too, for an up-convolution on AMX to read. */
-static void
-conv_block (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv *first, const cpu_buffer *in,
-            const bd_cpu_conv *second, const cpu_buffer *tmp, const bd_cpu_view *out, bool out_pairs)
-{
-#if defined(BD_HAVE_AMX_KERNELS)
-	if (first->weights_amx && second->weights_amx) {
-		bd_cpu_view_bf16 x = bd_to_bf16_pairs (pool, &in->view, in->planes, s->half);
-		bd_cpu_view_bf16 t = pairs_over (&tmp->view), o = pairs_over (out);
-		bd_conv2d_amx_pairs (pool, first, &x, &t, true);
-		if (out_pairs)
-			bd_conv2d_amx_pairs (pool, second, &t, &o, true);
-		else
-			bd_conv2d_amx (pool, second, &t, out, true);
-		return;
-	}
-#endif
-	(void) out_pairs;   /* asked for on AMX sessions only, whose blocks all take the branch above */
-	conv3x3 (pool, s, first, in, &tmp->view);
-	conv3x3 (pool, s, second, tmp, out);
-}
-
-/* The 2x2 transposed convolution of @in: on AMX when its taps are packed for it, from the
- * pairs the block before wrote over @in (conv_block's @out_pairs). */
-static void
-up_convolution (bd_thread_pool *pool, const bd_cpu_conv taps[4], const cpu_buffer *in, const bd_cpu_view *out)
-{
-#if defined(BD_HAVE_AMX_KERNELS)
-	if (taps[0].weights_amx) {
-		bd_cpu_view_bf16 pairs = pairs_over (&in->view);
-		bd_conv_transpose2x2_amx (pool, taps, &pairs, out);
-		return;
-	}
-#endif
-	bd_conv_transpose2x2 (pool, taps, &in->view, out);
-}
-
 /* Reports progress after each layer; false when the caller asked to cancel. */
 static bool
 step (const bd_run_options *opts, int *done, int total)
@@ -443,33 +394,29 @@ step (const bd_run_options *opts, int *done, int total)
 	return !(opts && opts->progress && opts->progress ((float) *done / (float) total, opts->user_data));
 }
 
-static bd_status
-cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint32_t width,
-                 float *output, const bd_run_options *opts, bd_error *error)
+/* The photo's three channels go to lanes 0..2 of @in's first plane; the other lanes are set
+ * to zero too, since the other size's buffers may have left data there. */
+static void
+fill_input (const bd_cpu_view *in, const float *input)
 {
-	const bd_model *m = session->model;
-	cpu_state *state = session->backend_data;
-	bd_thread_pool *pool = session->pool;
-	cpu_plan *p = NULL;
-	bd_status st = plan_for (state, m, height, width, true, &p, error);
-	if (st != BD_OK)
-		return st;
-
-	/* The photo's three channels go to lanes 0..2 of the input plane; the other lanes are
-	 * set to zero too, since the other size's buffers may have left data there. */
-	size_t hw = (size_t) height * width;
-	for (uint32_t y = 0; y < height; y++) {
-		float *row = p->input.view.data + (size_t) y * p->input.view.row_stride;
-		for (uint32_t x = 0; x < width; x++) {
+	size_t hw = (size_t) in->height * in->width;
+	for (uint32_t y = 0; y < in->height; y++) {
+		float *row = in->data + (size_t) y * in->row_stride;
+		for (uint32_t x = 0; x < in->width; x++) {
 			float *px = row + (size_t) x * BD_LANES;
 			for (int c = 0; c < 3; c++)
-				px[c] = input[c * hw + (size_t) y * width + x];
+				px[c] = input[c * hw + (size_t) y * in->width + x];
 			memset (px + 3, 0, (BD_LANES - 3) * sizeof *px);
 		}
 	}
+}
 
+/* The forward pass in fp32, or with bf16 copies of the convolutions' inputs (AVX-512 BF16). */
+static bool
+forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *pool,
+                 const bd_run_options *opts, float *output)
+{
 	uint32_t D = m->depth;
-	bool amx = state->kernel == CPU_AMX;
 	int done = 0, total = (int) (2 * D + 4 * (D - 1) + 1);
 	const cpu_buffer *x = &p->input;
 	for (uint32_t l = 0; l < D; l++) {
@@ -479,26 +426,129 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 			x = &p->pooled[l];
 		}
 		bd_cpu_view dst = l + 1 < D ? planes_of (&p->cat[l], 0) : p->out[l].view;
-		/* On AMX the bottleneck's output is read by the first up-convolution alone. */
-		conv_block (pool, state, &state->enc[l][0], x, &state->enc[l][1], &p->tmp[l], &dst,
-		            amx && l + 1 == D && D > 1);
+		conv3x3 (pool, state, &state->enc[l][0], x, &p->tmp[l].view);
+		conv3x3 (pool, state, &state->enc[l][1], &p->tmp[l], &dst);
 		if (!step (opts, &done, total) || !step (opts, &done, total))
-			return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
+			return false;
 	}
 	for (uint32_t l = D - 1; l-- > 0;) {
 		bd_cpu_view up = planes_of (&p->cat[l], PLANES (m->widths[l]));
-		up_convolution (pool, state->up[l], &p->out[l + 1], &up);
-		/* Decoder outputs feed the next up-convolution, the last one the head (fp32). */
-		conv_block (pool, state, &state->dec[l][0], &p->cat[l], &state->dec[l][1], &p->tmp[l], &p->out[l].view,
-		            amx && l > 0);
+		bd_conv_transpose2x2 (pool, state->up[l], &p->out[l + 1].view, &up);
+		conv3x3 (pool, state, &state->dec[l][0], &p->cat[l], &p->tmp[l].view);
+		conv3x3 (pool, state, &state->dec[l][1], &p->tmp[l], &p->out[l].view);
 		for (int k = 0; k < 4; k++)
 			if (!step (opts, &done, total))
-				return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
+				return false;
 	}
 	bd_head_sigmoid (pool, m->head.weight.data, m->head.bias.data[0], m->widths[0],
 	                 &p->out[0].view, output);
 	step (opts, &done, total);
-	return BD_OK;
+	return true;
+}
+
+#if defined(BD_HAVE_AMX_KERNELS)
+/* A buffer's memory from plane @first on as bf16 pairs of planes (ops.h): a pair takes the
+ * bytes of one fp32 plane pixel for pixel, borders included, so the pairs lie over the
+ * buffer's planes and the zero borders of those planes are theirs. */
+static bd_cpu_view_bf16
+pairs_over (const cpu_buffer *b, uint32_t first)
+{
+	const bd_cpu_view *v = &b->view;
+	return (bd_cpu_view_bf16) {
+		.data = (uint16_t *) (v->data + (size_t) first * v->plane_stride),
+		.height = v->height, .width = v->width,
+		.row_stride = 2 * v->row_stride, .plane_stride = 2 * v->plane_stride,
+	};
+}
+
+/* The forward pass on AMX: activations pass between the tile kernels as bf16 pairs, in half
+ * the bytes of fp32 and with no copies between. A level's cat holds the skip pairs from
+ * pair 0 and the up-convolution's from pair HALF (planes), which the decoder's packed weights
+ * expect (cpu_init); before the up-convolution writes them, that half holds the level's input
+ * (the photo in fp32 at level 0, the pooled pairs below). The first convolution stays fp32
+ * (three channels gain nothing from pairs), so tmp[0] alone is copied to pairs. Outputs that
+ * feed an up-convolution are pairs; the last decoder block's, which the head reads, fp32. */
+static bool
+forward_amx (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *pool, const float *input,
+             const bd_run_options *opts, float *output)
+{
+	uint32_t D = m->depth;
+	int done = 0, total = (int) (2 * D + 4 * (D - 1) + 1);
+	/* The photo lies over cat[0]'s up half when there is one. */
+	bd_cpu_view in = D > 1 ? planes_of (&p->cat[0], HALF (PLANES (m->widths[0]))) : p->input.view;
+	fill_input (&in, input);
+	for (uint32_t l = 0; l < D; l++) {
+		bd_cpu_view_bf16 t = pairs_over (&p->tmp[l], 0), x;
+		if (l == 0) {
+			bd_conv2d (pool, &state->enc[0][0], &in, &p->tmp[0].view, true);
+			x = bd_to_bf16_pairs (pool, &p->tmp[0].view, p->tmp[0].planes, state->half);
+		} else {
+			uint32_t below = PLANES (m->widths[l - 1]), here = PLANES (m->widths[l]);
+			bd_cpu_view_bf16 skip = pairs_over (&p->cat[l - 1], 0);
+			/* The pooled pairs lie over this level's up half, or in a buffer of their own
+			 * where the level is narrower than the one above (plan_layout). */
+			bd_cpu_view_bf16 pooled = l + 1 < D && below <= here ? pairs_over (&p->cat[l], HALF (here))
+			                                                      : pairs_over (&p->pooled[l], 0);
+			bd_maxpool2x2_pairs (pool, HALF (below), &skip, &pooled);
+			bd_conv2d_amx_pairs (pool, &state->enc[l][0], &pooled, &t, true);
+			x = t;
+		}
+		if (l + 1 < D) {
+			bd_cpu_view_bf16 skip = pairs_over (&p->cat[l], 0);
+			bd_conv2d_amx_pairs (pool, &state->enc[l][1], &x, &skip, true);
+		} else if (D > 1) {
+			bd_cpu_view_bf16 bottom = pairs_over (&p->out[l], 0);
+			bd_conv2d_amx_pairs (pool, &state->enc[l][1], &x, &bottom, true);
+		} else {
+			bd_conv2d_amx (pool, &state->enc[l][1], &x, &p->out[l].view, true);
+		}
+		if (!step (opts, &done, total) || !step (opts, &done, total))
+			return false;
+	}
+	for (uint32_t l = D - 1; l-- > 0;) {
+		bd_cpu_view_bf16 below = pairs_over (&p->out[l + 1], 0), cat = pairs_over (&p->cat[l], 0);
+		bd_cpu_view_bf16 up = pairs_over (&p->cat[l], HALF (PLANES (m->widths[l])));
+		bd_cpu_view_bf16 t = pairs_over (&p->tmp[l], 0);
+		bd_conv_transpose2x2_amx (pool, state->up[l], &below, NULL, &up);
+		bd_conv2d_amx_pairs (pool, &state->dec[l][0], &cat, &t, true);
+		if (l > 0) {
+			bd_cpu_view_bf16 o = pairs_over (&p->out[l], 0);
+			bd_conv2d_amx_pairs (pool, &state->dec[l][1], &t, &o, true);
+		} else {
+			bd_conv2d_amx (pool, &state->dec[l][1], &t, &p->out[l].view, true);
+		}
+		for (int k = 0; k < 4; k++)
+			if (!step (opts, &done, total))
+				return false;
+	}
+	bd_head_sigmoid (pool, m->head.weight.data, m->head.bias.data[0], m->widths[0],
+	                 &p->out[0].view, output);
+	step (opts, &done, total);
+	return true;
+}
+#endif
+
+static bd_status
+cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint32_t width,
+                 float *output, const bd_run_options *opts, bd_error *error)
+{
+	const bd_model *m = session->model;
+	cpu_state *state = session->backend_data;
+	cpu_plan *p = NULL;
+	bd_status st = plan_for (state, m, height, width, true, &p, error);
+	if (st != BD_OK)
+		return st;
+	bool finished;
+#if defined(BD_HAVE_AMX_KERNELS)
+	if (state->kernel == CPU_AMX)
+		finished = forward_amx (state, m, p, session->pool, input, opts, output);
+	else
+#endif
+	{
+		fill_input (&p->input.view, input);
+		finished = forward_blocked (state, m, p, session->pool, opts, output);
+	}
+	return finished ? BD_OK : bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
 }
 
 static bd_status

@@ -363,10 +363,31 @@ test_conv_transpose (void)
 			memset (half, 0xff, nhalf * sizeof *half);
 			blocked_poison (&bout);
 			bd_cpu_view_bf16 hv = bd_to_bf16_pairs (pool, &bin.view, bin.planes, half);
-			bd_conv_transpose2x2_amx (pool, taps, &hv, &bout.view);
+			bd_conv_transpose2x2_amx (pool, taps, &hv, &bout.view, NULL);
 			g_free (got);
 			got = blocked_to_dense (&bout);
 			check_close (got, want, (size_t) cout * 4 * h * w, 1e-5, "AMX transposed conv");
+			/* Into bf16 pairs: each output the fp32 one rounded, a last odd block's pair
+			 * half zero, borders left. */
+			uint32_t pairs = (bout.planes + 1) / 2;
+			blocked pout = blocked_new (pairs * 2 * BD_LANES, 2 * h, 2 * w);
+			blocked_poison (&pout);
+			bd_cpu_view_bf16 pv = { (uint16_t *) pout.view.data, 2 * h, 2 * w, 2 * pout.view.row_stride,
+			                        2 * pout.view.plane_stride };
+			bd_conv_transpose2x2_amx (pool, taps, &hv, NULL, &pv);
+			for (uint32_t ch = 0; ch < pairs * 32; ch++)
+				for (int64_t y = -1; y <= 2 * h; y++)
+					for (int64_t x = -1; x <= 2 * w; x++) {
+						uint16_t v = pv.data[(size_t) (ch / 32) * pv.plane_stride + (ptrdiff_t) y * (ptrdiff_t) pv.row_stride +
+						                     (ptrdiff_t) x * 32 + ch % 32];
+						bool inside = y >= 0 && x >= 0 && y < 2 * h && x < 2 * w && ch < cout;
+						uint16_t expect = inside ? bd_bf16_from_float (got[((size_t) ch * 2 * h + (size_t) y) * 2 * w + (size_t) x])
+						                         : 0;
+						if (v != expect)
+							g_error ("AMX transposed conv into pairs: channel %u pixel (%lld, %lld) is 0x%04x, not 0x%04x",
+							         ch, (long long) x, (long long) y, v, expect);
+					}
+			bd_free_aligned (pout.base);
 			for (int t = 0; t < 4; t++)
 				bd_cpu_conv_clear (&taps[t]);
 			bd_free_aligned (half);
@@ -379,6 +400,39 @@ test_conv_transpose (void)
 		g_free (in); g_free (wt); g_free (bias); g_free (want); g_free (got);
 	}
 	bd_thread_pool_free (pool);
+}
+
+/* The pairs max-pool on @bin's values rounded to bf16 (written as pairs over @bin's own memory
+ * by hand: pair q holds channels 32q..32q+31): bit for bit the fp32 max-pool's outputs
+ * @dense rounded, every output lane written (the output starts poisoned), borders left. */
+static void
+check_maxpool_pairs (bd_thread_pool *pool, blocked *bin, const float *dense)
+{
+	uint32_t c = bin->channels, h = bin->view.height, w = bin->view.width, pairs = (bin->planes + 1) / 2;
+	float *in = blocked_to_dense (bin);
+	blocked pin = blocked_new (pairs * 2 * BD_LANES, h, w), pout = blocked_new (pairs * 2 * BD_LANES, h / 2, w / 2);
+	bd_cpu_view_bf16 vi = { (uint16_t *) pin.view.data, h, w, 2 * pin.view.row_stride, 2 * pin.view.plane_stride };
+	bd_cpu_view_bf16 vo = { (uint16_t *) pout.view.data, h / 2, w / 2, 2 * pout.view.row_stride,
+	                        2 * pout.view.plane_stride };
+	for (uint32_t ch = 0; ch < c; ch++)
+		for (uint32_t y = 0; y < h; y++)
+			for (uint32_t x = 0; x < w; x++)
+				vi.data[(size_t) (ch / 32) * vi.plane_stride + (size_t) y * vi.row_stride + (size_t) x * 32 + ch % 32] =
+					bd_bf16_from_float (in[((size_t) ch * h + y) * w + x]);
+	memset (pout.base, 0xff, pout.floats * sizeof (float));
+	bd_maxpool2x2_pairs (pool, pairs, &vi, &vo);
+	for (uint32_t ch = 0; ch < pairs * 32; ch++)
+		for (uint32_t y = 0; y < h / 2; y++)
+			for (uint32_t x = 0; x < w / 2; x++) {
+				uint16_t got = vo.data[(size_t) (ch / 32) * vo.plane_stride + (size_t) y * vo.row_stride + (size_t) x * 32 +
+				                       ch % 32];
+				uint16_t expect = ch < c ? bd_bf16_from_float (dense[((size_t) ch * (h / 2) + y) * (w / 2) + x]) : 0;
+				if (got != expect)
+					g_error ("max-pool of pairs: channel %u pixel (%u, %u) is 0x%04x, not 0x%04x", ch, x, y, got, expect);
+			}
+	bd_free_aligned (pin.base);
+	bd_free_aligned (pout.base);
+	g_free (in);
 }
 
 static void
@@ -398,6 +452,7 @@ test_maxpool (void)
 		bd_maxpool2x2 (pool, bout.planes, &bin.view, &bout.view);
 		float *got = blocked_to_dense (&bout);
 		check_close (got, want, (size_t) c * h * w / 4, 0, "max-pool");
+		check_maxpool_pairs (pool, &bin, got);
 		bd_free_aligned (bin.base);
 		bd_free_aligned (bout.base);
 		g_free (in); g_free (want); g_free (got);

@@ -13,8 +13,36 @@
 typedef struct {
 	const bd_cpu_conv      *taps;
 	const bd_cpu_view_bf16 *in;
-	const bd_cpu_view      *out;
+	const bd_cpu_view      *out;      /* fp32 outputs, or */
+	const bd_cpu_view_bf16 *pairs;    /* bf16 pairs */
 } transpose_ctx;
+
+/* One tap's sums (output pixels 2(x + m) + dx of row 2y + dy) into the fp32 planes, or into
+ * their half of a pair of bf16 planes; the block that ends an odd count also zeroes the
+ * pair's second half. */
+static void
+write_tap (const transpose_ctx *c, float (*sums)[VL], uint32_t row, uint32_t col, uint32_t ob, int pixels)
+{
+	if (!c->pairs) {
+		const bd_cpu_view *out = c->out;
+		float *dst = out->data + (size_t) ob * out->plane_stride + (size_t) row * out->row_stride + (size_t) col * VL;
+		for (int m = 0; m < pixels; m++)
+			_mm512_storeu_ps (dst + 2 * m * VL, _mm512_load_ps (sums[m]));
+		return;
+	}
+	const bd_cpu_view_bf16 *out = c->pairs;
+	bool last_odd = ob % 2 == 0 && ob + 1 == c->taps[0].cout_blocks;
+	uint16_t *dst = out->data + (size_t) (ob / 2) * out->plane_stride + (size_t) row * out->row_stride +
+	                (size_t) col * PAIR + (ob % 2) * VL;
+	for (int m = 0; m < pixels; m++) {
+		__m512 v = _mm512_load_ps (sums[m]);
+		__m512i h = (__m512i) _mm512_cvtne2ps_pbh (_mm512_setzero_ps (), v);
+		if (last_odd)
+			_mm512_storeu_si512 (dst + 2 * m * PAIR, h);
+		else
+			_mm256_storeu_si256 ((__m256i *) (dst + 2 * m * PAIR), _mm512_castsi512_si256 (h));
+	}
+}
 
 /* One input row and one output block: that block's four output pixels per input pixel. */
 static void
@@ -22,7 +50,6 @@ transpose_task (void *data, size_t index)
 {
 	const transpose_ctx *c = data;
 	const bd_cpu_view_bf16 *in = c->in;
-	const bd_cpu_view *out = c->out;
 	uint32_t blocks = c->taps[0].cout_blocks;
 	uint32_t y = (uint32_t) (index / blocks), ob = (uint32_t) (index % blocks), width = in->width;
 	uint32_t pairs = (c->taps[0].in_channels + PAIR - 1) / PAIR;
@@ -62,23 +89,18 @@ transpose_task (void *data, size_t index)
 		_tile_stored (1, sums[1], 64);
 		_tile_stored (2, sums[2], 64);
 		_tile_stored (3, sums[3], 64);
-		for (int t = 0; t < 4; t++) {
-			int dy = t / 2, dx = t % 2;
-			float *dst = out->data + (size_t) ob * out->plane_stride + (size_t) (2 * y + dy) * out->row_stride +
-			             (size_t) (2 * x + dx) * VL;
-			for (int m = 0; m < pixels; m++)
-				_mm512_storeu_ps (dst + 2 * m * VL, _mm512_load_ps (sums[t][m]));
-		}
+		for (int t = 0; t < 4; t++)
+			write_tap (c, sums[t], 2 * y + t / 2, 2 * x + t % 2, ob, pixels);
 	}
 	_tile_release ();
 }
 
 void
 bd_conv_transpose2x2_amx (bd_thread_pool *pool, const bd_cpu_conv taps[4], const bd_cpu_view_bf16 *in,
-                          const bd_cpu_view *out)
+                          const bd_cpu_view *out, const bd_cpu_view_bf16 *pairs)
 {
 	if (in->height == 0 || in->width == 0 || taps[0].out_channels == 0)
 		return;
-	transpose_ctx c = { taps, in, out };
+	transpose_ctx c = { taps, in, out, out ? NULL : pairs };
 	bd_thread_pool_run (pool, (size_t) in->height * taps[0].cout_blocks, transpose_task, &c);
 }

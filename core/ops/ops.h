@@ -76,6 +76,10 @@ bd_bf16_from_float (float f)
 	return (uint16_t) (u >> 16);
 }
 
+/* bd_maxpool2x2 of @pairs bf16 pairs of planes (maxpool2x2-pairs.c). */
+void bd_maxpool2x2_pairs (bd_thread_pool *pool, uint32_t pairs, const bd_cpu_view_bf16 *in,
+                          const bd_cpu_view_bf16 *out);
+
 /* The bf16 kernels (conv-bf16.c, to-bf16.c), built where the compiler targets AVX-512 BF16. */
 #if defined(BD_HAVE_BF16_KERNELS)
 /* Whether this CPU runs them, and BACKDROP_CPU_KERNEL does not ask for fp32 ("fp32", "v3" or
@@ -127,9 +131,10 @@ void bd_conv2d_amx_pairs (bd_thread_pool *pool, const bd_cpu_conv *conv, const b
                           const bd_cpu_view_bf16 *out, bool relu);
 
 /* bd_conv_transpose2x2 on the tile unit: @taps packed by bd_cpu_conv_pack_amx (1x1), @in in
- * bf16 pairs (bd_to_bf16_pairs). */
+ * bf16 pairs (bd_to_bf16_pairs); the outputs into the fp32 planes @out, or with @out NULL
+ * rounded to bf16 into the pairs @pairs (the second half of a last odd plane zero). */
 void bd_conv_transpose2x2_amx (bd_thread_pool *pool, const bd_cpu_conv taps[4], const bd_cpu_view_bf16 *in,
-                               const bd_cpu_view *out);
+                               const bd_cpu_view *out, const bd_cpu_view_bf16 *pairs);
 #endif
 
 /* Used by bd_conv2d and bd_conv_transpose2x2: @out_step is 1, or 2 to write every other pixel. */
