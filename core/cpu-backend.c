@@ -411,13 +411,13 @@ fill_input (const bd_cpu_view *in, const float *input)
 	}
 }
 
-/* The forward pass in fp32, or with bf16 copies of the convolutions' inputs (AVX-512 BF16). */
+/* The forward pass up to the head, in fp32 or with bf16 copies of the convolutions' inputs
+ * (AVX-512 BF16); false when cancelled. */
 static bool
 forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *pool,
-                 const bd_run_options *opts, float *output)
+                 const bd_run_options *opts, int *done, int total)
 {
 	uint32_t D = m->depth;
-	int done = 0, total = (int) (2 * D + 4 * (D - 1) + 1);
 	const cpu_buffer *x = &p->input;
 	for (uint32_t l = 0; l < D; l++) {
 		if (l > 0) {
@@ -428,7 +428,7 @@ forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_poo
 		bd_cpu_view dst = l + 1 < D ? planes_of (&p->cat[l], 0) : p->out[l].view;
 		conv3x3 (pool, state, &state->enc[l][0], x, &p->tmp[l].view);
 		conv3x3 (pool, state, &state->enc[l][1], &p->tmp[l], &dst);
-		if (!step (opts, &done, total) || !step (opts, &done, total))
+		if (!step (opts, done, total) || !step (opts, done, total))
 			return false;
 	}
 	for (uint32_t l = D - 1; l-- > 0;) {
@@ -437,12 +437,9 @@ forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_poo
 		conv3x3 (pool, state, &state->dec[l][0], &p->cat[l], &p->tmp[l].view);
 		conv3x3 (pool, state, &state->dec[l][1], &p->tmp[l], &p->out[l].view);
 		for (int k = 0; k < 4; k++)
-			if (!step (opts, &done, total))
+			if (!step (opts, done, total))
 				return false;
 	}
-	bd_head_sigmoid (pool, m->head.weight.data, m->head.bias.data[0], m->widths[0],
-	                 &p->out[0].view, output);
-	step (opts, &done, total);
 	return true;
 }
 
@@ -467,13 +464,13 @@ pairs_over (const cpu_buffer *b, uint32_t first)
  * expect (cpu_init); before the up-convolution writes them, that half holds the level's input
  * (the photo in fp32 at level 0, the pooled pairs below). The first convolution stays fp32
  * (three channels gain nothing from pairs), so tmp[0] alone is copied to pairs. Outputs that
- * feed an up-convolution are pairs; the last decoder block's, which the head reads, fp32. */
+ * feed an up-convolution are pairs; the last decoder block's, which the head reads, fp32.
+ * Up to the head; false when cancelled. */
 static bool
 forward_amx (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *pool, const float *input,
-             const bd_run_options *opts, float *output)
+             const bd_run_options *opts, int *done, int total)
 {
 	uint32_t D = m->depth;
-	int done = 0, total = (int) (2 * D + 4 * (D - 1) + 1);
 	/* The photo lies over cat[0]'s up half when there is one. */
 	bd_cpu_view in = D > 1 ? planes_of (&p->cat[0], HALF (PLANES (m->widths[0]))) : p->input.view;
 	fill_input (&in, input);
@@ -502,7 +499,7 @@ forward_amx (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *p
 		} else {
 			bd_conv2d_amx (pool, &state->enc[l][1], &x, &p->out[l].view, true);
 		}
-		if (!step (opts, &done, total) || !step (opts, &done, total))
+		if (!step (opts, done, total) || !step (opts, done, total))
 			return false;
 	}
 	for (uint32_t l = D - 1; l-- > 0;) {
@@ -518,12 +515,9 @@ forward_amx (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *p
 			bd_conv2d_amx (pool, &state->dec[l][1], &t, &p->out[l].view, true);
 		}
 		for (int k = 0; k < 4; k++)
-			if (!step (opts, &done, total))
+			if (!step (opts, done, total))
 				return false;
 	}
-	bd_head_sigmoid (pool, m->head.weight.data, m->head.bias.data[0], m->widths[0],
-	                 &p->out[0].view, output);
-	step (opts, &done, total);
 	return true;
 }
 #endif
@@ -538,17 +532,24 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 	bd_status st = plan_for (state, m, height, width, true, &p, error);
 	if (st != BD_OK)
 		return st;
+	/* Progress after each layer: two a level down, four a level up, the head. */
+	int done = 0, total = (int) (2 * m->depth + 4 * (m->depth - 1) + 1);
 	bool finished;
 #if defined(BD_HAVE_AMX_KERNELS)
 	if (state->kernel == CPU_AMX)
-		finished = forward_amx (state, m, p, session->pool, input, opts, output);
+		finished = forward_amx (state, m, p, session->pool, input, opts, &done, total);
 	else
 #endif
 	{
 		fill_input (&p->input.view, input);
-		finished = forward_blocked (state, m, p, session->pool, opts, output);
+		finished = forward_blocked (state, m, p, session->pool, opts, &done, total);
 	}
-	return finished ? BD_OK : bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
+	if (!finished)
+		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
+	bd_head_sigmoid (session->pool, m->head.weight.data, m->head.bias.data[0], m->widths[0], &p->out[0].view,
+	                 output);
+	step (opts, &done, total);
+	return BD_OK;
 }
 
 static bd_status
