@@ -8,9 +8,9 @@
 #
 # BUILD_DIR holds bench/bench-forward (default: build). PyTorch comes from the Python that
 # has it (PYTHON, default /usr/bin/python3; Debian: apt-get install python3-torch). Each
-# shape runs ours in fp32 (exact), ours in fast precision (bf16 convolutions where the CPU
-# has AVX-512 BF16, else fp32 again), then PyTorch's fp32, in turn, so all see the same
-# machine state.
+# shape runs ours in fp32 (exact), ours in fast precision (bf16 convolutions on AMX on Intel,
+# with AVX-512 BF16 on AMD, else fp32 again), then PyTorch's fp32, in turn, so all see the
+# same machine state.
 set -euo pipefail
 build=${1:-build}
 runs=${2:-10}

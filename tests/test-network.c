@@ -13,8 +13,8 @@
 
 typedef struct { uint32_t depth, widths[4], h, w; } net_case;
 
-/* Fast precision runs the 3x3 convolutions in bf16 on CPUs with AVX-512 BF16 (ops/conv-bf16.c);
- * exact precision is fp32 everywhere. */
+/* Fast precision runs the convolutions in bf16 on CPUs with AMX (ops/conv-amx.c) or, on AMD,
+ * AVX-512 BF16 (ops/conv-bf16.c); exact precision is fp32 everywhere. */
 static bd_session *
 open_cpu_session (const char *path, bd_model **model, bd_precision precision)
 {
