@@ -82,7 +82,8 @@ pack_task (void *data, size_t ob)
 		const float *wo = c->w + (ob * VL + o) * c->s_co;
 		for (uint32_t ci = 0; ci < c->in_channels; ci++) {
 			uint32_t s = c->in_map ? c->in_map[ci] : ci;
-			uint16_t *dst = block + (size_t) (s / PAIR) * c->taps * TILE_WEIGHTS + (s % PAIR / 2) * PAIR + o * 2 + s % 2;
+			uint16_t *dst = block + (size_t) (s / PAIR) * c->taps * TILE_WEIGHTS +   /* its pair's tiles */
+			                (s % PAIR / 2) * PAIR + o * 2 + s % 2;                      /* row, column */
 			for (uint32_t t = 0; t < c->taps; t++)
 				dst[t * TILE_WEIGHTS] = bd_bf16_from_float (wo[ci * c->s_ci + t * c->s_tap]);
 		}
