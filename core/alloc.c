@@ -35,8 +35,9 @@ void *
 bd_alloc_zeroed (size_t count, size_t size)
 {
 	void *p = bd_alloc_aligned (count, size);
+	/* The whole block, its rounding up to 64 bytes too (bd_alloc_aligned checked the size). */
 	if (p)
-		memset (p, 0, count * size);
+		memset (p, 0, (count * size + 63) & ~(size_t) 63);
 	return p;
 }
 
