@@ -197,7 +197,6 @@ check_amx_pairs_out (bd_thread_pool *pool, const bd_cpu_conv *conv, const blocke
 #endif
 
 #if defined(BD_HAVE_BF16_KERNELS)
-
 /* One 3x3 case through a bf16 kernel, against the reference on the same inputs and weights
  * rounded to bf16 (so only the fp32 sums differ: as tight as fp32), and against the
  * unrounded reference within bf16's precision. */
