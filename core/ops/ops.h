@@ -26,8 +26,8 @@ typedef struct {
 	float   *weights;
 	float   *bias;          /* cout_blocks * 16 */
 	uint16_t *weights_bf16; /* NULL, or the 3x3 weights for bd_conv2d_bf16 (conv-bf16.c) */
-	uint16_t *weights_amx;  /* NULL, or the 3x3 weights for bd_conv2d_amx (conv-amx.c); weights
-	                         * is then NULL */
+	uint16_t *weights_amx;  /* NULL, or the weights for the AMX kernels (conv-amx.c,
+	                         * conv-transpose-amx.c); weights is then NULL */
 	uint32_t in_channels;   /* storage channels read: planes * 16, or fewer in the last plane */
 	uint32_t out_channels;
 	uint32_t taps;          /* 9 for 3x3, 1 for 1x1 */
@@ -105,7 +105,8 @@ void bd_conv2d_bf16 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu
 bd_cpu_view_bf16 bd_to_bf16_pairs (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, uint16_t *dst);
 #endif
 
-/* The AMX kernel (conv-amx.c), built where the compiler targets AMX-BF16. */
+/* The AMX kernels (conv-amx.c, conv-transpose-amx.c), built where the compiler targets
+ * AMX-BF16. */
 #if defined(BD_HAVE_AMX_KERNELS)
 /* Whether this CPU and system run it (the process is granted the tile state here), and
  * BACKDROP_CPU_KERNEL is unset or "amx". */
@@ -119,8 +120,8 @@ bd_status bd_cpu_conv_pack_amx (bd_thread_pool *pool, bd_cpu_conv *conv, const f
                                 size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t in_storage,
                                 bd_error *error);
 
-/* bd_conv2d for a 3x3 convolution with bf16 weights and inputs (bd_to_bf16_pairs) on the tile
- * unit, fp32 sums and outputs. */
+/* bd_conv2d for a 3x3 convolution with bf16 weights and inputs (pairs of planes, from
+ * bd_to_bf16_pairs or another AMX kernel) on the tile unit, fp32 sums and outputs. */
 void bd_conv2d_amx (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
                     const bd_cpu_view *out, bool relu);
 
@@ -131,7 +132,7 @@ void bd_conv2d_amx_pairs (bd_thread_pool *pool, const bd_cpu_conv *conv, const b
                           const bd_cpu_view_bf16 *out, bool relu);
 
 /* bd_conv_transpose2x2 on the tile unit: @taps packed by bd_cpu_conv_pack_amx (1x1), @in in
- * bf16 pairs (bd_to_bf16_pairs); the outputs into the fp32 planes @out, or with @out NULL
+ * bf16 pairs of planes; the outputs into the fp32 planes @out, or with @out NULL
  * rounded to bf16 into the pairs @pairs (the second half of a last odd plane zero). */
 void bd_conv_transpose2x2_amx (bd_thread_pool *pool, const bd_cpu_conv taps[4], const bd_cpu_view_bf16 *in,
                                const bd_cpu_view *out, const bd_cpu_view_bf16 *pairs);
