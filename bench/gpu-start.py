@@ -63,7 +63,8 @@ def one_round(build, model_path):
     times = []
     for _ in range(30):
         a = now()
-        if lib.bd_session_run(s, ctypes.byref(img), ctypes.byref(ro), alpha.ctypes.data, 1333, ctypes.byref(err)):
+        if lib.bd_session_run(s, ctypes.byref(img), ctypes.byref(ro), alpha.ctypes.data_as(ctypes.c_void_p),
+                              ctypes.c_size_t(1333), ctypes.byref(err)):
             sys.exit(f"gpu-start: {err.message.decode()}")
         times.append(now() - a)
     ms = lambda x: 1e3 * x
