@@ -3,7 +3,9 @@
  * bd_image_save_full that gdk-pixbuf lacks: one file per format that needs more than
  * gdk-pixbuf gives. gdk-pixbuf's JPEG and PNG loaders fill a truncated file's
  * missing rows with grey and report success; libjpeg and libpng themselves say the data
- * ended early, so those two formats are decoded with them directly. */
+ * ended early, so those two formats are decoded with them directly. Its WebP loader upsamples
+ * the colour differently from libwebp's own decoder (bd-decode-webp.c): WebP is decoded with
+ * libwebp directly too, but for animations (the loader gives their first frame). */
 #pragma once
 
 #include <gdk-pixbuf/gdk-pixbuf.h>
@@ -22,6 +24,11 @@ GdkPixbuf *bd_decode_jpeg (const guint8 *data, gsize size, const char *name,
 /* 8-bit RGB, or RGBA when the file has transparency. */
 GdkPixbuf *bd_decode_png  (const guint8 *data, gsize size, const char *name,
                            BdDecodeSizeCheck check, GError **error);
+
+/* 8-bit RGB, or RGBA when the file has transparency; a still image (bd_webp_is_animated). */
+GdkPixbuf *bd_decode_webp (const guint8 *data, gsize size, const char *name,
+                           BdDecodeSizeCheck check, GError **error);
+gboolean   bd_webp_is_animated (const guint8 *data, gsize size);
 
 /* @image (a mask: R = G = B) as an 8-bit greyscale PNG written to @out (bd-encode-png.c). */
 gboolean   bd_encode_png_grey (GOutputStream *out, GdkPixbuf *image, GCancellable *cancellable,

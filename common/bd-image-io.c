@@ -69,8 +69,8 @@ sniff (const guint8 *d, gsize n)
 	return FORMAT_NONE;
 }
 
-/* WebP and TIFF through their gdk-pixbuf loaders, named, not sniffed; both report a file that
- * ends early from their close. */
+/* TIFF and animated WebP through their gdk-pixbuf loaders, named, not sniffed; both report a
+ * file that ends early from their close. */
 static GdkPixbuf *
 decode_with_loader (const char *type, const guint8 *data, gsize size, const char *name, GError **error)
 {
@@ -119,7 +119,9 @@ decode (const guint8 *data, gsize size, const char *name, GError **error)
 	case FORMAT_PNG:
 		return bd_decode_png (data, size, name, size_allowed, error);
 	case FORMAT_WEBP:
-		return decode_with_loader ("webp", data, size, name, error);
+		if (bd_webp_is_animated (data, size))
+			return decode_with_loader ("webp", data, size, name, error);
+		return bd_decode_webp (data, size, name, size_allowed, error);
 	case FORMAT_TIFF: {
 		/* libtiff decodes the whole file when the loader closes, whatever size it was told:
 		 * its header is read here first, so a 30000x30000 file allocates nothing. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The programs' photo decoding and saving (common/bd-image-io.c): every format cut short is
  * refused, complete files with extra data after their end load, only the documented formats
- * reach a decoder, and saving never replaces a file unless asked, keeps permissions, and
- * leaves no temporary file behind. */
+ * reach a decoder, WebP decodes to libwebp's own pixels, and saving never replaces a file
+ * unless asked, keeps permissions, and leaves no temporary file behind. */
 #include "bd-image-io.h"
 
 #include <fcntl.h>
@@ -15,6 +15,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <webp/decode.h>
+#include <webp/encode.h>
+#include <webp/mux.h>
 
 static char *tmpdir;
 
@@ -171,6 +174,79 @@ test_other_formats (void)
 	g_assert_error (e1, BD_IO_ERROR, BD_IO_ERROR_UNSUPPORTED);
 	g_assert_null (load (tga_like, sizeof tga_like, &e2));
 	g_assert_error (e2, BD_IO_ERROR, BD_IO_ERROR_UNSUPPORTED);
+}
+
+/* A lossy WebP (colour stored at half size), with and without alpha, loads as libwebp's own
+ * decoder gives it, byte for byte: gdk-pixbuf's loader scales the colour planes up another
+ * way, and the network was trained on libwebp's pixels. */
+static void
+test_webp_pixels (void)
+{
+	for (int alpha = 0; alpha < 2; alpha++) {
+		g_autoptr (GdkPixbuf) p = picture (161, 97, alpha);   /* odd sizes: half-size colour rounds */
+		const guint8 *px = gdk_pixbuf_read_pixels (p);
+		int stride = gdk_pixbuf_get_rowstride (p), n = alpha ? 4 : 3;
+		uint8_t *webp = NULL;
+		size_t len = alpha ? WebPEncodeRGBA (px, 161, 97, stride, 80, &webp)
+		                   : WebPEncodeRGB (px, 161, 97, stride, 80, &webp);
+		g_assert_cmpuint (len, >, 0);
+		int w = 0, h = 0;
+		uint8_t *ref = alpha ? WebPDecodeRGBA (webp, len, &w, &h) : WebPDecodeRGB (webp, len, &w, &h);
+		g_assert_nonnull (ref);
+		g_autoptr (GError) error = NULL;
+		g_autoptr (GdkPixbuf) got = load (webp, len, &error);
+		g_assert_no_error (error);
+		g_assert_cmpint (gdk_pixbuf_get_width (got), ==, w);
+		g_assert_cmpint (gdk_pixbuf_get_height (got), ==, h);
+		g_assert_cmpint (gdk_pixbuf_get_has_alpha (got), ==, alpha);
+		const guint8 *gp = gdk_pixbuf_read_pixels (got);
+		int gs = gdk_pixbuf_get_rowstride (got);
+		for (int y = 0; y < h; y++)
+			if (memcmp (gp + (gsize) y * gs, ref + (gsize) y * w * n, (gsize) w * n) != 0)
+				g_error ("WebP (alpha %d) row %d differs from libwebp's decode", alpha, y);
+		WebPFree (ref);
+		WebPFree (webp);
+	}
+}
+
+/* An animated WebP (which WebPDecode refuses) still loads: its first frame, through the loader. */
+static void
+test_webp_animated (void)
+{
+	g_autoptr (GdkPixbuf) a = picture (64, 48, TRUE), b = picture (64, 48, TRUE);
+	gdk_pixbuf_fill (b, 0x20408080);
+	WebPAnimEncoderOptions options;
+	g_assert_true (WebPAnimEncoderOptionsInit (&options));
+	WebPAnimEncoder *enc = WebPAnimEncoderNew (64, 48, &options);
+	g_assert_nonnull (enc);
+	GdkPixbuf *frames[] = { a, b };
+	for (int f = 0; f < 2; f++) {
+		WebPPicture pic;
+		g_assert_true (WebPPictureInit (&pic));
+		pic.use_argb = 1;
+		pic.width = 64;
+		pic.height = 48;
+		g_assert_true (WebPPictureImportRGBA (&pic, gdk_pixbuf_read_pixels (frames[f]),
+		                                      gdk_pixbuf_get_rowstride (frames[f])));
+		WebPConfig config;
+		g_assert_true (WebPConfigInit (&config));
+		g_assert_true (WebPAnimEncoderAdd (enc, &pic, f * 100, &config));
+		WebPPictureFree (&pic);
+	}
+	g_assert_true (WebPAnimEncoderAdd (enc, NULL, 200, NULL));
+	WebPData data;
+	WebPDataInit (&data);
+	g_assert_true (WebPAnimEncoderAssemble (enc, &data));
+	WebPAnimEncoderDelete (enc);
+	WebPBitstreamFeatures features;
+	g_assert_cmpint (WebPGetFeatures (data.bytes, data.size, &features), ==, VP8_STATUS_OK);
+	g_assert_true (features.has_animation);
+	g_autoptr (GError) error = NULL;
+	g_autoptr (GdkPixbuf) got = load (data.bytes, data.size, &error);
+	g_assert_no_error (error);
+	g_assert_cmpint (gdk_pixbuf_get_width (got), ==, 64);
+	g_assert_cmpint (gdk_pixbuf_get_height (got), ==, 48);
+	WebPDataClear (&data);
 }
 
 /* A TIFF whose header claims 30000x30000 is refused before libtiff allocates anything. */
@@ -372,6 +448,8 @@ main (int argc, char **argv)
 	g_test_add_func ("/common/image-io/truncated", test_truncated);
 	g_test_add_func ("/common/image-io/jpeg-ends", test_jpeg_ends);
 	g_test_add_func ("/common/image-io/other-formats", test_other_formats);
+	g_test_add_func ("/common/image-io/webp-pixels", test_webp_pixels);
+	g_test_add_func ("/common/image-io/webp-animated", test_webp_animated);
 	g_test_add_func ("/common/image-io/huge-tiff", test_huge_tiff);
 	g_test_add_func ("/common/image-io/save", test_save);
 	g_test_add_func ("/common/image-io/png-round-trip", test_png_round_trip);
