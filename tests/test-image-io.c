@@ -246,6 +246,10 @@ test_webp_animated (void)
 	g_assert_no_error (error);
 	g_assert_cmpint (gdk_pixbuf_get_width (got), ==, 64);
 	g_assert_cmpint (gdk_pixbuf_get_height (got), ==, 48);
+	/* The first frame's gradients, not the second's flat colour. */
+	const guint8 *px = gdk_pixbuf_read_pixels (got);
+	int stride = gdk_pixbuf_get_rowstride (got), n = gdk_pixbuf_get_n_channels (got);
+	g_assert_cmpint (abs ((int) px[0] - (int) px[47 * stride + 63 * n]), >, 100);
 	WebPDataClear (&data);
 }
 
