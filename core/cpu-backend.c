@@ -24,9 +24,11 @@ typedef struct {
 	bool     alias;     /* lies over another buffer's planes (buffer_alias) */
 } cpu_buffer;
 
-/* Buffers for one input size (see plan_for). */
+/* Buffers for one input size (see plan_for), laid out for a geometry at least that size:
+ * its own, or the other plan's, so that both passes of a photo use the same memory. */
 typedef struct {
 	uint32_t    height, width;
+	uint32_t    geo_height, geo_width;   /* the rows and planes are this size's */
 	uint64_t    last_used;
 	size_t      floats;                /* the arena it needs */
 	size_t      half_floats;           /* bf16 sessions: the largest convolution input's copy */
@@ -45,7 +47,9 @@ typedef struct {
 	/* The two input sizes used last: mirror averaging alternates between two, and one plan
 	 * would be remade twice a photo. Their buffers share one arena (a forward pass keeps
 	 * nothing for the next): with plan_layout's sharing, about 170 MB instead of 480 MB for
-	 * the shipped model, and half the page faults of a lone photo (docs/ARCHITECTURE.md). */
+	 * the shipped model, and half the page faults of a lone photo (docs/ARCHITECTURE.md).
+	 * The smaller size is laid out in the larger one's rows and planes (plan_for), so the
+	 * second pass finds its pages already faulted in. */
 	cpu_plan    plans[2];
 	cpu_plan   *bound;      /* the plan whose views point into the arena, borders zeroed */
 	bool        fresh;      /* the arena is all zero: no plan has been bound to it yet */
@@ -57,14 +61,15 @@ typedef struct {
 	cpu_kernel  kernel;     /* for the 3x3 convolutions but the first */
 } cpu_state;
 
-/* Places a buffer of @channels at @height x @width after the plan's others. */
+/* Places a buffer of @channels at @height x @width after the plan's others, its rows and
+ * planes those of @geo_height x @geo_width (at least as large). */
 static bd_status
 buffer_layout (cpu_plan *p, cpu_buffer *b, uint32_t channels, uint32_t height, uint32_t width,
-               bd_error *error)
+               uint32_t geo_height, uint32_t geo_width, bd_error *error)
 {
 	uint32_t planes = PLANES (channels);
-	size_t row = ((size_t) width + 2) * BD_LANES, plane, floats;
-	if (!bd_size_mul (row, (size_t) height + 2, &plane) || !bd_size_mul (plane, planes, &floats) ||
+	size_t row = ((size_t) geo_width + 2) * BD_LANES, plane, floats;
+	if (!bd_size_mul (row, (size_t) geo_height + 2, &plane) || !bd_size_mul (plane, planes, &floats) ||
 	    floats > SIZE_MAX / 2 - p->floats)
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "activation buffer too large");
 	floats = (floats + 15) & ~(size_t) 15;   /* each buffer on a 64-byte line */
@@ -147,27 +152,27 @@ buffer_alias (cpu_buffer *b, const cpu_buffer *host, uint32_t first, uint32_t ch
  * half of cat, which the up-convolution writes only later in the decoder. A third less
  * memory for a photo to touch. */
 static bd_status
-plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, cpu_kernel kernel,
-             bd_error *error)
+plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, uint32_t geo_height,
+             uint32_t geo_width, cpu_kernel kernel, bd_error *error)
 {
 	memset (s, 0, sizeof *s);
 	bd_status st = BD_OK;
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
-		uint32_t h = height >> l, w = width >> l, c = m->widths[l];
+		uint32_t h = height >> l, w = width >> l, gh = geo_height >> l, gw = geo_width >> l, c = m->widths[l];
 		bool has_cat = l + 1 < m->depth;
 		uint32_t in_channels = l > 0 ? m->widths[l - 1] : 3;
-		st = buffer_layout (s, &s->tmp[l], c, h, w, error);
+		st = buffer_layout (s, &s->tmp[l], c, h, w, gh, gw, error);
 		if (st == BD_OK && has_cat)
-			st = buffer_layout (s, &s->cat[l], 2 * PLANES (c) * BD_LANES, h, w, error);
+			st = buffer_layout (s, &s->cat[l], 2 * PLANES (c) * BD_LANES, h, w, gh, gw, error);
 		cpu_buffer *in = l > 0 ? &s->pooled[l] : &s->input;
 		if (st == BD_OK && has_cat && PLANES (in_channels) <= PLANES (c))
 			buffer_alias (in, &s->cat[l], PLANES (c), in_channels);
 		else if (st == BD_OK)
-			st = buffer_layout (s, in, in_channels, h, w, error);
+			st = buffer_layout (s, in, in_channels, h, w, gh, gw, error);
 		if (st == BD_OK && has_cat)
 			buffer_alias (&s->out[l], &s->cat[l], 0, c);
 		else if (st == BD_OK)
-			st = buffer_layout (s, &s->out[l], c, h, w, error);
+			st = buffer_layout (s, &s->out[l], c, h, w, gh, gw, error);
 	}
 	if (st != BD_OK) {
 		memset (s, 0, sizeof *s);
@@ -176,15 +181,17 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, cp
 	/* Every convolution input is one whole buffer; the largest is cat[0] (or the
 	 * bottleneck's at depth 1). On AMX the convolutions pass bf16 pairs to each other
 	 * (forward_amx) and only tmp[0], the fp32 first convolution's output, is copied. */
+	if (kernel == CPU_AMX)
+		s->half_floats = (size_t) HALF (s->tmp[0].planes) * 2 * s->tmp[0].view.plane_stride;
 	for (uint32_t l = 0; kernel == CPU_BF16 && l < m->depth; l++) {
 		const cpu_buffer *in[] = { &s->pooled[l], &s->tmp[l], &s->cat[l] };
 		for (int i = 0; i < 3; i++)
 			s->half_floats = in[i]->floats > s->half_floats ? in[i]->floats : s->half_floats;
 	}
-	if (kernel == CPU_AMX)
-		s->half_floats = (size_t) HALF (s->tmp[0].planes) * 2 * s->tmp[0].view.plane_stride;
 	s->height = height;
 	s->width = width;
+	s->geo_height = geo_height;
+	s->geo_width = geo_width;
 	return BD_OK;
 }
 
@@ -200,9 +207,19 @@ plan_for (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, bool
 			p = &s->plans[i];
 	if (!p) {
 		p = s->plans[0].last_used <= s->plans[1].last_used ? &s->plans[0] : &s->plans[1];
+		const cpu_plan *other = p == &s->plans[0] ? &s->plans[1] : &s->plans[0];
 		if (s->bound == p)
 			s->bound = NULL;
-		bd_status st = plan_layout (p, m, height, width, s->kernel, error);
+		/* Within the other plan's geometry where it is not much larger (a photo's mirror
+		 * pass, reserved first, is 9/8 of its size): the two passes then write the same
+		 * pages, and the second touches almost none the first did not. */
+		uint32_t gh = height, gw = width;
+		if (other->height && other->geo_height >= height && other->geo_width >= width &&
+		    (uint64_t) other->geo_height * other->geo_width <= 2 * (uint64_t) height * width) {
+			gh = other->geo_height;
+			gw = other->geo_width;
+		}
+		bd_status st = plan_layout (p, m, height, width, gh, gw, s->kernel, error);
 		if (st != BD_OK)
 			return st;
 	}

@@ -99,13 +99,16 @@ test_random_unets (void)
 
 /* The two kept sizes share one arena: sizes in turn (a photo's pass and its mirror pass),
  * a third size that takes the place of the older, growing and shrinking, each exactly as a
- * fresh session computes it. Stale padding or spare lanes left by another size would show. */
+ * fresh session computes it. Stale padding or spare lanes left by another size would show.
+ * From { 16, 32 } on, the smaller sizes lie in the rows and planes of { 24, 40 }: their
+ * right and bottom padding is where the larger size wrote. */
 static void
 test_sizes_share_buffers (void)
 {
 	const net_case *c = &net_cases[4];   /* widths not multiples of 16 */
 	static const uint32_t sizes[][2] = { { 24, 40 }, { 16, 16 }, { 24, 40 }, { 32, 24 }, { 16, 16 },
-	                                     { 40, 48 }, { 16, 16 }, { 24, 40 } };
+	                                     { 40, 48 }, { 16, 16 }, { 24, 40 }, { 16, 32 }, { 24, 40 },
+	                                     { 16, 32 }, { 24, 32 }, { 16, 32 } };
 	for (int precision = 0; precision < 2; precision++) {
 		bd_precision pr = precision ? BD_PRECISION_FAST : BD_PRECISION_EXACT;
 		g_autofree uint8_t *bytes = NULL;
