@@ -31,7 +31,7 @@ typedef struct {
 	uint32_t    geo_height, geo_width;   /* the rows and planes are this size's */
 	uint64_t    last_used;
 	size_t      floats;                /* the arena it needs */
-	size_t      half_floats;           /* bf16 sessions: the largest convolution input's copy */
+	size_t      half_floats;           /* AVX-512 BF16 sessions: the largest convolution input's copy */
 	cpu_buffer  input;                 /* level 0, 3 channels */
 	cpu_buffer  pooled[BD_MAX_DEPTH];  /* level l's input, l >= 1 */
 	cpu_buffer  tmp[BD_MAX_DEPTH];     /* first conv of a block */
@@ -55,7 +55,7 @@ typedef struct {
 	bool        fresh;      /* the arena is all zero: no plan has been bound to it yet */
 	float      *arena;
 	size_t      arena_floats;
-	uint16_t   *half;       /* bf16 sessions: a convolution's input in bf16 */
+	uint16_t   *half;       /* AVX-512 BF16 sessions: a convolution's input in bf16 */
 	size_t      half_floats;
 	uint64_t    uses;
 	cpu_kernel  kernel;     /* for the 3x3 convolutions but the first */
@@ -117,9 +117,8 @@ planes_of (const cpu_buffer *b, uint32_t first)
 }
 
 /* With @pairs (AMX sessions, forward_amx) the level's buffers are bf16 pairs of planes, a
- * pair in the bytes of one fp32 plane: cat uses its first half, the input and pooled buffers
- * that lie over cat are not used (their pairs lie within that half), and tmp uses its first
- * half but at level 0 (the fp32 first convolution's output). */
+ * pair in the bytes of one fp32 plane: cat and tmp use their first halves, and the input and
+ * pooled buffers that lie over cat are not used (their pairs lie within that half). */
 static void
 plan_bind (cpu_plan *p, float *arena, uint32_t depth, bool fresh, bool pairs)
 {
@@ -127,7 +126,7 @@ plan_bind (cpu_plan *p, float *arena, uint32_t depth, bool fresh, bool pairs)
 	buffer_bind (&p->input, arena, fresh, pairs && p->input.alias ? 0 : all);
 	for (uint32_t l = 0; l < depth; l++) {
 		buffer_bind (&p->pooled[l], arena, fresh, pairs && p->pooled[l].alias ? 0 : all);
-		buffer_bind (&p->tmp[l], arena, fresh, pairs && l > 0 ? HALF (p->tmp[l].planes) : all);
+		buffer_bind (&p->tmp[l], arena, fresh, pairs ? HALF (p->tmp[l].planes) : all);
 		buffer_bind (&p->cat[l], arena, fresh, pairs ? 2 * HALF (p->cat[l].planes / 2) : all);
 		/* Read only by 1x1 operations (the up-convolution, the head): no padding to zero. */
 		buffer_bind (&p->out[l], arena, true, 0);
@@ -180,9 +179,7 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, ui
 	}
 	/* Every convolution input is one whole buffer; the largest is cat[0] (or the
 	 * bottleneck's at depth 1). On AMX the convolutions pass bf16 pairs to each other
-	 * (forward_amx) and only tmp[0], the fp32 first convolution's output, is copied. */
-	if (kernel == CPU_AMX)
-		s->half_floats = (size_t) HALF (s->tmp[0].planes) * 2 * s->tmp[0].view.plane_stride;
+	 * (forward_amx) and nothing is copied. */
 	for (uint32_t l = 0; kernel == CPU_BF16 && l < m->depth; l++) {
 		const cpu_buffer *in[] = { &s->pooled[l], &s->tmp[l], &s->cat[l] };
 		for (int i = 0; i < 3; i++)
@@ -479,9 +476,9 @@ pairs_over (const cpu_buffer *b, uint32_t first)
  * the bytes of fp32 and with no copies between. A level's cat holds the skip pairs from
  * pair 0 and the up-convolution's from pair HALF (planes), which the decoder's packed weights
  * expect (cpu_init); before the up-convolution writes them, that half holds the level's input
- * (the photo in fp32 at level 0, the pooled pairs below). The first convolution stays fp32
- * (three channels gain nothing from pairs), so tmp[0] alone is copied to pairs. Outputs that
- * feed an up-convolution are pairs; the last decoder block's, which the head reads, fp32.
+ * (the photo in fp32 at level 0, the pooled pairs below). The first convolution computes in
+ * fp32 (three channels gain nothing from tiles) and writes pairs. Outputs that feed an
+ * up-convolution are pairs; the last decoder block's, which the head reads, fp32.
  * Up to the head; false when cancelled. */
 static bool
 forward_amx (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *pool, const float *input,
@@ -494,8 +491,8 @@ forward_amx (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *p
 	for (uint32_t l = 0; l < D; l++) {
 		bd_cpu_view_bf16 t = pairs_over (&p->tmp[l], 0), x;
 		if (l == 0) {
-			bd_conv2d (pool, &state->enc[0][0], &in, &p->tmp[0].view, true);
-			x = bd_to_bf16_pairs (pool, &p->tmp[0].view, p->tmp[0].planes, state->half);
+			bd_conv2d_pairs (pool, &state->enc[0][0], &in, &t, true);
+			x = t;
 		} else {
 			uint32_t below = PLANES (m->widths[l - 1]), here = PLANES (m->widths[l]);
 			bd_cpu_view_bf16 skip = pairs_over (&p->cat[l - 1], 0);

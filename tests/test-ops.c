@@ -103,6 +103,7 @@ typedef struct { uint32_t cin, cout, h, w, k; bool relu; } conv_case;
 
 static const conv_case conv_cases[] = {
 	{ 3, 16, 17, 23, 3, true },     /* the first layer */
+	{ 3, 32, 3, 130, 3, true },     /* the shipped one's, rows longer than bd_conv2d_pairs' stretch */
 	{ 16, 16, 8, 8, 3, true },
 	{ 5, 7, 1, 1, 3, false },       /* one pixel, partial blocks */
 	{ 17, 33, 9, 31, 3, true },     /* three output blocks: a pair and a single */
@@ -112,6 +113,40 @@ static const conv_case conv_cases[] = {
 	{ 16, 32, 4, 4, 1, false },
 	{ 33, 5, 3, 29, 1, true },
 };
+
+#if defined(BD_HAVE_BF16_KERNELS)
+/* Pairs of planes over @pout's memory (poisoned inside, zero borders). */
+static bd_cpu_view_bf16
+pairs_view (blocked *pout)
+{
+	blocked_poison (pout);
+	return (bd_cpu_view_bf16) {
+		.data = (uint16_t *) pout->view.data, .height = pout->view.height, .width = pout->view.width,
+		.row_stride = 2 * pout->view.row_stride, .plane_stride = 2 * pout->view.plane_stride,
+	};
+}
+
+/* Pairs written by a kernel into pairs_view (@pout): every value the fp32 output @dense
+ * rounded to bf16, spare channels zero, the borders left zero. */
+static void
+check_pairs (const blocked *pout, const bd_cpu_view_bf16 *pv, const conv_case *c, const float *dense,
+             const char *what)
+{
+	for (uint32_t ch = 0; ch < (pout->planes + 1) / 2 * 2 * BD_LANES; ch++)
+		for (int64_t y = -1; y <= c->h; y++)
+			for (int64_t x = -1; x <= c->w; x++) {
+				uint16_t v = pv->data[(size_t) (ch / 32) * pv->plane_stride + (ptrdiff_t) y * (ptrdiff_t) pv->row_stride +
+				                      (ptrdiff_t) x * 32 + ch % 32];
+				bool inside = y >= 0 && x >= 0 && y < c->h && x < c->w;
+				uint16_t expect = inside && ch < c->cout
+				                  ? bd_bf16_from_float (dense[((size_t) ch * c->h + (size_t) y) * c->w + (size_t) x])
+				                  : 0;
+				if (v != expect)
+					g_error ("%s, bf16 pairs out: channel %u pixel (%lld, %lld) is 0x%04x, not 0x%04x", what, ch,
+					         (long long) x, (long long) y, v, expect);
+			}
+}
+#endif
 
 static void
 test_conv2d (void)
@@ -138,6 +173,16 @@ test_conv2d (void)
 		float *got = blocked_to_dense (&bout);
 		char *what = g_strdup_printf ("conv %ux%u %u->%u at %ux%u", c->k, c->k, c->cin, c->cout, c->w, c->h);
 		check_close (got, want, nout, 1e-5, what);
+#if defined(BD_HAVE_BF16_KERNELS)
+		/* Into pairs (the AMX pass's first convolution): bd_conv2d's outputs rounded. */
+		if (bd_cpu_bf16_usable ()) {
+			blocked pout = blocked_new (c->cout, c->h, c->w);
+			bd_cpu_view_bf16 pv = pairs_view (&pout);
+			bd_conv2d_pairs (pool, &conv, &bin.view, &pv, c->relu);
+			check_pairs (&pout, &pv, c, got, what);
+			bd_free_aligned (pout.base);
+		}
+#endif
 		g_free (what);
 		bd_cpu_conv_clear (&conv);
 		bd_free_aligned (bin.base);
@@ -164,34 +209,19 @@ round_bf16 (float f)
 typedef enum { KERNEL_BF16, KERNEL_AMX } bf16_kernel;
 #endif
 
+
 #if defined(BD_HAVE_AMX_KERNELS)
-/* bd_conv2d_amx_pairs on the input bd_conv2d_amx had (@bin, its pairs still in @half): every
- * value the fp32 output @dense rounded to bf16, spare channels zero, the borders left zero. */
+/* bd_conv2d_amx_pairs on the input bd_conv2d_amx had (@bin, its pairs still in @half): its
+ * fp32 output @dense rounded. */
 static void
 check_amx_pairs_out (bd_thread_pool *pool, const bd_cpu_conv *conv, const blocked *bin, uint16_t *half,
                      const conv_case *c, const float *dense, const char *what)
 {
 	blocked pout = blocked_new (c->cout, c->h, c->w);
-	blocked_poison (&pout);
+	bd_cpu_view_bf16 pv = pairs_view (&pout);
 	bd_cpu_view_bf16 hv = bd_to_bf16_pairs (pool, &bin->view, bin->planes, half);
-	bd_cpu_view_bf16 pv = {
-		.data = (uint16_t *) pout.view.data, .height = c->h, .width = c->w,
-		.row_stride = 2 * pout.view.row_stride, .plane_stride = 2 * pout.view.plane_stride,
-	};
 	bd_conv2d_amx_pairs (pool, conv, &hv, &pv, c->relu);
-	for (uint32_t ch = 0; ch < (pout.planes + 1) / 2 * 2 * BD_LANES; ch++)
-		for (int64_t y = -1; y <= c->h; y++)
-			for (int64_t x = -1; x <= c->w; x++) {
-				uint16_t v = pv.data[(size_t) (ch / 32) * pv.plane_stride + (ptrdiff_t) y * (ptrdiff_t) pv.row_stride +
-				                     (ptrdiff_t) x * 32 + ch % 32];
-				bool inside = y >= 0 && x >= 0 && y < c->h && x < c->w;
-				uint16_t expect = inside && ch < c->cout
-				                  ? bd_bf16_from_float (dense[((size_t) ch * c->h + (size_t) y) * c->w + (size_t) x])
-				                  : 0;
-				if (v != expect)
-					g_error ("%s, bf16 pairs out: channel %u pixel (%lld, %lld) is 0x%04x, not 0x%04x", what, ch,
-					         (long long) x, (long long) y, v, expect);
-			}
+	check_pairs (&pout, &pv, c, dense, what);
 	bd_free_aligned (pout.base);
 }
 #endif

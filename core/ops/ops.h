@@ -103,6 +103,12 @@ void bd_conv2d_bf16 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu
  * 32 values a pixel (the second half zero past the last plane), borders included; @dst holds
  * (@planes + 1) / 2 * 2 * plane_stride elements. The view's strides count elements. */
 bd_cpu_view_bf16 bd_to_bf16_pairs (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, uint16_t *dst);
+
+/* bd_conv2d (fp32 weights, packed by bd_cpu_conv_pack) with its outputs rounded to bf16 as
+ * bd_to_bf16_pairs would round bd_conv2d's (a last odd block's half zero); only pixels inside
+ * @out are written. Needs an x86-64-v4 CPU with AVX-512 BF16. */
+void bd_conv2d_pairs (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view *in,
+                      const bd_cpu_view_bf16 *out, bool relu);
 #endif
 
 /* The AMX kernels (conv-amx.c, conv-transpose-amx.c), built where the compiler targets
