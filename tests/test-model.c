@@ -172,6 +172,64 @@ test_bit_flips (void)
 	g_rand_free (rand);
 }
 
+/* Loads @bytes and expects BD_ERR_FORMAT with @want in the message. */
+static void
+expect_message (const uint8_t *bytes, size_t size, const char *want)
+{
+	g_autofree char *path = write_bytes ("m.bdm", bytes, size);
+	bd_model *m = NULL;
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_model_open (path, &m, &err), ==, BD_ERR_FORMAT);
+	g_assert_null (m);
+	if (!strstr (err.message, want))
+		g_error ("expected \"%s\" in: %s", want, err.message);
+}
+
+/* A model large enough that threads widen its weights in pieces beside the checksum
+ * (core/model.c): it loads, damage is still called damage before a bad weight is, and a
+ * bad weight in each of the first three pieces of the largest tensor is named. */
+static void
+test_large (void)
+{
+	bd_synthetic_spec spec;
+	bd_synthetic_spec_init (&spec, 4, 32, 64, 5);   /* 1.9 million weights */
+	size_t size;
+	g_autofree uint8_t *b = bd_synthetic_model_bytes (&spec, &size);
+	g_assert_nonnull (b);
+	expect_status (b, size, BD_OK, "a model of 1.9 million weights");
+
+	uint64_t data, largest_bytes = 0, largest_offset = 0;
+	uint32_t count;
+	const uint8_t *largest = NULL;
+	memcpy (&data, b + BD_SYN_OFFSET_DATA, 8);
+	memcpy (&count, b + BD_SYN_OFFSET_COUNT, 4);
+	for (uint32_t i = 0; i < count; i++) {
+		const uint8_t *e = b + BD_SYN_HEADER_SIZE + (size_t) i * BD_SYN_ENTRY_SIZE;
+		uint64_t nbytes;
+		memcpy (&nbytes, e + 88, 8);
+		if (nbytes > largest_bytes) {
+			largest = e;
+			largest_bytes = nbytes;
+			memcpy (&largest_offset, e + 80, 8);
+		}
+	}
+	const uint64_t piece = 262144;   /* elements, as core/model.c's PIECE */
+	g_assert_cmpuint (largest_bytes / 4, >, 2 * piece);   /* three pieces or more */
+	g_autofree char *name = g_strndup ((const char *) largest, 56);
+	g_autofree uint8_t *c = g_malloc (size);
+	for (uint64_t k = 0; k < 3; k++) {
+		memcpy (c, b, size);
+		float nan = NAN;
+		memcpy (c + data + largest_offset + 4 * (k * piece + 7), &nan, 4);
+		expect_message (c, size, "damaged");
+		bd_synthetic_model_fix_checksum (c, size);
+		expect_message (c, size, name);
+	}
+	memcpy (c, b, size);
+	c[size - 1] ^= 0x10;   /* the last weight's last byte */
+	expect_message (c, size, "damaged");
+}
+
 /* Version 1 files (the header outside the checksum) still load, and give the same network. */
 static void
 test_version1 (void)
@@ -345,6 +403,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/model/depths", test_depths);
 	g_test_add_func ("/core/model/rewritten-while-open", test_rewritten_while_open);
 	g_test_add_func ("/core/model/out-pointer", test_out_pointer);
+	g_test_add_func ("/core/model/large", test_large);
 	int ret = g_test_run ();
 	g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
 	if (system (cmd) != 0)
