@@ -1114,12 +1114,39 @@ test_api_edges (void)
 	g_assert_cmpint (bd_mask_adjust (alpha, 4, 4, 4, -1, 0, &err), ==, BD_OK);
 }
 
+/* bd_rotate_quarter: every pixel where a quarter turn puts it (sizes across its 64-pixel
+ * tiles, padded rows), and the turn to the right undoing the turn to the left. */
+static void
+test_rotate_quarter (void)
+{
+	static const uint32_t sizes[][2] = { { 1, 1 }, { 5, 3 }, { 3, 70 }, { 130, 67 } };
+	for (size_t i = 0; i < G_N_ELEMENTS (sizes); i++)
+		for (uint32_t ch = 1; ch <= 4; ch++) {
+			uint32_t w = sizes[i][0], h = sizes[i][1];
+			size_t stride = (size_t) w * ch + 5, tstride = (size_t) h * ch + 3;
+			g_autofree uint8_t *src = g_malloc (stride * h), *left = g_malloc0 (tstride * w);
+			g_autofree uint8_t *back = g_malloc0 (stride * h);
+			for (size_t k = 0; k < stride * h; k++)
+				src[k] = (uint8_t) (k * 7 + k / 251);
+			bd_rotate_quarter (pool, src, w, h, stride, ch, false, left, tstride);
+			for (uint32_t y = 0; y < w; y++)
+				for (uint32_t x = 0; x < h; x++)
+					for (uint32_t c = 0; c < ch; c++)
+						/* Turned to the left: row y of the result is column w - 1 - y, top down. */
+						g_assert_cmpuint (left[y * tstride + x * ch + c], ==, src[(size_t) x * stride + (w - 1 - y) * ch + c]);
+			bd_rotate_quarter (pool, left, h, w, tstride, ch, true, back, stride);
+			for (uint32_t y = 0; y < h; y++)
+				g_assert_cmpmem (back + y * stride, (size_t) w * ch, src + y * stride, (size_t) w * ch);
+		}
+}
+
 int
 main (int argc, char **argv)
 {
 	g_test_init (&argc, &argv, NULL);
 	pool = bd_thread_pool_new (2);
 	g_test_add_func ("/core/image/resample", test_resample);
+	g_test_add_func ("/core/image/rotate-quarter", test_rotate_quarter);
 	g_test_add_func ("/core/image/resample-public", test_resample_public);
 	g_test_add_func ("/core/image/resample-threads", test_resample_threads);
 	g_test_add_func ("/core/image/upsample-follows-edges", test_upsample_follows_edges);

@@ -90,6 +90,12 @@ bd_status bd_resample_rgb (bd_thread_pool *pool, const bd_image *src, uint32_t w
                            float *dst_f32, uint8_t *dst_u8, size_t dst_stride, uint32_t dst_channels,
                            bd_error *error);
 
+/* @src (@width x @height, @channels bytes a pixel) turned a quarter into @dst, which is
+ * @height pixels wide and @width rows tall: to the left (counter-clockwise), or with
+ * @clockwise to the right, which turns it back, on @pool (rotate-quarter.c). */
+void bd_rotate_quarter (bd_thread_pool *pool, const uint8_t *src, uint32_t width, uint32_t height, size_t src_stride,
+                        uint32_t channels, bool clockwise, uint8_t *dst, size_t dst_stride);
+
 /* The low-resolution probabilities @prob (lw x lh, covering the whole photo) brought to the
  * photo's full size as 8-bit alpha. With @refine, a guided filter fitted at low resolution
  * against @rgb_low (the photo resampled to lw x lh, RGB floats in [0, 1]) is applied at full
