@@ -43,7 +43,7 @@ static char *opt_output_file, *opt_output_dir, *opt_format, *opt_output = "cutou
 static char *opt_device = "auto", *opt_model, *opt_precision = "fast";
 static double opt_threshold = -1, opt_feather = 0;
 static int opt_quality = 92, opt_threads = 0, opt_lanes = 0;
-static gboolean opt_no_refine, opt_all_people, opt_quiet, opt_version, opt_overwrite, opt_overwrite_inputs;
+static gboolean opt_no_refine, opt_as_it_stands, opt_all_people, opt_quiet, opt_version, opt_overwrite, opt_overwrite_inputs;
 static char **opt_inputs;
 
 static const GOptionEntry entries[] = {
@@ -58,6 +58,7 @@ static const GOptionEntry entries[] = {
 	{ "threshold", 't', 0, G_OPTION_ARG_DOUBLE, &opt_threshold, N_("Make the mask hard: opaque above T (0..1)"), N_("T") },
 	{ "feather", 0, 0, G_OPTION_ARG_DOUBLE, &opt_feather, N_("Soften the mask's edge by PIXELS"), N_("PIXELS") },
 	{ "no-refine", 0, 0, G_OPTION_ARG_NONE, &opt_no_refine, N_("Plain upsampling instead of edge-aware refinement"), NULL },
+	{ "as-it-stands", 0, 0, G_OPTION_ARG_NONE, &opt_as_it_stands, N_("Do not also look at the photo turned a quarter for people lying down or sideways"), NULL },
 	{ "keep-passers-by", 0, 0, G_OPTION_ARG_NONE, &opt_all_people, N_("Keep everyone found, passers-by too, not only the main subject"), NULL },
 	/* The option's first name, kept for scripts; the app and the plug-in say "Keep passers-by". */
 	{ "all-people", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &opt_all_people, NULL, NULL },
@@ -504,6 +505,7 @@ main (int argc, char **argv)
 	j.feather = (float) opt_feather;
 	bd_run_options_init (&j.run);
 	j.run.refine_edges = !opt_no_refine;
+	j.run.upright = !opt_as_it_stands;
 	j.run.main_subject_only = !opt_all_people;
 	interrupt = g_cancellable_new ();
 	j.run.progress = on_progress;

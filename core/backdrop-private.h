@@ -179,7 +179,22 @@ struct bd_session {
 	void                 *backend_data;
 	bd_thread_pool       *pool;
 	char                  description[128];
+	/* Which of upright.c's runs is under way: 0 the photo's own, 1 and 2 the quick ones as it
+	 * stands and turned, 3 the photo turned. Backends keep each one's buffers apart, so that
+	 * a photo lying down, run at several sizes, makes nothing new for the next. */
+	int                   probing;
 };
+
+/* A photo's mask before the main-subject and decisive passes (session.c's: the backend's
+ * whole-photo run, or the session's around its forward pass). */
+typedef bd_status (*bd_run_fn) (bd_session *session, const bd_image *photo, const bd_run_options *options,
+                                uint8_t *alpha, size_t alpha_stride, bd_error *error);
+
+/* @run's mask, but where two quick runs find a person more surely in the photo turned a
+ * quarter (people lying down or sideways), @run's mask of the photo turned, turned back
+ * (upright.c). */
+bd_status bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options *options,
+                          uint8_t *alpha, size_t alpha_stride, bd_run_fn run, bd_error *error);
 
 extern const bd_backend_ops bd_cpu_backend;
 /* What runs a CPU session's convolutions in bf16 ("AMX BF16", "AVX-512 BF16"), or NULL: fp32. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The CPU backend: plans of blocked activation buffers laid out once per input size (two
- * kept: a photo's pass and its mirror pass run at two sizes) in one arena the two share, and
+/* The CPU backend: plans of blocked activation buffers laid out once per input size (six
+ * kept: a photo's pass and its mirror pass run at two sizes, upright.c's quick passes at two
+ * more, and a photo lying down turned at two more) in one arena they share, and
  * the U-Net forward pass over the ops in core/ops/. Concatenation costs no copy: the
  * encoder's output and the up-convolution write the two plane ranges of one buffer. */
 #include "ops/ops.h"
@@ -44,13 +45,15 @@ typedef struct {
 	bd_cpu_conv enc[BD_MAX_DEPTH][2];
 	bd_cpu_conv up[BD_MAX_DEPTH][4];
 	bd_cpu_conv dec[BD_MAX_DEPTH][2];
-	/* The two input sizes used last: mirror averaging alternates between two, and one plan
-	 * would be remade twice a photo. Their buffers share one arena (a forward pass keeps
+	/* The six input sizes used last: a photo runs at two (mirror averaging), upright.c's
+	 * quick looks at two more and, for a photo lying down, its run turned at two more;
+	 * fewer plans would be remade for every photo of a folder.
+	 * Their buffers share one arena (a forward pass keeps
 	 * nothing for the next): with plan_layout's sharing, about 170 MB instead of 480 MB for
 	 * the shipped model, and half the page faults of a lone photo (docs/ARCHITECTURE.md).
 	 * The smaller size is laid out in the larger one's rows and planes (plan_for), so the
 	 * second pass finds its pages already faulted in. */
-	cpu_plan    plans[2];
+	cpu_plan    plans[6];
 	cpu_plan   *bound;      /* the plan whose views point into the arena, borders zeroed */
 	bool        fresh;      /* the arena is all zero: no plan has been bound to it yet */
 	float      *arena;
@@ -198,30 +201,37 @@ static bd_status
 plan_for (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, bool bind, cpu_plan **out,
           bd_error *error)
 {
+	const int n = (int) (sizeof s->plans / sizeof s->plans[0]);
 	cpu_plan *p = NULL;
-	for (int i = 0; i < 2 && !p; i++)
+	for (int i = 0; i < n && !p; i++)
 		if (s->plans[i].height == height && s->plans[i].width == width)
 			p = &s->plans[i];
 	if (!p) {
-		p = s->plans[0].last_used <= s->plans[1].last_used ? &s->plans[0] : &s->plans[1];
-		const cpu_plan *other = p == &s->plans[0] ? &s->plans[1] : &s->plans[0];
+		p = &s->plans[0];
+		for (int i = 1; i < n; i++)
+			if (s->plans[i].last_used < p->last_used)
+				p = &s->plans[i];
 		if (s->bound == p)
 			s->bound = NULL;
-		/* Within the other plan's geometry where it is not much larger (a photo's mirror
+		/* Within another plan's geometry where that is not much larger (a photo's mirror
 		 * pass, reserved first, is 9/8 of its size): the two passes then write the same
 		 * pages, and the second touches almost none the first did not. */
-		uint32_t gh = height, gw = width;
-		if (other->height && other->geo_height >= height && other->geo_width >= width &&
-		    (uint64_t) other->geo_height * other->geo_width <= 2 * (uint64_t) height * width) {
-			gh = other->geo_height;
-			gw = other->geo_width;
+		const cpu_plan *host = NULL;
+		for (int i = 0; i < n; i++) {
+			const cpu_plan *o = &s->plans[i];
+			uint64_t area = (uint64_t) o->geo_height * o->geo_width;
+			if (o != p && o->height && o->geo_height >= height && o->geo_width >= width &&
+			    area <= 2 * (uint64_t) height * width &&
+			    (!host || area < (uint64_t) host->geo_height * host->geo_width))
+				host = o;
 		}
+		uint32_t gh = host ? host->geo_height : height, gw = host ? host->geo_width : width;
 		bd_status st = plan_layout (p, m, height, width, gh, gw, s->kernel, error);
 		if (st != BD_OK)
 			return st;
 	}
 	if (p->floats > s->arena_floats || p->half_floats > s->half_floats) {
-		/* Grown for the larger size; the other plan binds again when used. Fresh pages are
+		/* Grown for the larger size; the other plans bind again when used. Fresh pages are
 		 * zero and faulted in by the pool's threads as the first pass writes them. */
 		bd_free_pages (s->arena, s->arena_floats * sizeof (float));
 		bd_free_pages (s->half, s->half_floats * sizeof *s->half);

@@ -32,6 +32,7 @@ bd_run_options_init (bd_run_options *options)
 	options->mirror_average = 1;
 	options->main_subject_only = 1;
 	options->decisive = 1;
+	options->upright = 1;
 }
 
 /* The caller's option struct @in (NULL: the defaults) as this version's @out, which
@@ -382,6 +383,15 @@ out:
 	return st;
 }
 
+/* The mask before the main-subject and decisive passes (bd_run_fn). */
+static bd_status
+run_raw (bd_session *session, const bd_image *photo, const bd_run_options *options, uint8_t *alpha,
+         size_t alpha_stride, bd_error *error)
+{
+	return session->backend->run ? session->backend->run (session, photo, options, alpha, alpha_stride, error)
+	                             : run_on_host (session, photo, options, alpha, alpha_stride, error);
+}
+
 bd_status
 bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options *options,
                 uint8_t *alpha, size_t alpha_stride, bd_error *error)
@@ -401,8 +411,8 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 		                     "bd_session_run: the options were not set up by bd_run_options_init");
 	options = &taken;
 
-	st = session->backend->run ? session->backend->run (session, photo, options, alpha, alpha_stride, error)
-	                           : run_on_host (session, photo, options, alpha, alpha_stride, error);
+	st = options->upright ? bd_run_upright (session, photo, options, alpha, alpha_stride, run_raw, error)
+	                      : run_raw (session, photo, options, alpha, alpha_stride, error);
 	if (st == BD_OK && options->main_subject_only)
 		st = bd_mask_keep_main_subject (session->pool, alpha, photo->width, photo->height, alpha_stride,
 		                                BD_MAIN_SUBJECT_FRACTION, BD_MAIN_SUBJECT_MIN_HEIGHT, error);

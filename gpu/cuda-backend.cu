@@ -64,6 +64,8 @@ struct gpu_state {
 	float        head_bias;
 	gpu_plan     plan;     /* the photo's canvas, or bd_session_forward's batch */
 	gpu_plan     mirror;   /* the mirror pass's canvas (mirror averaging, another scale) */
+	gpu_plan     probe[2]; /* upright.c's quick looks at a small size, as it stands and turned */
+	gpu_plan     turned, turned_mirror;   /* upright.c's run of a photo turned */
 	cudaEvent_t  net_start, net_end;   /* around the last forward's network, for benchmarks */
 	bool         launch_early;         /* kernels start in the tail of the one before (cuda-common.cuh) */
 };
@@ -415,6 +417,10 @@ cuda_destroy (bd_session *session)
 	cudaFree (s->head_weight);
 	plan_free (&s->plan);
 	plan_free (&s->mirror);
+	plan_free (&s->probe[0]);
+	plan_free (&s->probe[1]);
+	plan_free (&s->turned);
+	plan_free (&s->turned_mirror);
 	photo_free (&s->photo);
 	bd_gpu_composite_free (&s->composite);
 	bd_gpu_decide_free (&s->decide);
@@ -510,7 +516,14 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
 	bd_letterbox lb = bd_letterbox_for (session, photo->width, photo->height);
 	bd_letterbox lb2 = bd_letterbox_mirror_for (session, photo->width, photo->height);
+	/* bd_session.probing: each of upright.c's runs on buffers of its own. */
 	gpu_plan *p = &s->plan, *p2 = &s->mirror;
+	if (session->probing == 3) {
+		p = &s->turned;
+		p2 = &s->turned_mirror;
+	} else if (session->probing) {
+		p = &s->probe[session->probing - 1];
+	}
 	bd_status st = plan_make (s, p, m, 1, lb.ph, lb.pw, error);
 	if (st == BD_OK && opts->mirror_average)
 		st = plan_make (s, p2, m, 1, lb2.ph, lb2.pw, error);

@@ -39,7 +39,8 @@ class Image(ctypes.Structure):
 
 class RunOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_size_t), ("refine_edges", ctypes.c_int), ("progress", ctypes.c_void_p), ("user_data", ctypes.c_void_p),
-                ("mirror_average", ctypes.c_int), ("main_subject_only", ctypes.c_int), ("decisive", ctypes.c_int)]
+                ("mirror_average", ctypes.c_int), ("main_subject_only", ctypes.c_int), ("decisive", ctypes.c_int),
+                ("upright", ctypes.c_int)]
 
 
 CPU, CUDA = 1, 2
@@ -128,12 +129,12 @@ def check(lib, path, h, w, rng):
     return rows, desc
 
 
-def run_photo(lib, s, rgb, main_subject_only=1, decisive=1):
+def run_photo(lib, s, rgb, main_subject_only=1, decisive=1, upright=1):
     h, w, _ = rgb.shape
     img = Image(rgb.ctypes.data, w, h, w * 3, 0)
     alpha = np.zeros((h, w), dtype=np.uint8)
     err = Error()
-    if lib.bd_session_run(s, ctypes.byref(img), ctypes.byref(RunOptions(ctypes.sizeof(RunOptions), 1, None, None, 1, main_subject_only, decisive)),
+    if lib.bd_session_run(s, ctypes.byref(img), ctypes.byref(RunOptions(ctypes.sizeof(RunOptions), 1, None, None, 1, main_subject_only, decisive, upright)),
                           alpha.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(w), ctypes.byref(err)):
         raise RuntimeError(err.message.decode())
     return alpha
@@ -251,15 +252,20 @@ def check_photos(lib, model_path, photo_dir):
         rgb = np.ascontiguousarray(np.asarray(PILImage.fromarray(base).resize(size, PILImage.BILINEAR)))
         # "all people": without the main-subject pass, "soft": without the decisive pass (their
         # costs are the differences).
-        for label, s, subject, decisive in (("cuda fast", fast, 1, 1), ("all people", fast, 0, 1),
-                                            ("soft", fast, 1, 0), ("cuda exact", exact, 1, 1), ("cpu", cpu, 1, 1)):
-            run_photo(lib, s, rgb, subject, decisive)
+        # "as it stands": without the quick looks at the photo turned (core/upright.c); "lying
+        # down": the photo turned a quarter to the right, which they turn back.
+        lying = np.ascontiguousarray(np.rot90(rgb, -1))
+        for label, s, subject, decisive, upright, px in (
+                ("cuda fast", fast, 1, 1, 1, rgb), ("all people", fast, 0, 1, 1, rgb), ("soft", fast, 1, 0, 1, rgb),
+                ("as it stands", fast, 1, 1, 0, rgb), ("lying down", fast, 1, 1, 1, lying),
+                ("cuda exact", exact, 1, 1, 1, rgb), ("cpu", cpu, 1, 1, 1, rgb)):
+            run_photo(lib, s, px, subject, decisive, upright)
             times = []
             for _ in range(20 if label != "cpu" else 3):
                 t0 = time.perf_counter()
-                run_photo(lib, s, rgb, subject, decisive)
+                run_photo(lib, s, px, subject, decisive, upright)
                 times.append((time.perf_counter() - t0) * 1e3)
-            print(f"bd_session_run {mp:6} {size[0]}x{size[1]} {label:10} median_ms={np.median(times):.2f}")
+            print(f"bd_session_run {mp:6} {px.shape[1]}x{px.shape[0]} {label:12} median_ms={np.median(times):.2f}")
         alpha = run_photo(lib, fast, rgb)
         for label, s in (("cuda", fast), ("cpu", cpu)):
             for what, kind, radius in (("cut-out", 0, 0), ("blur 30", 2, 30)):

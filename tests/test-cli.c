@@ -102,6 +102,19 @@ have_data (void)
 	return TRUE;
 }
 
+/* Real photos and the shipped model, which finds their people (a synthetic one does not). */
+static gboolean
+have_data_and_model (void)
+{
+	if (!have_data ())
+		return FALSE;
+	if (!shipped_model) {
+		g_test_skip ("needs the shipped model: a synthetic one finds no people");
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static void
 test_real_photos (void)
 {
@@ -169,12 +182,8 @@ test_real_photos (void)
 static void
 test_all_people (void)
 {
-	if (!have_data ())
+	if (!have_data_and_model ())
 		return;
-	if (!shipped_model) {
-		g_test_skip ("needs the shipped model: a synthetic one finds no people");
-		return;
-	}
 	g_autofree char *photo = first_photo ("ccp-person", ".webp", 0);
 	g_autofree char *subject = path_in ("subject.png"), *everyone = path_in ("everyone.png");
 	run_result r = run_cli ("--output", "mask", photo, "-o", subject, NULL);
@@ -209,6 +218,67 @@ test_all_people (void)
 		}
 	g_test_message ("pixels kept only with --keep-passers-by: %d", differing);
 	g_assert_cmpint (differing, >, 0);
+}
+
+/* The share of pixels at least half opaque in both masks of those in either (first channel). */
+static double
+mask_iou (GdkPixbuf *a, GdkPixbuf *b)
+{
+	int w = gdk_pixbuf_get_width (a), h = gdk_pixbuf_get_height (a);
+	g_assert_cmpint (gdk_pixbuf_get_width (b), ==, w);
+	g_assert_cmpint (gdk_pixbuf_get_height (b), ==, h);
+	const guint8 *pa = gdk_pixbuf_read_pixels (a), *pb = gdk_pixbuf_read_pixels (b);
+	int sa = gdk_pixbuf_get_rowstride (a), sb = gdk_pixbuf_get_rowstride (b);
+	int na = gdk_pixbuf_get_n_channels (a), nb = gdk_pixbuf_get_n_channels (b);
+	long both = 0, either = 0;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			gboolean in_a = pa[y * sa + x * na] >= 128, in_b = pb[y * sb + x * nb] >= 128;
+			both += in_a && in_b;
+			either += in_a || in_b;
+		}
+	return either ? (double) both / (double) either : 1.0;
+}
+
+static GdkPixbuf *
+mask_of (const char *photo, const char *name, gboolean as_it_stands)
+{
+	g_autofree char *out = path_in (name);
+	run_result r = as_it_stands ? run_cli ("--output", "mask", "--as-it-stands", photo, "-o", out, NULL)
+	                            : run_cli ("--output", "mask", photo, "-o", out, NULL);
+	g_assert_cmpint (r.status, ==, 0);
+	g_free (r.err);
+	GdkPixbuf *mask = gdk_pixbuf_new_from_file (out, NULL);
+	g_assert_nonnull (mask);
+	return mask;
+}
+
+/* A person lying down: the first CCP photo turned a quarter to the right gets, turned back,
+ * the standing photo's mask (the network alone misses most of her: a third of it); the
+ * standing photo itself is not turned. */
+static void
+test_lying_down (void)
+{
+	if (!have_data_and_model ())
+		return;
+	g_autofree char *photo = first_photo ("ccp-person", ".webp", 0);
+	g_assert_nonnull (photo);
+	g_autoptr (GdkPixbuf) in = gdk_pixbuf_new_from_file (photo, NULL);
+	g_autoptr (GdkPixbuf) lying = gdk_pixbuf_rotate_simple (in, GDK_PIXBUF_ROTATE_CLOCKWISE);
+	g_autofree char *lying_path = path_in ("lying.png");
+	g_assert_true (gdk_pixbuf_save (lying, lying_path, "png", NULL, NULL));
+
+	g_autoptr (GdkPixbuf) standing = mask_of (photo, "standing-mask.png", FALSE);
+	g_autoptr (GdkPixbuf) standing_as_is = mask_of (photo, "standing-as-is-mask.png", TRUE);
+	g_assert_cmpfloat (mask_iou (standing, standing_as_is), ==, 1.0);
+	g_autoptr (GdkPixbuf) lying_mask = mask_of (lying_path, "lying-mask.png", FALSE);
+	g_autoptr (GdkPixbuf) lying_as_is = mask_of (lying_path, "lying-as-is-mask.png", TRUE);
+	g_autoptr (GdkPixbuf) back = gdk_pixbuf_rotate_simple (lying_mask, GDK_PIXBUF_ROTATE_COUNTERCLOCKWISE);
+	g_autoptr (GdkPixbuf) back_as_is = gdk_pixbuf_rotate_simple (lying_as_is, GDK_PIXBUF_ROTATE_COUNTERCLOCKWISE);
+	double found = mask_iou (back, standing), as_is = mask_iou (back_as_is, standing);
+	g_test_message ("lying down, against the standing photo's mask: IoU %.3f, %.3f as it stands", found, as_is);
+	g_assert_cmpfloat (found, >=, 0.95);
+	g_assert_cmpfloat (as_is, <, found);
 }
 
 /* A folder of photos with a bad one among them: the rest are written, the bad one is listed. */
@@ -952,6 +1022,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/cli/batch", test_batch);
 	g_test_add_func ("/cli/folder-like-lone", test_folder_like_lone);
 	g_test_add_func ("/cli/exif-orientation", test_exif_orientation);
+	g_test_add_func ("/cli/lying-down", test_lying_down);
 	g_test_add_func ("/cli/bad-inputs", test_bad_inputs);
 	g_test_add_func ("/cli/model-files", test_model_files);
 	g_test_add_func ("/cli/outputs-never-replace-inputs", test_outputs_never_replace_inputs);

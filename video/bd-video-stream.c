@@ -196,6 +196,9 @@ run_options (const BdVideoFrame *frame, bd_run_options *run)
 	/* Soft: the filter steadies the network's own values, which the decisive pass would
 	 * have settled to 0 or 255 frame by frame (bd_video_stream_next decides after it). */
 	run->decisive = 0;
+	/* A clip's people do not turn from frame to frame, and frames that chose differently
+	 * would flicker; the quick look would also cost every frame. */
+	run->upright = 0;
 }
 
 BdVideoFrame *
