@@ -182,7 +182,7 @@ struct bd_session {
 	/* Which of upright.c's runs is under way: 0 the photo's own, 1 and 2 the quick ones as it
 	 * stands and turned, 3 the photo turned. Backends keep each one's buffers apart, so that
 	 * a photo lying down, run at several sizes, makes nothing new for the next. */
-	int                   probing;
+	int                   upright_run;
 };
 
 /* A photo's mask before the main-subject and decisive passes (session.c's: the backend's

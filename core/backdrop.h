@@ -130,9 +130,10 @@ typedef struct bd_run_options {
 	                               * largest spans a third of the photo's height (default 1) */
 	int            decisive;      /* non-zero: alpha is 0 or 255 farther than 0.15% of the
 	                               * diagonal from the mask's edges, soft only along them (default 1) */
-	int            upright;       /* non-zero: also look at the photo turned a quarter (a quick
-	                               * pass at 256 pixels), and where the network finds a person
-	                               * there more surely, lying down or sideways, run it turned
+	int            upright;       /* non-zero: where the network is unsure of the photo's
+	                               * person, look at the photo turned a quarter too (two quick
+	                               * passes at 256 pixels), and where it finds a person there
+	                               * more surely, lying down or sideways, run the photo turned
 	                               * and turn the mask back (default 1; off for video, whose
 	                               * frames would not all agree) */
 } bd_run_options;

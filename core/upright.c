@@ -66,8 +66,8 @@ turned_is_surer (const mask_look *own, const mask_look *turned)
 	       turned->unsure < own->unsure * UPRIGHT_UNSURE_RATIO;
 }
 
-/* One quick run of @view (@which: 1 as it stands, 2 turned; bd_session.probing): one pass,
- * no mirror, no guided filter. */
+/* One quick run of @view (@which: 1 as it stands, 2 turned; bd_session.upright_run): one
+ * pass, no mirror, no guided filter. */
 static bd_status
 look_quickly (bd_session *session, const bd_image *view, const bd_run_options *options, bd_run_fn run, int which,
               uint8_t *alpha, mask_look *look, bd_error *error)
@@ -76,9 +76,9 @@ look_quickly (bd_session *session, const bd_image *view, const bd_run_options *o
 	quick.mirror_average = 0;
 	quick.refine_edges = 0;
 	quick.progress = NULL;
-	session->probing = which;
+	session->upright_run = which;
 	bd_status st = run (session, view, &quick, alpha, view->width, error);
-	session->probing = 0;
+	session->upright_run = 0;
 	if (st == BD_OK)
 		*look = look_at (alpha, view->width, view->height, view->width, 1);
 	return st;
@@ -157,9 +157,9 @@ bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options
 		again.progress = progress_done;
 		again.user_data = (void *) options;
 	}
-	session->probing = 3;
+	session->upright_run = 3;
 	st = run (session, &view, &again, alpha_turned, photo->height, error);
-	session->probing = 0;
+	session->upright_run = 0;
 	if (st == BD_OK)
 		bd_rotate_quarter (session->pool, alpha_turned, photo->height, photo->width, photo->height, 1, true, alpha, alpha_stride);
 	free (photo_turned);

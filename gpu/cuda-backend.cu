@@ -516,13 +516,13 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
 	bd_letterbox lb = bd_letterbox_for (session, photo->width, photo->height);
 	bd_letterbox lb2 = bd_letterbox_mirror_for (session, photo->width, photo->height);
-	/* bd_session.probing: each of upright.c's runs on buffers of its own. */
+	/* bd_session.upright_run: each of upright.c's runs on buffers of its own. */
 	gpu_plan *p = &s->plan, *p2 = &s->mirror;
-	if (session->probing == 3) {
+	if (session->upright_run == 3) {
 		p = &s->turned;
 		p2 = &s->turned_mirror;
-	} else if (session->probing) {
-		p = &s->probe[session->probing - 1];
+	} else if (session->upright_run) {
+		p = &s->probe[session->upright_run - 1];
 	}
 	bd_status st = plan_make (s, p, m, 1, lb.ph, lb.pw, error);
 	if (st == BD_OK && opts->mirror_average)
