@@ -26,7 +26,7 @@ typedef struct {
 } cpu_buffer;
 
 /* Buffers for one input size (see plan_for), laid out for a geometry at least that size:
- * its own, or the other plan's, so that both passes of a photo use the same memory. */
+ * its own, or another plan's, so that both passes of a photo use the same memory. */
 typedef struct {
 	uint32_t    height, width;
 	uint32_t    geo_height, geo_width;   /* the rows and planes are this size's */
@@ -47,12 +47,11 @@ typedef struct {
 	bd_cpu_conv dec[BD_MAX_DEPTH][2];
 	/* The six input sizes used last: a photo runs at two (mirror averaging), upright.c's
 	 * quick looks at two more and, for a photo lying down, its run turned at two more;
-	 * fewer plans would be remade for every photo of a folder.
-	 * Their buffers share one arena (a forward pass keeps
-	 * nothing for the next): with plan_layout's sharing, about 170 MB instead of 480 MB for
-	 * the shipped model, and half the page faults of a lone photo (docs/ARCHITECTURE.md).
-	 * The smaller size is laid out in the larger one's rows and planes (plan_for), so the
-	 * second pass finds its pages already faulted in. */
+	 * fewer plans would be remade for every photo of a folder. Their buffers share one
+	 * arena (a forward pass keeps nothing for the next): with plan_layout's sharing, about
+	 * 170 MB instead of 480 MB for the shipped model, and half the page faults of a lone
+	 * photo (docs/ARCHITECTURE.md). A smaller size is laid out in a larger one's rows and
+	 * planes (plan_for), so a photo's second pass finds its pages already faulted in. */
 	cpu_plan    plans[6];
 	cpu_plan   *bound;      /* the plan whose views point into the arena, borders zeroed */
 	bool        fresh;      /* the arena is all zero: no plan has been bound to it yet */
