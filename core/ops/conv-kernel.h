@@ -23,3 +23,9 @@ typedef void (*bd_conv_row_fn) (const bd_conv_row_job *job, uint32_t width, int 
 void bd_conv_row_x86_64_v4 (const bd_conv_row_job *job, uint32_t width, int nb, int taps, int step);
 void bd_conv_row_x86_64_v3 (const bd_conv_row_job *job, uint32_t width, int nb, int taps, int step);
 void bd_conv_row_generic   (const bd_conv_row_job *job, uint32_t width, int nb, int taps, int step);
+
+/* Pixels @x0 .. @x0 + @n - 1 of output row @y, blocks @block and (where there is one) the next,
+ * through @row over every chunk of input planes: bias, sums and ReLU into @out (that row's
+ * pixel @x0 of the first block, blocks @out_plane apart, every @step-th pixel) (conv2d.c). */
+void bd_conv_row_run (bd_conv_row_fn row, const bd_cpu_conv *conv, const bd_cpu_view *in, uint32_t y, uint32_t x0,
+                      uint32_t n, uint32_t block, float *out, size_t out_plane, int step, bool relu);

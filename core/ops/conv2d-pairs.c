@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* bd_conv2d with its outputs rounded to bf16 pairs of planes, for the AMX pass's first
- * convolution: the fp32 row kernel (conv-kernel.c) writes a stretch of a row into a buffer
- * on the stack, stored at once as pairs, so the fp32 output never takes memory of its own
- * (two full-size planes a photo, faulted in and then copied). The rounding is
+ * convolution: bd_conv2d's row reduction (bd_conv_row_run) writes a stretch of a row into
+ * a buffer on the stack, stored at once as pairs, so the fp32 output never takes memory of
+ * its own (two full-size planes a photo, faulted in and then copied). The rounding is
  * bd_to_bf16_pairs'. Built with -mavx512bf16. */
 #include "conv-kernel.h"
 
 #include <immintrin.h>
 
 #define VL      BD_LANES
-#define CHUNK   8      /* input planes reduced per call of the row kernel, as bd_conv2d */
 #define STRETCH 56     /* pixels per call: two of the row kernel's widest tiles */
 
 typedef struct {
@@ -25,40 +24,18 @@ static void
 pairs_task (void *data, size_t index)
 {
 	const pairs_ctx *c = data;
-	const bd_cpu_conv *conv = c->conv;
 	uint32_t y = (uint32_t) (index / c->groups), g = (uint32_t) (index % c->groups), width = c->in->width;
-	int nb = 2 * g + 1 < conv->cout_blocks ? 2 : 1;
-	uint32_t in_planes = (conv->in_channels + VL - 1) / VL;
-	size_t wblock = (size_t) conv->in_channels * conv->taps * VL;
+	bool two = 2 * g + 1 < c->conv->cout_blocks;
 	float sums[2][STRETCH * VL] __attribute__ ((aligned (64)));
 	uint16_t *dst = c->out->data + (size_t) g * c->out->plane_stride + (size_t) y * c->out->row_stride;
 
 	for (uint32_t x0 = 0; x0 < width; x0 += STRETCH) {
 		uint32_t n = width - x0 < STRETCH ? width - x0 : STRETCH;
-		bd_conv_row_job job = {
-			.in_row = c->in->row_stride,
-			.in_plane = c->in->plane_stride,
-			.wblock = wblock,
-			.bias = conv->bias + (size_t) 2 * g * VL,
-			.out = sums[0],
-			.out_plane = STRETCH * VL,
-			.relu = c->relu,
-		};
-		for (uint32_t b0 = 0; b0 < in_planes; b0 += CHUNK) {
-			uint32_t b1 = b0 + CHUNK < in_planes ? b0 + CHUNK : in_planes;
-			job.in = c->in->data + (size_t) b0 * c->in->plane_stride + (size_t) y * c->in->row_stride +
-			         (size_t) x0 * VL;
-			job.planes = b1 - b0;
-			job.lanes_last = b1 == in_planes ? conv->in_channels - (in_planes - 1) * VL : VL;
-			job.w = conv->weights + (size_t) 2 * g * wblock + (size_t) b0 * VL * conv->taps * VL;
-			job.first = b0 == 0;
-			job.last = b1 == in_planes;
-			/* Every CPU with AVX-512 BF16 runs the x86-64-v4 build. */
-			bd_conv_row_x86_64_v4 (&job, n, nb, (int) conv->taps, 1);
-		}
+		/* Every CPU with AVX-512 BF16 runs the x86-64-v4 build. */
+		bd_conv_row_run (bd_conv_row_x86_64_v4, c->conv, c->in, y, x0, n, 2 * g, sums[0], STRETCH * VL, 1, c->relu);
 		for (uint32_t p = 0; p < n; p++) {
 			__m512 lo = _mm512_load_ps (sums[0] + (size_t) p * VL);
-			__m512 hi = nb > 1 ? _mm512_load_ps (sums[1] + (size_t) p * VL) : _mm512_setzero_ps ();
+			__m512 hi = two ? _mm512_load_ps (sums[1] + (size_t) p * VL) : _mm512_setzero_ps ();
 			_mm512_storeu_si512 (dst + (size_t) (x0 + p) * 2 * VL, (__m512i) _mm512_cvtne2ps_pbh (hi, lo));
 		}
 	}

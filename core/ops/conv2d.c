@@ -63,36 +63,41 @@ typedef struct {
 	bd_conv_row_fn     row;
 } conv_ctx;
 
-static void
-conv_task (void *data, size_t index)
+void
+bd_conv_row_run (bd_conv_row_fn row, const bd_cpu_conv *conv, const bd_cpu_view *in, uint32_t y, uint32_t x0,
+                 uint32_t n, uint32_t block, float *out, size_t out_plane, int step, bool relu)
 {
-	const conv_ctx *c = data;
-	const bd_cpu_conv *conv = c->conv;
-	uint32_t y = (uint32_t) (index / c->groups), g = (uint32_t) (index % c->groups);
-	uint32_t block = 2 * g;
 	int nb = block + 1 < conv->cout_blocks ? 2 : 1;
 	uint32_t in_planes = (conv->in_channels + VL - 1) / VL;
 	size_t wblock = (size_t) conv->in_channels * conv->taps * VL;
-
 	bd_conv_row_job job = {
-		.in_row = c->in->row_stride,
-		.in_plane = c->in->plane_stride,
+		.in_row = in->row_stride,
+		.in_plane = in->plane_stride,
 		.wblock = wblock,
 		.bias = conv->bias + (size_t) block * VL,
-		.out = c->out->data + (size_t) block * c->out->plane_stride + (size_t) y * c->step * c->out->row_stride,
-		.out_plane = c->out->plane_stride,
-		.relu = c->relu,
+		.out = out,
+		.out_plane = out_plane,
+		.relu = relu,
 	};
 	for (uint32_t b0 = 0; b0 < in_planes; b0 += CHUNK) {
 		uint32_t b1 = b0 + CHUNK < in_planes ? b0 + CHUNK : in_planes;
-		job.in = c->in->data + (size_t) b0 * c->in->plane_stride + (size_t) y * c->in->row_stride;
+		job.in = in->data + (size_t) b0 * in->plane_stride + (size_t) y * in->row_stride + (size_t) x0 * VL;
 		job.planes = b1 - b0;
 		job.lanes_last = b1 == in_planes ? conv->in_channels - (in_planes - 1) * VL : VL;
 		job.w = conv->weights + (size_t) block * wblock + (size_t) b0 * VL * conv->taps * VL;
 		job.first = b0 == 0;
 		job.last = b1 == in_planes;
-		c->row (&job, c->in->width, nb, (int) conv->taps, c->step);
+		row (&job, n, nb, (int) conv->taps, step);
 	}
+}
+
+static void
+conv_task (void *data, size_t index)
+{
+	const conv_ctx *c = data;
+	uint32_t y = (uint32_t) (index / c->groups), block = 2 * (uint32_t) (index % c->groups);
+	float *out = c->out->data + (size_t) block * c->out->plane_stride + (size_t) y * c->step * c->out->row_stride;
+	bd_conv_row_run (c->row, c->conv, c->in, y, 0, c->in->width, block, out, c->out->plane_stride, c->step, c->relu);
 }
 
 /* The build of the kernel for this CPU's level (bd_cpu_level_get). */
