@@ -69,7 +69,7 @@ static const GOptionEntry entries[] = {
 	{ "lanes", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &opt_lanes, NULL, NULL },
 	{ "overwrite", 0, 0, G_OPTION_ARG_NONE, &opt_overwrite, N_("Replace output files that already exist (never an input)"), NULL },
 	{ "overwrite-inputs", 0, 0, G_OPTION_ARG_NONE, &opt_overwrite_inputs, N_("Also let a photo's output replace that photo itself"), NULL },
-	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, N_("Print errors only"), NULL },
+	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, N_("Print errors and the device only"), NULL },
 	{ "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, N_("Print the version and exit"), NULL },
 	{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_inputs, NULL, N_("INPUT…") },
 	{ NULL }
