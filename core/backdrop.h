@@ -131,9 +131,9 @@ typedef struct bd_run_options {
 	int            decisive;      /* non-zero: alpha is 0 or 255 farther than 0.15% of the
 	                               * diagonal from the mask's edges, soft only along them (default 1) */
 	int            upright;       /* non-zero: where the network is unsure of the photo's
-	                               * person, look at the photo turned a quarter too (two quick
-	                               * passes at 256 pixels), and where it finds a person there
-	                               * more surely, lying down or sideways, run the photo turned
+	                               * person, look at the photo turned a quarter either way too
+	                               * (three quick passes at 256 pixels), and where it finds a
+	                               * person turned more surely, lying down or sideways, run the photo turned
 	                               * and turn the mask back (default 1; off for video, whose
 	                               * frames would not all agree) */
 } bd_run_options;

@@ -4,20 +4,25 @@
  * degrees and 0.33 at 270, against 0.79 upside down (docs/MODEL.md, "People lying down").
  * Where the photo's own run is unsure of its person (the mean probability of the pixels
  * called person at most UPRIGHT_SURE_ENOUGH: nearly every portrait is surer, no turned person
- * of the validation sets is), two quick runs follow at 256 pixels on the long side (one pass
- * each, no mirror, no guided filter): the photo as it stands and turned a quarter to the
- * left. Where the network finds a person in the turned one more surely, the photo is run
- * again turned, as fully as asked, and the mask turned back. Someone lying with her head to
- * the right stands on her head once turned to the left, which the network does well.
+ * of the validation sets is), three quick runs follow at 256 pixels on the long side (one
+ * pass each, no mirror, no guided filter): the photo as it stands, turned a quarter to the
+ * left and to the right. Where the network finds a person in a turned one more surely, the
+ * photo is run again turned that way, as fully as asked, and the mask turned back.
  *
- * "More surely", chosen on every validation photo at each quarter turn: the mean probability
- * of the pixels called person higher by UPRIGHT_MARGIN, a person covering at least
- * UPRIGHT_MIN_MASS of the photo (empty scenes and small distant people stay as they are), and
- * the unsure pixels (probability between 0.15 and 0.85) fewer than UPRIGHT_UNSURE_RATIO times
- * those of the quick run as it stands. The two quick runs are compared with each other, not
- * with the photo's full run (finer, surer of itself): against that, close-up faces the
- * network is unsure of were turned too. Of the 739 validation photos of people standing, of
- * empty scenes and of unlabelled people, one is turned: an empty frame (docs/MODEL.md). */
+ * "More surely", chosen on every validation photo at each quarter turn: the surer turned run
+ * has the mean probability of its pixels called person higher by UPRIGHT_MARGIN, a person
+ * covering at least UPRIGHT_MIN_MASS of the photo (empty scenes and small distant people
+ * stay as they are), and fewer unsure pixels (probability between 0.15 and 0.85) than
+ * UPRIGHT_UNSURE_RATIO times those of the run as it stands, or, where that run found almost
+ * nothing (under UPRIGHT_NOTHING of the photo) and so has no unsure pixels to compare, a
+ * turned run sure of its own (over UPRIGHT_SURE_ENOUGH). And the other
+ * turned run must find her too (over UPRIGHT_OTHER_MASS, at least as surely as the run as it
+ * stands): someone lying down stands in one and stands on her head in the other, which the
+ * network does well; a shape that looks like a person only one way up is left alone. The
+ * quick runs are compared with each other, not with the photo's full run (finer, surer of
+ * itself): against that, close-up faces the network is unsure of were turned too. Of the 739
+ * validation photos of people standing, of empty scenes and of unlabelled people, two are
+ * turned, both without people (docs/MODEL.md). */
 #include "image/image.h"
 
 #include <math.h>
@@ -29,6 +34,8 @@
 #define UPRIGHT_MARGIN       0.02
 #define UPRIGHT_MIN_MASS     0.06
 #define UPRIGHT_UNSURE_RATIO 0.8
+#define UPRIGHT_NOTHING      0.02
+#define UPRIGHT_OTHER_MASS   0.04
 
 /* What a mask says of how sure the network was. */
 typedef struct {
@@ -59,11 +66,26 @@ look_at (const uint8_t *alpha, uint32_t width, uint32_t height, size_t stride, u
 	};
 }
 
+/* Whether @turned finds a person more surely than @own, the run as it stands. */
 static bool
 turned_is_surer (const mask_look *own, const mask_look *turned)
 {
-	return turned->sure > own->sure + UPRIGHT_MARGIN && turned->mass > UPRIGHT_MIN_MASS &&
-	       turned->unsure < own->unsure * UPRIGHT_UNSURE_RATIO;
+	if (turned->mass <= UPRIGHT_MIN_MASS || turned->sure <= own->sure + UPRIGHT_MARGIN)
+		return false;
+	return turned->unsure < own->unsure * UPRIGHT_UNSURE_RATIO ||
+	       (own->mass < UPRIGHT_NOTHING && turned->sure > UPRIGHT_SURE_ENOUGH);
+}
+
+/* Which way to turn the photo: 0 as it stands, 1 to the left, 2 to the right. */
+static int
+way_to_turn (const mask_look *own, const mask_look *left, const mask_look *right)
+{
+	bool l = turned_is_surer (own, left), r = turned_is_surer (own, right);
+	if (!l && !r)
+		return 0;
+	int way = l && (!r || left->sure >= right->sure) ? 1 : 2;
+	const mask_look *other = way == 1 ? right : left;
+	return other->mass > UPRIGHT_OTHER_MASS && other->sure > own->sure ? way : 0;
 }
 
 /* One quick run of @view (@which: 1 as it stands, 2 turned; bd_session.upright_run): one
@@ -84,11 +106,11 @@ look_quickly (bd_session *session, const bd_image *view, const bd_run_options *o
 	return st;
 }
 
-/* The quick runs: @photo at UPRIGHT_SIDE (never enlarged) as it stands (@own) and turned to
- * the left (@turned). */
+/* The quick runs of @photo at UPRIGHT_SIDE (never enlarged): @looks[0] as it stands, [1]
+ * turned to the left, [2] to the right. */
 static bd_status
-look_both_ways (bd_session *session, const bd_image *photo, const bd_run_options *options, bd_run_fn run,
-                mask_look *own, mask_look *turned, bd_error *error)
+look_three_ways (bd_session *session, const bd_image *photo, const bd_run_options *options, bd_run_fn run,
+                 mask_look looks[3], bd_error *error)
 {
 	uint32_t longest = photo->width > photo->height ? photo->width : photo->height;
 	double scale = longest > UPRIGHT_SIDE ? (double) UPRIGHT_SIDE / longest : 1.0;
@@ -103,12 +125,13 @@ look_both_ways (bd_session *session, const bd_image *photo, const bd_run_options
 		st = bd_resample_rgb (session->pool, photo, w, h, NULL, small, (size_t) w * 3, 3, error);
 	if (st == BD_OK) {
 		bd_image view = { small, w, h, (size_t) w * 3, BD_PIXEL_RGB8 };
-		st = look_quickly (session, &view, options, run, 1, alpha, own, error);
+		st = look_quickly (session, &view, options, run, 1, alpha, &looks[0], error);
 	}
-	if (st == BD_OK) {
-		bd_rotate_quarter (session->pool, small, w, h, (size_t) w * 3, 3, false, turned_pixels, (size_t) h * 3);
+	/* Both turned views are h x w: they share the turned quick run's buffers. */
+	for (int way = 1; way <= 2 && st == BD_OK; way++) {
+		bd_rotate_quarter (session->pool, small, w, h, (size_t) w * 3, 3, way == 2, turned_pixels, (size_t) h * 3);
 		bd_image view = { turned_pixels, h, w, (size_t) h * 3, BD_PIXEL_RGB8 };
-		st = look_quickly (session, &view, options, run, 2, alpha, turned, error);
+		st = look_quickly (session, &view, options, run, 2, alpha, &looks[way], error);
 	}
 	free (small);
 	free (turned_pixels);
@@ -136,9 +159,10 @@ bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options
 	uint32_t step = (uint32_t) ceil (sqrt ((double) photo->width * photo->height / 262144.0));
 	if (look_at (alpha, photo->width, photo->height, alpha_stride, step ? step : 1).sure > UPRIGHT_SURE_ENOUGH)
 		return BD_OK;
-	mask_look own, turned;
-	st = look_both_ways (session, photo, options, run, &own, &turned, error);
-	if (st != BD_OK || !turned_is_surer (&own, &turned))
+	mask_look looks[3];
+	st = look_three_ways (session, photo, options, run, looks, error);
+	int way = st == BD_OK ? way_to_turn (&looks[0], &looks[1], &looks[2]) : 0;
+	if (way == 0)
 		return st;
 
 	uint32_t ch = bd_image_channels (photo);
@@ -149,8 +173,8 @@ bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options
 		free (alpha_turned);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
 	}
-	bd_rotate_quarter (session->pool, photo->pixels, photo->width, photo->height, photo->stride, ch, false, photo_turned,
-	                   (size_t) photo->height * ch);
+	bd_rotate_quarter (session->pool, photo->pixels, photo->width, photo->height, photo->stride, ch, way == 2,
+	                   photo_turned, (size_t) photo->height * ch);
 	bd_image view = { photo_turned, photo->height, photo->width, (size_t) photo->height * ch, photo->format };
 	bd_run_options again = *options;
 	if (options->progress) {
@@ -161,7 +185,8 @@ bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options
 	st = run (session, &view, &again, alpha_turned, photo->height, error);
 	session->upright_run = 0;
 	if (st == BD_OK)
-		bd_rotate_quarter (session->pool, alpha_turned, photo->height, photo->width, photo->height, 1, true, alpha, alpha_stride);
+		bd_rotate_quarter (session->pool, alpha_turned, photo->height, photo->width, photo->height, 1, way == 1, alpha,
+		                   alpha_stride);
 	free (photo_turned);
 	free (alpha_turned);
 	return st;

@@ -253,11 +253,14 @@ def check_photos(lib, model_path, photo_dir):
         # "all people": without the main-subject pass, "soft": without the decisive pass (their
         # costs are the differences).
         # "as it stands": without the quick looks at the photo turned (core/upright.c); "lying
-        # down": the photo turned a quarter to the right, which they turn back.
+        # down": the photo turned a quarter to the right, which they turn back, and "to the
+        # left", turned the other way.
         lying = np.ascontiguousarray(np.rot90(rgb, -1))
+        lying_left = np.ascontiguousarray(np.rot90(rgb, 1))
         for label, s, subject, decisive, upright, px in (
                 ("cuda fast", fast, 1, 1, 1, rgb), ("all people", fast, 0, 1, 1, rgb), ("soft", fast, 1, 0, 1, rgb),
                 ("as it stands", fast, 1, 1, 0, rgb), ("lying down", fast, 1, 1, 1, lying),
+                ("to the left", fast, 1, 1, 1, lying_left),
                 ("cuda exact", exact, 1, 1, 1, rgb), ("cpu", cpu, 1, 1, 1, rgb)):
             run_photo(lib, s, px, subject, decisive, upright)
             times = []
