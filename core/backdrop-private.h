@@ -190,9 +190,9 @@ struct bd_session {
 typedef bd_status (*bd_run_fn) (bd_session *session, const bd_image *photo, const bd_run_options *options,
                                 uint8_t *alpha, size_t alpha_stride, bd_error *error);
 
-/* @run's mask, but where quick runs find a person more surely in the photo turned a
- * quarter one way or the other (people lying down or sideways), @run's mask of the photo turned, turned back
- * (upright.c). */
+/* @run's mask, but where quick runs find a person more surely in the photo turned a quarter
+ * one way or the other (people lying down or sideways), @run's mask of the photo turned that
+ * way, turned back (upright.c). */
 bd_status bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options *options,
                           uint8_t *alpha, size_t alpha_stride, bd_run_fn run, bd_error *error);
 

@@ -133,9 +133,9 @@ typedef struct bd_run_options {
 	int            upright;       /* non-zero: where the network is unsure of the photo's
 	                               * person, look at the photo turned a quarter either way too
 	                               * (three quick passes at 256 pixels), and where it finds a
-	                               * person turned more surely, lying down or sideways, run the photo turned
-	                               * and turn the mask back (default 1; off for video, whose
-	                               * frames would not all agree) */
+	                               * person turned more surely, lying down or sideways, run
+	                               * the photo turned and turn the mask back (default 1; off
+	                               * for video, whose frames would not all agree) */
 } bd_run_options;
 
 BD_API void        bd_run_options_init (bd_run_options *options);

@@ -15,14 +15,14 @@
  * stay as they are), and fewer unsure pixels (probability between 0.15 and 0.85) than
  * UPRIGHT_UNSURE_RATIO times those of the run as it stands, or, where that run found almost
  * nothing (under UPRIGHT_NOTHING of the photo) and so has no unsure pixels to compare, a
- * turned run sure of its own (over UPRIGHT_SURE_ENOUGH). And the other
- * turned run must find her too (over UPRIGHT_OTHER_MASS, at least as surely as the run as it
- * stands): someone lying down stands in one and stands on her head in the other, which the
- * network does well; a shape that looks like a person only one way up is left alone. The
- * quick runs are compared with each other, not with the photo's full run (finer, surer of
- * itself): against that, close-up faces the network is unsure of were turned too. Of the 739
- * validation photos of people standing, of empty scenes and of unlabelled people, two are
- * turned, both without people (docs/MODEL.md). */
+ * turned run sure of its own (over UPRIGHT_SURE_ENOUGH). And the other turned run must find
+ * her too (over UPRIGHT_OTHER_MASS, more surely than the run as it stands): someone lying
+ * down stands in one and stands on her head in the other, which the network does well; a
+ * shape that looks like a person only one way up is left alone. The quick runs are compared
+ * with each other, not with the photo's full run (finer, surer of itself): against that,
+ * close-up faces the network is unsure of were turned too. Of the 739 validation photos of
+ * people standing, of empty scenes and of unlabelled people, two are turned, both without
+ * people (docs/MODEL.md). */
 #include "image/image.h"
 
 #include <math.h>
