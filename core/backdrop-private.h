@@ -124,7 +124,8 @@ typedef struct bd_backend_ops {
 	                      uint32_t width, float *output, const bd_run_options *options,
 	                      bd_error *error);
 	void      (*destroy) (bd_session *session);
-	/* 8-bit photo in, 8-bit full-size alpha out; NULL: the session does it around forward. */
+	/* 8-bit photo in, 8-bit full-size alpha out; NULL: the session does it around forward.
+	 * Calls bd_between_passes after the photo's pass, before its mirror pass. */
 	bd_status (*run)     (bd_session *session, const bd_image *photo, const bd_run_options *options,
 	                      uint8_t *alpha, size_t alpha_stride, bd_error *error);
 	/* Optional, for benchmarks: the device time of the last forward's network alone (no
@@ -172,6 +173,12 @@ void      bd_composite_grid  (uint32_t width, uint32_t height, uint32_t *factor,
 
 typedef struct bd_thread_pool bd_thread_pool;
 
+/* Looks at a run's first pass (the photo's pass, before its mirror pass): @prob, the pass's
+ * probabilities at the network's scale, @width x @height, rows @stride floats apart, on the
+ * host. Sets *@go_on to false to end the run there, its mask left unwritten. */
+typedef bd_status (*bd_between_passes_fn) (bd_session *session, const float *prob, uint32_t width,
+                                           uint32_t height, size_t stride, bool *go_on, bd_error *error);
+
 struct bd_session {
 	const bd_model       *model;
 	bd_session_options    options;
@@ -183,7 +190,16 @@ struct bd_session {
 	 * stands and turned, 3 the photo turned. Backends keep each one's buffers apart, so that
 	 * a photo lying down, run at several sizes, makes nothing new for the next. */
 	int                   upright_run;
+	/* Set by upright.c around the photo's own run, so that a photo lying down is turned
+	 * before its mirror pass is spent on it; once a run (bd_between_passes). */
+	bd_between_passes_fn  between_passes;
+	void                 *between_passes_data;
 };
+
+/* What a run calls between the photo's pass and its mirror pass: the session's
+ * between_passes, once (cleared first: not in the runs it makes), or nothing. */
+bd_status bd_between_passes (bd_session *session, const float *prob, uint32_t width, uint32_t height,
+                             size_t stride, bool *go_on, bd_error *error);
 
 /* A photo's mask before the main-subject and decisive passes (session.c's: the backend's
  * whole-photo run, or the session's around its forward pass). */

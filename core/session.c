@@ -366,9 +366,13 @@ run_on_host (bd_session *session, const bd_image *photo, const bd_run_options *o
 		pass.user_data = &half;
 	}
 	st = session->backend->forward (session, input, 1, lb.ph, lb.pw, prob, &pass, error);
-	if (st == BD_OK && options->mirror_average)
+	bool go_on = true;
+	if (st == BD_OK)
+		st = bd_between_passes (session, prob + (size_t) lb.oy * lb.pw + lb.ox, lb.sw, lb.sh, lb.pw, &go_on,
+		                        error);
+	if (st == BD_OK && go_on && options->mirror_average)
 		st = mirror_pass (session, photo, &lb, prob, options, error);
-	if (st != BD_OK)
+	if (st != BD_OK || !go_on)
 		goto out;
 	for (uint32_t y = 0; y < lb.sh; y++)
 		memcpy (crop + (size_t) y * lb.sw, prob + (size_t) (y + lb.oy) * lb.pw + lb.ox,

@@ -2,12 +2,13 @@
 /* People lying down or sideways. The network learned from people standing, and misses most of
  * one turned a quarter: the held-out CCP people turned onto empty scenes score IoU 0.27 at 90
  * degrees and 0.33 at 270, against 0.79 upside down (docs/MODEL.md, "People lying down").
- * Where the photo's own run is unsure of its person (the mean probability of the pixels
- * called person at most UPRIGHT_SURE_ENOUGH: nearly every portrait is surer, no turned person
- * of the validation sets is), three quick runs follow at 256 pixels on the long side (one
- * pass each, no mirror, no guided filter): the photo as it stands, turned a quarter to the
- * left and to the right. Where the network finds a person in a turned one more surely, the
- * photo is run again turned that way, as fully as asked, and the mask turned back.
+ * Where the first pass of the photo's own run is unsure of its person (the mean probability
+ * of the pixels called person at most UPRIGHT_FIRST_SURE: every CCP portrait is surer, no
+ * turned person of the validation sets is), three quick runs follow at 256 pixels on the
+ * long side (one pass each, no mirror, no guided filter): the photo as it stands, turned a
+ * quarter to the left and to the right. Where the network finds a person in a turned one
+ * more surely, the photo's run ends there, before its mirror pass (bd_between_passes), and
+ * the photo is run again turned that way, as fully as asked, and the mask turned back.
  *
  * "More surely", chosen on every validation photo at each quarter turn: the surer turned run
  * has the mean probability of its pixels called person higher by UPRIGHT_MARGIN, a person
@@ -29,7 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define UPRIGHT_SURE_ENOUGH  0.93    /* the turned CCP people that turn: 0.68-0.90 */
+#define UPRIGHT_SURE_ENOUGH  0.93    /* a quick run sure of its person */
+#define UPRIGHT_FIRST_SURE   0.96    /* the turned CCP people that turn: at most 0.946 */
 #define UPRIGHT_SIDE         256     /* the quick runs' long side */
 #define UPRIGHT_MARGIN       0.02
 #define UPRIGHT_MIN_MASS     0.06
@@ -44,14 +46,14 @@ typedef struct {
 	double unsure;   /* share of pixels between 0.15 and 0.85 */
 } mask_look;
 
-/* Means of every @step-th pixel of every @step-th row. */
+/* @alpha's look, every pixel of it. */
 static mask_look
-look_at (const uint8_t *alpha, uint32_t width, uint32_t height, size_t stride, uint32_t step)
+look_at (const uint8_t *alpha, uint32_t width, uint32_t height, size_t stride)
 {
 	uint64_t sum = 0, above = 0, above_sum = 0, unsure = 0, n = 0;
-	for (uint32_t y = 0; y < height; y += step) {
+	for (uint32_t y = 0; y < height; y++) {
 		const uint8_t *row = alpha + (size_t) y * stride;
-		for (uint32_t x = 0; x < width; x += step, n++) {
+		for (uint32_t x = 0; x < width; x++, n++) {
 			uint32_t a = row[x];
 			sum += a;
 			above += a >= 128;
@@ -102,7 +104,7 @@ look_quickly (bd_session *session, const bd_image *view, const bd_run_options *o
 	bd_status st = run (session, view, &quick, alpha, view->width, error);
 	session->upright_run = 0;
 	if (st == BD_OK)
-		*look = look_at (alpha, view->width, view->height, view->width, 1);
+		*look = look_at (alpha, view->width, view->height, view->width);
 	return st;
 }
 
@@ -139,30 +141,87 @@ look_three_ways (bd_session *session, const bd_image *photo, const bd_run_option
 	return st;
 }
 
-/* The second run keeps the bar full, but can still be cancelled. */
+/* What the photo's own run leaves for the turned one: its bar from @reached to the end. */
+typedef struct {
+	const bd_run_options *outer;
+	float                 reached;
+} rest_progress;
+
 static int
-progress_done (float fraction, void *data)
+on_rest_progress (float fraction, void *data)
 {
-	const bd_run_options *outer = data;
-	(void) fraction;
-	return outer->progress (1.0f, outer->user_data);
+	const rest_progress *r = data;
+	return r->outer->progress (r->reached + (1.0f - r->reached) * fraction, r->outer->user_data);
+}
+
+/* The photo's own run, as far as its first pass: where to turn it (0: not at all). */
+typedef struct {
+	const bd_image       *photo;
+	const bd_run_options *options;
+	bd_run_fn             run;
+	int                   way;
+} turn_check;
+
+/* Mean of the probabilities at least one half: how sure the pass is of its person. */
+static double
+sureness (const float *prob, uint32_t width, uint32_t height, size_t stride)
+{
+	double sum = 0;
+	size_t above = 0;
+	for (uint32_t y = 0; y < height; y++) {
+		const float *row = prob + y * stride;
+		float row_sum = 0;
+		uint32_t row_above = 0;
+		for (uint32_t x = 0; x < width; x++) {
+			bool person = row[x] >= 0.5f;
+			row_sum += person ? row[x] : 0.0f;
+			row_above += person;
+		}
+		sum += row_sum;
+		above += row_above;
+	}
+	return above ? sum / (double) above : 0.0;
+}
+
+/* bd_between_passes_fn: where the first pass is unsure of its person, the quick looks; the
+ * run ends there where they turn the photo, before its mirror pass. */
+static bd_status
+check_turn (bd_session *session, const float *prob, uint32_t width, uint32_t height, size_t stride, bool *go_on,
+            bd_error *error)
+{
+	turn_check *c = session->between_passes_data;
+	if (sureness (prob, width, height, stride) > UPRIGHT_FIRST_SURE)
+		return BD_OK;
+	mask_look looks[3];
+	bd_status st = look_three_ways (session, c->photo, c->options, c->run, looks, error);
+	if (st == BD_OK)
+		c->way = way_to_turn (&looks[0], &looks[1], &looks[2]);
+	*go_on = c->way == 0;
+	return st;
+}
+
+bd_status
+bd_between_passes (bd_session *session, const float *prob, uint32_t width, uint32_t height, size_t stride,
+                   bool *go_on, bd_error *error)
+{
+	*go_on = true;
+	bd_between_passes_fn between = session->between_passes;
+	session->between_passes = NULL;
+	return between ? between (session, prob, width, height, stride, go_on, error) : BD_OK;
 }
 
 bd_status
 bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options *options, uint8_t *alpha,
                 size_t alpha_stride, bd_run_fn run, bd_error *error)
 {
+	turn_check check = { photo, options, run, 0 };
+	session->between_passes = check_turn;
+	session->between_passes_data = &check;
 	bd_status st = run (session, photo, options, alpha, alpha_stride, error);
-	if (st != BD_OK)
-		return st;
-	/* A quarter of a million pixels tell the mean as well as all of a large photo's. */
-	uint32_t step = (uint32_t) ceil (sqrt ((double) photo->width * photo->height / 262144.0));
-	if (look_at (alpha, photo->width, photo->height, alpha_stride, step ? step : 1).sure > UPRIGHT_SURE_ENOUGH)
-		return BD_OK;
-	mask_look looks[3];
-	st = look_three_ways (session, photo, options, run, looks, error);
-	int way = st == BD_OK ? way_to_turn (&looks[0], &looks[1], &looks[2]) : 0;
-	if (way == 0)
+	session->between_passes = NULL;
+	session->between_passes_data = NULL;
+	int way = check.way;
+	if (st != BD_OK || way == 0)
 		return st;
 
 	uint32_t ch = bd_image_channels (photo);
@@ -176,10 +235,12 @@ bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options
 	bd_rotate_quarter (session->pool, photo->pixels, photo->width, photo->height, photo->stride, ch, way == 2,
 	                   photo_turned, (size_t) photo->height * ch);
 	bd_image view = { photo_turned, photo->height, photo->width, (size_t) photo->height * ch, photo->format };
+	/* The photo's own run ended after its first pass: half its bar with mirror averaging. */
+	rest_progress rest = { options, options->mirror_average ? 0.5f : 1.0f };
 	bd_run_options again = *options;
 	if (options->progress) {
-		again.progress = progress_done;
-		again.user_data = (void *) options;
+		again.progress = on_rest_progress;
+		again.user_data = &rest;
 	}
 	session->upright_run = 3;
 	st = run (session, &view, &again, alpha_turned, photo->height, error);

@@ -47,7 +47,8 @@ struct gpu_plan {
 struct gpu_photo {
 	uint8_t *pixels, *alpha;
 	float   *rgb_low, *scratch;
-	size_t   pixels_bytes, alpha_bytes, rgb_low_bytes, scratch_bytes;
+	float   *first_pass;   /* on the host, page-locked: the first pass for bd_between_passes */
+	size_t   pixels_bytes, alpha_bytes, rgb_low_bytes, scratch_bytes, first_pass_bytes;
 };
 
 void photo_free (gpu_photo *ph);
@@ -55,6 +56,7 @@ void photo_free (gpu_photo *ph);
 struct gpu_state {
 	cudaStream_t stream;
 	gpu_photo    photo;
+	gpu_photo    probe_photo;   /* upright.c's quick looks, made while the photo's run waits */
 	bd_gpu_composite_buffers composite;
 	bd_gpu_decide_buffers    decide;
 	bd_precision precision;
@@ -422,6 +424,7 @@ cuda_destroy (bd_session *session)
 	plan_free (&s->turned);
 	plan_free (&s->turned_mirror);
 	photo_free (&s->photo);
+	photo_free (&s->probe_photo);
 	bd_gpu_composite_free (&s->composite);
 	bd_gpu_decide_free (&s->decide);
 	if (s->stream)
@@ -500,7 +503,31 @@ photo_free (gpu_photo *ph)
 	cudaFree (ph->alpha);
 	cudaFree (ph->rgb_low);
 	cudaFree (ph->scratch);
+	cudaFreeHost (ph->first_pass);
 	memset (ph, 0, sizeof *ph);
+}
+
+/* Hands the photo's first pass to bd_between_passes, where a session asks for it (upright.c). */
+static bd_status
+between_passes (bd_session *session, gpu_state *s, gpu_photo *ph, const float *prob, const bd_letterbox &lb,
+                bool *go_on, bd_error *error)
+{
+	*go_on = true;
+	if (!session->between_passes)
+		return BD_OK;
+	size_t bytes = (size_t) lb.sw * lb.sh * sizeof (float);
+	if (ph->first_pass_bytes < bytes) {
+		cudaFreeHost (ph->first_pass);
+		ph->first_pass = nullptr;
+		ph->first_pass_bytes = 0;
+		BD_CUDA_CHECK (cudaMallocHost ((void **) &ph->first_pass, bytes));
+		ph->first_pass_bytes = bytes;
+	}
+	BD_CUDA_CHECK (cudaMemcpy2DAsync (ph->first_pass, lb.sw * sizeof (float), prob + (size_t) lb.oy * lb.pw + lb.ox,
+	                                  lb.pw * sizeof (float), lb.sw * sizeof (float), lb.sh,
+	                                  cudaMemcpyDeviceToHost, s->stream));
+	BD_CUDA_CHECK (cudaStreamSynchronize (s->stream));
+	return bd_between_passes (session, ph->first_pass, lb.sw, lb.sh, lb.sw, go_on, error);
 }
 
 /* A whole photo on the device: one upload of its 8-bit pixels, letterbox, network, guided
@@ -529,7 +556,7 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 		st = plan_make (s, p2, m, 1, lb2.ph, lb2.pw, error);
 	if (st != BD_OK)
 		return st;
-	gpu_photo *ph = &s->photo;
+	gpu_photo *ph = session->upright_run == 1 || session->upright_run == 2 ? &s->probe_photo : &s->photo;
 	uint32_t ch = photo->format == BD_PIXEL_RGBA8 ? 4 : 3;
 	/* On the device the photo keeps the host's row pitch: one plain copy brings it up. */
 	size_t row = (size_t) photo->width * ch, pitch = photo->stride, low = (size_t) lb.sw * lb.sh;
@@ -550,6 +577,11 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 	st = bd_gpu_letterbox (&lp, s->precision, s->stream, error);
 	if (st == BD_OK)
 		st = run_network (s, p, m, error);
+	bool go_on = true;
+	if (st == BD_OK)
+		st = between_passes (session, s, ph, p->prob, lb, &go_on, error);
+	if (st != BD_OK || !go_on)
+		return st;
 	/* Mirror averaging (core/backdrop-private.h says why): the mirror image at 9/8 of the
 	 * scale, on a canvas and network plan of its own. */
 	if (st == BD_OK && opts->mirror_average) {

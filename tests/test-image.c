@@ -727,6 +727,30 @@ on_progress (float fraction, void *data)
 	return log->cancel_after && log->calls >= log->cancel_after;
 }
 
+/* A bd_between_passes_fn that keeps what it is shown and says whether to go on. */
+typedef struct {
+	float   *first;
+	uint32_t width, height;
+	int      calls;
+	bool     go_on;
+} first_pass_seen;
+
+static bd_status
+on_first_pass (bd_session *session, const float *prob, uint32_t width, uint32_t height, size_t stride, bool *go_on,
+               bd_error *error)
+{
+	(void) error;
+	first_pass_seen *seen = session->between_passes_data;
+	seen->calls++;
+	seen->width = width;
+	seen->height = height;
+	seen->first = g_realloc (seen->first, (size_t) width * height * sizeof (float));
+	for (uint32_t y = 0; y < height; y++)
+		memcpy (seen->first + (size_t) y * width, prob + y * stride, width * sizeof (float));
+	*go_on = seen->go_on;
+	return BD_OK;
+}
+
 /* bd_mirror_average against what it must give: with both passes at one scale, the plain
  * mean of a pixel and its mirror image's; at another scale, a linear ramp is sampled exactly
  * (bilinear), clamped at the photo's edges; pixels outside the photo are left alone. */
@@ -873,6 +897,35 @@ test_session_run (void)
 					}
 			g_assert_cmpint (bd_session_forward (s, canvas, l->ph, l->pw, prob[pass], &err), ==, BD_OK);
 		}
+		/* Between the two passes a run shows the first, cropped to the photo, to the session's
+		 * between_passes (upright.c's), once; told to stop, it leaves the mask alone. */
+		first_pass_seen seen = { .go_on = true };
+		s->between_passes = on_first_pass;
+		s->between_passes_data = &seen;
+		bd_run_options plain;
+		bd_run_options_init (&plain);
+		plain.upright = 0;
+		plain.main_subject_only = 0;
+		plain.decisive = 0;
+		g_assert_cmpint (bd_session_run (s, &photo, &plain, a2, W, &err), ==, BD_OK);
+		g_assert_cmpint (seen.calls, ==, 1);
+		g_assert_null (s->between_passes);
+		g_assert_cmpuint (seen.width, ==, lb.sw);
+		g_assert_cmpuint (seen.height, ==, lb.sh);
+		for (uint32_t y = 0; y < lb.sh; y++)
+			g_assert_cmpmem (seen.first + y * lb.sw, lb.sw * sizeof (float),
+			                 prob[0] + (y + lb.oy) * lb.pw + lb.ox, lb.sw * sizeof (float));
+		g_assert_cmpint (bd_session_run (s, &photo, &plain, a2, W, &err), ==, BD_OK);
+		g_assert_cmpint (seen.calls, ==, 1);
+		memset (a2, 0xAB, W * H);
+		seen.go_on = false;
+		s->between_passes = on_first_pass;
+		g_assert_cmpint (bd_session_run (s, &photo, &plain, a2, W, &err), ==, BD_OK);
+		g_assert_cmpint (seen.calls, ==, 2);
+		for (int i = 0; i < W * H; i++)
+			g_assert_cmpuint (a2[i], ==, 0xAB);
+		s->between_passes_data = NULL;
+		g_free (seen.first);
 		bd_mirror_average (prob[0], &lb, prob[1], &lb2);
 		g_autofree float *crop = g_malloc ((size_t) lb.sw * lb.sh * sizeof (float));
 		for (uint32_t y = 0; y < lb.sh; y++)
