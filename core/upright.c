@@ -226,12 +226,14 @@ bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options
 
 	uint32_t ch = bd_image_channels (photo);
 	size_t pixels = (size_t) photo->width * photo->height;
-	uint8_t *photo_turned = malloc (pixels * ch), *alpha_turned = malloc (pixels);
-	if (!photo_turned || !alpha_turned) {
-		free (photo_turned);
-		free (alpha_turned);
-		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	if (session->turned_bytes < pixels * (ch + 1)) {
+		bd_session_host_free (session, session->turned);
+		session->turned_bytes = 0;
+		if (!(session->turned = bd_session_host_alloc (session, pixels * (ch + 1))))
+			return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+		session->turned_bytes = pixels * (ch + 1);
 	}
+	uint8_t *photo_turned = session->turned, *alpha_turned = photo_turned + pixels * ch;
 	bd_rotate_quarter (session->pool, photo->pixels, photo->width, photo->height, photo->stride, ch, way == 2,
 	                   photo_turned, (size_t) photo->height * ch);
 	bd_image view = { photo_turned, photo->height, photo->width, (size_t) photo->height * ch, photo->format };
@@ -248,7 +250,5 @@ bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options
 	if (st == BD_OK)
 		bd_rotate_quarter (session->pool, alpha_turned, photo->height, photo->width, photo->height, 1, way == 1, alpha,
 		                   alpha_stride);
-	free (photo_turned);
-	free (alpha_turned);
 	return st;
 }

@@ -253,6 +253,8 @@ mask_of (const char *photo, const char *name, gboolean as_it_stands)
 	return mask;
 }
 
+static void assert_same_pixels (const char *a, const char *b);
+
 /* A person lying down: the first CCP photo turned a quarter to the right, and to the left,
  * gets, turned back, the standing photo's mask (the network alone misses most of her: a
  * third of it); the standing photo itself is not turned. */
@@ -288,6 +290,30 @@ test_lying_down (void)
 		                way, found, as_is);
 		g_assert_cmpfloat (found, >=, 0.95);
 		g_assert_cmpfloat (as_is, <, found);
+	}
+
+	/* One session, photos lying down of two sizes in turn (the buffers of the photo turned
+	 * grown, then used again): each mask is the one a call of its own gives. */
+	g_autofree char *in_dir = path_in ("lying-in"), *out_dir = path_in ("lying-out");
+	g_mkdir (in_dir, 0755);
+	g_autoptr (GdkPixbuf) lying = gdk_pixbuf_rotate_simple (in, GDK_PIXBUF_ROTATE_CLOCKWISE);
+	g_autoptr (GdkPixbuf) small = gdk_pixbuf_scale_simple (lying, gdk_pixbuf_get_width (lying) / 2,
+	                                                       gdk_pixbuf_get_height (lying) / 2, GDK_INTERP_BILINEAR);
+	const char *names[3] = { "a-small", "b-large", "c-small" };
+	for (int i = 0; i < 3; i++) {
+		g_autofree char *file = g_strdup_printf ("%s/%s.png", in_dir, names[i]);
+		g_assert_true (gdk_pixbuf_save (i == 1 ? lying : small, file, "png", NULL, NULL));
+	}
+	run_result r = run_cli ("--output", "mask", in_dir, "--output-dir", out_dir, NULL);
+	g_assert_cmpint (r.status, ==, 0);
+	g_free (r.err);
+	g_autofree char *small_photo = g_build_filename (in_dir, "a-small.png", NULL);
+	g_autoptr (GdkPixbuf) small_alone = mask_of (small_photo, "small-alone-mask.png", FALSE);
+	g_autofree char *large_alone = path_in ("lying-right-mask.png");
+	for (int i = 0; i < 3; i++) {
+		g_autofree char *mask = g_strdup_printf ("%s/%s-mask.png", out_dir, names[i]);
+		g_autofree char *alone = i == 1 ? g_strdup (large_alone) : path_in ("small-alone-mask.png");
+		assert_same_pixels (mask, alone);
 	}
 }
 
