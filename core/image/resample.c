@@ -144,18 +144,30 @@ vertical_task (void *data, size_t j)
 	const float *w = c->ty.weight + (size_t) y * c->ty.max_taps;
 	size_t n = (size_t) c->width * ch;
 	const float *first = c->rows + (size_t) (c->ty.start[y] - c->row0) * n;
-	for (size_t i = 0; i < n; i++) {
-		float v = 0;
-		for (uint32_t k = 0; k < c->ty.count[y]; k++)
-			v += w[k] * first[k * n + i];
-		if (c->dst_f32) {
-			c->dst_f32[y * n + i] = v * (1.0f / 255.0f);
-		} else {
-			uint8_t *o = c->dst_u8 + y * c->dst_stride + (i / ch) * c->dst_channels + i % ch;
-			*o = bd_u8_from_float (v + 0.5f);
-			if (i % ch == ch - 1)
-				for (uint32_t k = ch; k < c->dst_channels; k++)
-					o[k - ch + 1] = 255;
+	/* A stretch of the row at a time, tap by tap over the stretch: the loop over the
+	 * stretch vectorises, and each sample's sum is the same, in the same order. */
+	enum { STRETCH = 256 };
+	float sum[STRETCH];
+	for (size_t i0 = 0; i0 < n; i0 += STRETCH) {
+		size_t m = n - i0 < STRETCH ? n - i0 : STRETCH;
+		for (size_t i = 0; i < m; i++)
+			sum[i] = 0;
+		for (uint32_t k = 0; k < c->ty.count[y]; k++) {
+			const float wk = w[k], *r = first + k * n + i0;
+			for (size_t i = 0; i < m; i++)
+				sum[i] += wk * r[i];
+		}
+		for (size_t i = i0; i < i0 + m; i++) {
+			float v = sum[i - i0];
+			if (c->dst_f32) {
+				c->dst_f32[y * n + i] = v * (1.0f / 255.0f);
+			} else {
+				uint8_t *o = c->dst_u8 + y * c->dst_stride + (i / ch) * c->dst_channels + i % ch;
+				*o = bd_u8_from_float (v + 0.5f);
+				if (i % ch == ch - 1)
+					for (uint32_t k = ch; k < c->dst_channels; k++)
+						o[k - ch + 1] = 255;
+			}
 		}
 	}
 }
