@@ -128,6 +128,11 @@ typedef struct bd_backend_ops {
 	 * Calls bd_between_passes after the photo's pass, before its mirror pass. */
 	bd_status (*run)     (bd_session *session, const bd_image *photo, const bd_run_options *options,
 	                      uint8_t *alpha, size_t alpha_stride, bd_error *error);
+	/* Optional, with run: run's mask of @photo turned a quarter (to the right with
+	 * @clockwise), turned back, both turns its own (upright.c turns on the host without). */
+	bd_status (*run_turned) (bd_session *session, const bd_image *photo, bool clockwise,
+	                         const bd_run_options *options, uint8_t *alpha, size_t alpha_stride,
+	                         bd_error *error);
 	/* Optional, for benchmarks: the device time of the last forward's network alone (no
 	 * transfers), in ms; NULL where the backend has no such clock. */
 	double    (*network_ms) (bd_session *session);
@@ -194,11 +199,6 @@ struct bd_session {
 	 * before its mirror pass is spent on it; once a run (bd_between_passes). */
 	bd_between_passes_fn  between_passes;
 	void                 *between_passes_data;
-	/* upright.c's photo turned and its mask, kept from one photo lying down to the next and
-	 * page-locked where the backend has it (bd_session_host_alloc): a GPU session ran a 12 MP
-	 * photo lying down in 34 ms with fresh pageable buffers, 24 with these. */
-	uint8_t              *turned;
-	size_t                turned_bytes;
 };
 
 /* What a run calls between the photo's pass and its mirror pass: the session's

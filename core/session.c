@@ -151,7 +151,6 @@ bd_session_free (bd_session *session)
 {
 	if (!session)
 		return;
-	bd_session_host_free (session, session->turned);   /* the backend's memory: before it goes */
 	if (session->backend)
 		session->backend->destroy (session);
 	bd_thread_pool_free (session->pool);

@@ -210,6 +210,28 @@ bd_between_passes (bd_session *session, const float *prob, uint32_t width, uint3
 	return between ? between (session, prob, width, height, stride, go_on, error) : BD_OK;
 }
 
+/* @run's mask of @photo turned a quarter (to the right with @clockwise), turned back, both
+ * turns on the host. */
+static bd_status
+run_turned_on_host (bd_session *session, const bd_image *photo, bool clockwise, const bd_run_options *options,
+                    bd_run_fn run, uint8_t *alpha, size_t alpha_stride, bd_error *error)
+{
+	uint32_t ch = bd_image_channels (photo);
+	size_t pixels = (size_t) photo->width * photo->height;
+	uint8_t *photo_turned = malloc (pixels * (ch + 1)), *alpha_turned = photo_turned + pixels * ch;
+	if (!photo_turned)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	bd_rotate_quarter (session->pool, photo->pixels, photo->width, photo->height, photo->stride, ch, clockwise,
+	                   photo_turned, (size_t) photo->height * ch);
+	bd_image view = { photo_turned, photo->height, photo->width, (size_t) photo->height * ch, photo->format };
+	bd_status st = run (session, &view, options, alpha_turned, photo->height, error);
+	if (st == BD_OK)
+		bd_rotate_quarter (session->pool, alpha_turned, photo->height, photo->width, photo->height, 1, !clockwise,
+		                   alpha, alpha_stride);
+	free (photo_turned);
+	return st;
+}
+
 bd_status
 bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options *options, uint8_t *alpha,
                 size_t alpha_stride, bd_run_fn run, bd_error *error)
@@ -224,19 +246,6 @@ bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options
 	if (st != BD_OK || way == 0)
 		return st;
 
-	uint32_t ch = bd_image_channels (photo);
-	size_t pixels = (size_t) photo->width * photo->height;
-	if (session->turned_bytes < pixels * (ch + 1)) {
-		bd_session_host_free (session, session->turned);
-		session->turned_bytes = 0;
-		if (!(session->turned = bd_session_host_alloc (session, pixels * (ch + 1))))
-			return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
-		session->turned_bytes = pixels * (ch + 1);
-	}
-	uint8_t *photo_turned = session->turned, *alpha_turned = photo_turned + pixels * ch;
-	bd_rotate_quarter (session->pool, photo->pixels, photo->width, photo->height, photo->stride, ch, way == 2,
-	                   photo_turned, (size_t) photo->height * ch);
-	bd_image view = { photo_turned, photo->height, photo->width, (size_t) photo->height * ch, photo->format };
 	/* The photo's own run ended after its first pass: half its bar with mirror averaging. */
 	rest_progress rest = { options, options->mirror_average ? 0.5f : 1.0f };
 	bd_run_options again = *options;
@@ -245,10 +254,9 @@ bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options
 		again.user_data = &rest;
 	}
 	session->upright_run = 3;
-	st = run (session, &view, &again, alpha_turned, photo->height, error);
+	st = session->backend->run_turned
+	             ? session->backend->run_turned (session, photo, way == 2, &again, alpha, alpha_stride, error)
+	             : run_turned_on_host (session, photo, way == 2, &again, run, alpha, alpha_stride, error);
 	session->upright_run = 0;
-	if (st == BD_OK)
-		bd_rotate_quarter (session->pool, alpha_turned, photo->height, photo->width, photo->height, 1, way == 1, alpha,
-		                   alpha_stride);
 	return st;
 }

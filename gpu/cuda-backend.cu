@@ -7,6 +7,7 @@
 #include "decide-alpha.cuh"
 #include "letterbox.cuh"
 #include "mirror-average.cuh"
+#include "rotate-quarter.cuh"
 #include "pack-weights.cuh"
 #include "to-nhwc.cuh"
 #include "upsample-alpha.cuh"
@@ -47,8 +48,9 @@ struct gpu_plan {
 struct gpu_photo {
 	uint8_t *pixels, *alpha;
 	float   *rgb_low, *scratch;
+	uint8_t *turned;       /* a photo lying down turned, then its mask turned back */
 	float   *first_pass;   /* on the host, page-locked: the first pass for bd_between_passes */
-	size_t   pixels_bytes, alpha_bytes, rgb_low_bytes, scratch_bytes, first_pass_bytes;
+	size_t   pixels_bytes, alpha_bytes, rgb_low_bytes, scratch_bytes, turned_bytes, first_pass_bytes;
 };
 
 void photo_free (gpu_photo *ph);
@@ -503,6 +505,7 @@ photo_free (gpu_photo *ph)
 	cudaFree (ph->alpha);
 	cudaFree (ph->rgb_low);
 	cudaFree (ph->scratch);
+	cudaFree (ph->turned);
 	cudaFreeHost (ph->first_pass);
 	memset (ph, 0, sizeof *ph);
 }
@@ -530,19 +533,17 @@ between_passes (bd_session *session, gpu_state *s, gpu_photo *ph, const float *p
 	return bd_between_passes (session, ph->first_pass, lb.sw, lb.sh, lb.sw, go_on, error);
 }
 
-/* A whole photo on the device: one upload of its 8-bit pixels, letterbox, network, guided
- * filter, and one download of the 8-bit alpha. */
-bd_status
-cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts, uint8_t *alpha,
-          size_t alpha_stride, bd_error *error)
+/* A photo's steps on the device, from its 8-bit pixels there (@pixels, @width x @height,
+ * rows @pitch bytes apart) to its alpha there (ph->alpha, dense): letterbox, network,
+ * bd_between_passes (*@go_on false where it ended the run), the mirror pass, guided filter. */
+static bd_status
+photo_on_device (bd_session *session, gpu_photo *ph, const uint8_t *pixels, uint32_t width, uint32_t height,
+                 uint32_t ch, size_t pitch, const bd_run_options *opts, bool *go_on, bd_error *error)
 {
 	gpu_state *s = (gpu_state *) session->backend_data;
 	const bd_model *m = session->model;
-	BD_CUDA_CHECK (cudaSetDevice (s->device));   /* the calling thread's current device */
-	if (opts->progress && opts->progress (0.0f, opts->user_data))
-		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
-	bd_letterbox lb = bd_letterbox_for (session, photo->width, photo->height);
-	bd_letterbox lb2 = bd_letterbox_mirror_for (session, photo->width, photo->height);
+	bd_letterbox lb = bd_letterbox_for (session, width, height);
+	bd_letterbox lb2 = bd_letterbox_mirror_for (session, width, height);
 	/* bd_session.upright_run: each of upright.c's runs on buffers of its own. */
 	gpu_plan *p = &s->plan, *p2 = &s->mirror;
 	if (session->upright_run == 3) {
@@ -554,37 +555,29 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 	bd_status st = plan_make (s, p, m, 1, lb.ph, lb.pw, error);
 	if (st == BD_OK && opts->mirror_average)
 		st = plan_make (s, p2, m, 1, lb2.ph, lb2.pw, error);
-	if (st != BD_OK)
-		return st;
-	gpu_photo *ph = session->upright_run == 1 || session->upright_run == 2 ? &s->probe_photo : &s->photo;
-	uint32_t ch = photo->format == BD_PIXEL_RGBA8 ? 4 : 3;
-	/* On the device the photo keeps the host's row pitch: one plain copy brings it up. */
-	size_t row = (size_t) photo->width * ch, pitch = photo->stride, low = (size_t) lb.sw * lb.sh;
+	size_t low = (size_t) lb.sw * lb.sh;
 	/* scratch: the guided filter's statistics and their means (13 + 13), coefficients (4 + 4). */
-	if ((st = bd_gpu_grow ((void **) &ph->pixels, &ph->pixels_bytes, pitch * (photo->height - 1) + row, error)) != BD_OK ||
-	    (st = bd_gpu_grow ((void **) &ph->alpha, &ph->alpha_bytes, (size_t) photo->width * photo->height, error)) != BD_OK ||
+	if (st != BD_OK ||
+	    (st = bd_gpu_grow ((void **) &ph->alpha, &ph->alpha_bytes, (size_t) width * height, error)) != BD_OK ||
 	    (st = bd_gpu_grow ((void **) &ph->rgb_low, &ph->rgb_low_bytes, low * 3 * sizeof (float), error)) != BD_OK ||
 	    (st = bd_gpu_grow ((void **) &ph->scratch, &ph->scratch_bytes, low * 34 * sizeof (float), error)) != BD_OK)
 		return st;
 
-	BD_CUDA_CHECK (bd_gpu_copy_rows (ph->pixels, pitch, photo->pixels, photo->stride, row, photo->height,
-	                                 cudaMemcpyHostToDevice, s->stream));
 	bd_gpu_letterbox_params lp = {
-		ph->pixels, photo->width, photo->height, ch, pitch, lb,
+		pixels, width, height, ch, pitch, lb,
 		{ m->mean[0], m->mean[1], m->mean[2] }, { m->std[0], m->std[1], m->std[2] },
 		p->image.view, ph->rgb_low, false,
 	};
 	st = bd_gpu_letterbox (&lp, s->precision, s->stream, error);
 	if (st == BD_OK)
 		st = run_network (s, p, m, error);
-	bool go_on = true;
 	if (st == BD_OK)
-		st = between_passes (session, s, ph, p->prob, lb, &go_on, error);
-	if (st != BD_OK || !go_on)
+		st = between_passes (session, s, ph, p->prob, lb, go_on, error);
+	if (st != BD_OK || !*go_on)
 		return st;
 	/* Mirror averaging (core/backdrop-private.h says why): the mirror image at 9/8 of the
 	 * scale, on a canvas and network plan of its own. */
-	if (st == BD_OK && opts->mirror_average) {
+	if (opts->mirror_average) {
 		lp.lb = lb2;
 		lp.canvas = p2->image.view;
 		lp.mirror = true;
@@ -595,15 +588,87 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 			st = bd_gpu_mirror_average (p->prob, lb, p2->prob, lb2, s->stream, error);
 	}
 	bd_gpu_upsample_params up = {
-		p->prob, lb, ph->rgb_low, ph->pixels, photo->width, photo->height, ch, pitch,
-		opts->refine_edges != 0, ph->scratch, ph->alpha,
+		p->prob, lb, ph->rgb_low, pixels, width, height, ch, pitch, opts->refine_edges != 0, ph->scratch, ph->alpha,
 	};
-	if (st == BD_OK)
-		st = bd_gpu_upsample_alpha (&up, s->stream, error);
+	return st == BD_OK ? bd_gpu_upsample_alpha (&up, s->stream, error) : st;
+}
+
+static uint32_t
+photo_channels (const bd_image *photo)
+{
+	return photo->format == BD_PIXEL_RGBA8 ? 4 : 3;
+}
+
+/* @photo's 8-bit pixels onto the device (ph->pixels), keeping the host's row pitch: one plain
+ * copy brings them up. */
+static bd_status
+upload_photo (gpu_state *s, gpu_photo *ph, const bd_image *photo, bd_error *error)
+{
+	size_t row = (size_t) photo->width * photo_channels (photo);
+	bd_status st = bd_gpu_grow ((void **) &ph->pixels, &ph->pixels_bytes, photo->stride * (photo->height - 1) + row,
+	                            error);
 	if (st != BD_OK)
+		return st;
+	BD_CUDA_CHECK (bd_gpu_copy_rows (ph->pixels, photo->stride, photo->pixels, photo->stride, row, photo->height,
+	                                 cudaMemcpyHostToDevice, s->stream));
+	return BD_OK;
+}
+
+/* A whole photo on the device: one upload of its 8-bit pixels, letterbox, network, guided
+ * filter, and one download of the 8-bit alpha. */
+bd_status
+cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts, uint8_t *alpha,
+          size_t alpha_stride, bd_error *error)
+{
+	gpu_state *s = (gpu_state *) session->backend_data;
+	BD_CUDA_CHECK (cudaSetDevice (s->device));   /* the calling thread's current device */
+	if (opts->progress && opts->progress (0.0f, opts->user_data))
+		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
+	gpu_photo *ph = session->upright_run == 1 || session->upright_run == 2 ? &s->probe_photo : &s->photo;
+	bool go_on = true;
+	bd_status st = upload_photo (s, ph, photo, error);
+	if (st == BD_OK)
+		st = photo_on_device (session, ph, ph->pixels, photo->width, photo->height, photo_channels (photo),
+		                      photo->stride, opts, &go_on, error);
+	if (st != BD_OK || !go_on)
 		return st;
 	BD_CUDA_CHECK (bd_gpu_copy_rows (alpha, alpha_stride, ph->alpha, photo->width, photo->width, photo->height,
 	                                 cudaMemcpyDeviceToHost, s->stream));
+	BD_CUDA_CHECK (cudaStreamSynchronize (s->stream));
+	if (opts->progress)
+		opts->progress (1.0f, opts->user_data);
+	return BD_OK;
+}
+
+/* cuda_run's mask of @photo turned a quarter (to the right with @clockwise), turned back, both
+ * turns on the device (bd_backend_ops.run_turned). */
+bd_status
+cuda_run_turned (bd_session *session, const bd_image *photo, bool clockwise, const bd_run_options *opts,
+                 uint8_t *alpha, size_t alpha_stride, bd_error *error)
+{
+	gpu_state *s = (gpu_state *) session->backend_data;
+	BD_CUDA_CHECK (cudaSetDevice (s->device));   /* the calling thread's current device */
+	if (opts->progress && opts->progress (0.0f, opts->user_data))
+		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
+	gpu_photo *ph = &s->photo;
+	uint32_t ch = photo_channels (photo), w = photo->width, h = photo->height;
+	size_t pixels = (size_t) w * h;
+	bool go_on = true;
+	/* turned: the photo turned (h x w), then its mask turned back (w x h, dense). */
+	bd_status st = upload_photo (s, ph, photo, error);
+	if (st == BD_OK)
+		st = bd_gpu_grow ((void **) &ph->turned, &ph->turned_bytes, pixels * (ch + 1), error);
+	if (st == BD_OK)
+		st = bd_gpu_rotate_quarter (ph->pixels, w, h, photo->stride, ch, clockwise, ph->turned, (size_t) h * ch,
+		                            s->stream, error);
+	if (st == BD_OK)
+		st = photo_on_device (session, ph, ph->turned, h, w, ch, (size_t) h * ch, opts, &go_on, error);
+	uint8_t *back = ph->turned + pixels * ch;
+	if (st == BD_OK)
+		st = bd_gpu_rotate_quarter (ph->alpha, h, w, h, 1, !clockwise, back, w, s->stream, error);
+	if (st != BD_OK)
+		return st;
+	BD_CUDA_CHECK (bd_gpu_copy_rows (alpha, alpha_stride, back, w, w, h, cudaMemcpyDeviceToHost, s->stream));
 	BD_CUDA_CHECK (cudaStreamSynchronize (s->stream));
 	if (opts->progress)
 		opts->progress (1.0f, opts->user_data);
@@ -680,6 +745,7 @@ const bd_backend_ops cuda_ops = {
 	.forward = cuda_forward,
 	.destroy = cuda_destroy,
 	.run = cuda_run,
+	.run_turned = cuda_run_turned,
 	.network_ms = cuda_network_ms,
 	.device_count = cuda_device_count,
 	.reserve = nullptr,
