@@ -133,6 +133,11 @@ typedef struct bd_backend_ops {
 	bd_status (*run_turned) (bd_session *session, const bd_image *photo, bool clockwise,
 	                         const bd_run_options *options, uint8_t *alpha, size_t alpha_stride,
 	                         bd_error *error);
+	/* Optional, with run: bd_resample_rgb's bytes of @photo, 8-bit RGB in @out (packed), made
+	 * from the backend's own copy where its run of @photo is under way (upright.c's quick
+	 * looks, between the run's passes). */
+	bd_status (*resample_rgb) (bd_session *session, const bd_image *photo, uint32_t width, uint32_t height,
+	                           uint8_t *out, bd_error *error);
 	/* Optional, for benchmarks: the device time of the last forward's network alone (no
 	 * transfers), in ms; NULL where the backend has no such clock. */
 	double    (*network_ms) (bd_session *session);

@@ -124,7 +124,9 @@ look_three_ways (bd_session *session, const bd_image *photo, const bd_run_option
 	bd_status st = small && turned_pixels && alpha ? BD_OK
 	                                        : bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
 	if (st == BD_OK)
-		st = bd_resample_rgb (session->pool, photo, w, h, NULL, small, (size_t) w * 3, 3, error);
+		st = session->backend->resample_rgb
+		             ? session->backend->resample_rgb (session, photo, w, h, small, error)
+		             : bd_resample_rgb (session->pool, photo, w, h, NULL, small, (size_t) w * 3, 3, error);
 	if (st == BD_OK) {
 		bd_image view = { small, w, h, (size_t) w * 3, BD_PIXEL_RGB8 };
 		st = look_quickly (session, &view, options, run, 1, alpha, &looks[0], error);

@@ -110,8 +110,8 @@ draw_blur (bd_gpu_composite_buffers *b, cudaStream_t stream, uint32_t w, uint32_
 		return st;
 	round_kernel<<<bd_div_up (3 * n, 256), 256, 0, stream>>> (3 * n, grid.bg, b->grid_rgb);
 	BD_CUDA_CHECK_LAUNCH ();
-	return bd_gpu_enlarge_rgb (b->grid_rgb, grid.w, grid.h, w, h, b->out, &b->scratch, &b->scratch_bytes, stream,
-	                           error);
+	return bd_gpu_resample_rgb (b->grid_rgb, grid.w, grid.h, (size_t) grid.w * 3, 3, w, h, b->out, 4, &b->scratch,
+	                            &b->scratch_bytes, stream, error);
 }
 
 } // namespace

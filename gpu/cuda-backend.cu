@@ -7,6 +7,7 @@
 #include "decide-alpha.cuh"
 #include "letterbox.cuh"
 #include "mirror-average.cuh"
+#include "resample.cuh"
 #include "rotate-quarter.cuh"
 #include "pack-weights.cuh"
 #include "to-nhwc.cuh"
@@ -58,6 +59,9 @@ void photo_free (gpu_photo *ph);
 struct gpu_state {
 	cudaStream_t stream;
 	gpu_photo    photo;
+	const bd_image *photo_held;   /* while cuda_run's run of it is under way: photo.pixels is it */
+	uint8_t     *small, *small_scratch;   /* cuda_resample_rgb's result and its taps and rows */
+	size_t       small_bytes, small_scratch_bytes;
 	gpu_photo    probe_photo;   /* upright.c's quick looks, made while the photo's run waits */
 	bd_gpu_composite_buffers composite;
 	bd_gpu_decide_buffers    decide;
@@ -427,6 +431,8 @@ cuda_destroy (bd_session *session)
 	plan_free (&s->turned_mirror);
 	photo_free (&s->photo);
 	photo_free (&s->probe_photo);
+	cudaFree (s->small);
+	cudaFree (s->small_scratch);
 	bd_gpu_composite_free (&s->composite);
 	bd_gpu_decide_free (&s->decide);
 	if (s->stream)
@@ -627,9 +633,14 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 	gpu_photo *ph = session->upright_run == 1 || session->upright_run == 2 ? &s->probe_photo : &s->photo;
 	bool go_on = true;
 	bd_status st = upload_photo (s, ph, photo, error);
-	if (st == BD_OK)
+	if (st == BD_OK) {
+		if (ph == &s->photo)
+			s->photo_held = photo;
 		st = photo_on_device (session, ph, ph->pixels, photo->width, photo->height, photo_channels (photo),
 		                      photo->stride, opts, &go_on, error);
+		if (ph == &s->photo)
+			s->photo_held = nullptr;
+	}
 	if (st != BD_OK || !go_on)
 		return st;
 	BD_CUDA_CHECK (bd_gpu_copy_rows (alpha, alpha_stride, ph->alpha, photo->width, photo->width, photo->height,
@@ -672,6 +683,33 @@ cuda_run_turned (bd_session *session, const bd_image *photo, bool clockwise, con
 	BD_CUDA_CHECK (cudaStreamSynchronize (s->stream));
 	if (opts->progress)
 		opts->progress (1.0f, opts->user_data);
+	return BD_OK;
+}
+
+/* bd_backend_ops.resample_rgb: from the photo on the device where cuda_run's run of it is
+ * under way, else uploaded first. */
+bd_status
+cuda_resample_rgb (bd_session *session, const bd_image *photo, uint32_t width, uint32_t height, uint8_t *out,
+                   bd_error *error)
+{
+	gpu_state *s = (gpu_state *) session->backend_data;
+	BD_CUDA_CHECK (cudaSetDevice (s->device));   /* the calling thread's current device */
+	gpu_photo *ph = &s->photo;
+	bd_status st = BD_OK;
+	if (s->photo_held != photo) {
+		ph = &s->probe_photo;
+		st = upload_photo (s, ph, photo, error);
+	}
+	size_t bytes = (size_t) width * height * 3;
+	if (st == BD_OK)
+		st = bd_gpu_grow ((void **) &s->small, &s->small_bytes, bytes, error);
+	if (st == BD_OK)
+		st = bd_gpu_resample_rgb (ph->pixels, photo->width, photo->height, photo->stride, photo_channels (photo), width,
+		                          height, s->small, 3, &s->small_scratch, &s->small_scratch_bytes, s->stream, error);
+	if (st != BD_OK)
+		return st;
+	BD_CUDA_CHECK (cudaMemcpyAsync (out, s->small, bytes, cudaMemcpyDeviceToHost, s->stream));
+	BD_CUDA_CHECK (cudaStreamSynchronize (s->stream));
 	return BD_OK;
 }
 
@@ -746,6 +784,7 @@ const bd_backend_ops cuda_ops = {
 	.destroy = cuda_destroy,
 	.run = cuda_run,
 	.run_turned = cuda_run_turned,
+	.resample_rgb = cuda_resample_rgb,
 	.network_ms = cuda_network_ms,
 	.device_count = cuda_device_count,
 	.reserve = nullptr,

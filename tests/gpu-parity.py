@@ -8,8 +8,9 @@ For random U-Nets of several shapes (odd widths included) and for any model file
 the CUDA backend's probabilities in exact (fp32) and fast (fp16) precision against the CPU
 backend's on random input, one input at a time and as a batch of three different ones. With --photos (and a model): whole photos through bd_session_run
 (8-bit in, full-size 8-bit alpha out, letterbox and guided filter on the device), CUDA exact
-against the CPU and fast against exact, within 1/255 for at least 99.9% of pixels, and the
-time per photo at 1 and 12 megapixels. With --busy, all of it while another process keeps the
+against the CPU and fast against exact, within 1/255 for at least 99.9% of pixels, the same
+photo as padded RGBA giving fast's mask byte for byte, and the time per photo at 1 and 12
+megapixels. With --busy, all of it while another process keeps the
 GPU busy (the times then mean little). Prints tables; exits non-zero when a check fails.
 CI has no GPU and does not run this; the C test suites carry the CPU checks.
 """
@@ -129,9 +130,15 @@ def check(lib, path, h, w, rng):
     return rows, desc
 
 
-def run_photo(lib, s, rgb, main_subject_only=1, decisive=1, upright=1):
+def run_photo(lib, s, rgb, main_subject_only=1, decisive=1, upright=1, rgba_padded=False):
     h, w, _ = rgb.shape
     img = Image(rgb.ctypes.data, w, h, w * 3, 0)
+    if rgba_padded:
+        # RGBA with 12 bytes more a row: the device's reads at another pixel size and pitch.
+        padded = np.zeros((h, w * 4 + 12), np.uint8)
+        padded[:, :w * 4].reshape(h, w, 4)[:, :, :3] = rgb
+        padded[:, :w * 4].reshape(h, w, 4)[:, :, 3] = 255
+        img = Image(padded.ctypes.data, w, h, w * 4 + 12, 1)
     alpha = np.zeros((h, w), dtype=np.uint8)
     err = Error()
     if lib.bd_session_run(s, ctypes.byref(img), ctypes.byref(RunOptions(ctypes.sizeof(RunOptions), 1, None, None, 1, main_subject_only, decisive, upright)),
@@ -227,9 +234,11 @@ def check_photos(lib, model_path, photo_dir):
         ex = float((np.abs(a_exact.astype(int) - a_cpu) <= 1).mean())
         fa = float((np.abs(a_fast.astype(int) - a_exact) <= 1).mean())
         co = check_composites(lib, cpu, fast, rgb, a_cpu)
-        ok = ex >= 0.999 and fa >= 0.999 and co == 1.0
+        ra = float((run_photo(lib, fast, rgb, rgba_padded=True) == a_fast).mean())
+        ok = ex >= 0.999 and fa >= 0.999 and co == 1.0 and ra == 1.0
         failed += not ok
-        rows.append(f"{name:28} {rgb.shape[1]}x{rgb.shape[0]:<6} {ex:10.4%} {fa:10.4%} {co:10.4%} {'yes' if ok else 'NO'}")
+        rows.append(f"{name:28} {rgb.shape[1]}x{rgb.shape[0]:<6} {ex:10.4%} {fa:10.4%} {co:10.4%} {ra:10.4%} "
+                    f"{'yes' if ok else 'NO'}")
     # A photo wider than a block's shared memory holds as a line of colour means (1,117 cells
     # on a Hopper GPU): with a blur of radius 4 (a cell a pixel) its rows take the kernel a
     # thread a line, its columns (640 cells, more than 48 KB with their changes) the one a
@@ -239,9 +248,11 @@ def check_photos(lib, model_path, photo_dir):
     wide_alpha = np.kron(rng.integers(0, 2, (40, 100), dtype=np.uint8) * 255, np.ones((16, 13), np.uint8))
     co = check_composites(lib, cpu, fast, wide, np.ascontiguousarray(wide_alpha))
     failed += co != 1.0
-    rows.append(f"{'(random, wide)':28} {'1300x640':11} {'':>10} {'':>10} {co:10.4%} {'yes' if co == 1.0 else 'NO'}")
-    print(f"{'photo':28} {'size':11} {'exact~cpu':>10} {'fast~exact':>10} {'composite':>10} ok   "
-          "(share of pixels within 1/255; of composite bytes equal to the host's, worst of seven backgrounds)")
+    rows.append(f"{'(random, wide)':28} {'1300x640':11} {'':>10} {'':>10} {co:10.4%} {'':>10} "
+                f"{'yes' if co == 1.0 else 'NO'}")
+    print(f"{'photo':28} {'size':11} {'exact~cpu':>10} {'fast~exact':>10} {'composite':>10} {'rgba~rgb':>10} ok   "
+          "(share of pixels within 1/255; of composite bytes equal to the host's, worst of seven backgrounds; "
+          "of mask bytes of the photo as padded RGBA equal to its RGB one's, fast)")
     print("\n".join(rows))
     n, decisive_failed = check_decisive(lib, cpu, fast, soft)
     failed += decisive_failed
