@@ -7,9 +7,9 @@
 #include "decide-alpha.cuh"
 #include "letterbox.cuh"
 #include "mirror-average.cuh"
+#include "pack-weights.cuh"
 #include "resample.cuh"
 #include "rotate-quarter.cuh"
-#include "pack-weights.cuh"
 #include "to-nhwc.cuh"
 #include "upsample-alpha.cuh"
 #include "gpu-switches.cuh"
@@ -59,10 +59,10 @@ void photo_free (gpu_photo *ph);
 struct gpu_state {
 	cudaStream_t stream;
 	gpu_photo    photo;
-	const bd_image *photo_held;   /* while cuda_run's run of it is under way: photo.pixels is it */
-	uint8_t     *small, *small_scratch;   /* cuda_resample_rgb's result and its taps and rows */
-	size_t       small_bytes, small_scratch_bytes;
 	gpu_photo    probe_photo;   /* upright.c's quick looks, made while the photo's run waits */
+	const bd_image *photo_held;   /* while cuda_run's run of it is under way: photo.pixels is it */
+	uint8_t     *small, *small_scratch;   /* cuda_resample_rgb's result, its taps and rows */
+	size_t       small_bytes, small_scratch_bytes;
 	bd_gpu_composite_buffers composite;
 	bd_gpu_decide_buffers    decide;
 	bd_precision precision;
@@ -674,10 +674,10 @@ cuda_run_turned (bd_session *session, const bd_image *photo, bool clockwise, con
 		                            s->stream, error);
 	if (st == BD_OK)
 		st = photo_on_device (session, ph, ph->turned, h, w, ch, (size_t) h * ch, opts, &go_on, error);
+	if (st != BD_OK || !go_on)
+		return st;
 	uint8_t *back = ph->turned + pixels * ch;
-	if (st == BD_OK)
-		st = bd_gpu_rotate_quarter (ph->alpha, h, w, h, 1, !clockwise, back, w, s->stream, error);
-	if (st != BD_OK)
+	if ((st = bd_gpu_rotate_quarter (ph->alpha, h, w, h, 1, !clockwise, back, w, s->stream, error)) != BD_OK)
 		return st;
 	BD_CUDA_CHECK (bd_gpu_copy_rows (alpha, alpha_stride, back, w, w, h, cudaMemcpyDeviceToHost, s->stream));
 	BD_CUDA_CHECK (cudaStreamSynchronize (s->stream));

@@ -292,8 +292,8 @@ test_lying_down (void)
 		g_assert_cmpfloat (as_is, <, found);
 	}
 
-	/* One session, photos lying down of two sizes in turn (the buffers of the photo turned
-	 * grown, then used again): each mask is the one a call of its own gives. */
+	/* One session, photos lying down of two sizes in turn (the buffers and plans of each
+	 * size's runs made, then used again): each mask is the one a call of its own gives. */
 	g_autofree char *in_dir = path_in ("lying-in"), *out_dir = path_in ("lying-out");
 	g_mkdir (in_dir, 0755);
 	g_autoptr (GdkPixbuf) lying = gdk_pixbuf_rotate_simple (in, GDK_PIXBUF_ROTATE_CLOCKWISE);
