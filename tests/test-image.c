@@ -711,7 +711,7 @@ test_keep_main_subject (void)
 }
 
 typedef struct {
-	float last;
+	float first, last;
 	int   calls;
 	int   cancel_after;
 } progress_log;
@@ -722,6 +722,8 @@ on_progress (float fraction, void *data)
 	progress_log *log = data;
 	g_assert_cmpfloat (fraction, >=, log->last);
 	g_assert_cmpfloat (fraction, <=, 1.0f);
+	if (!log->calls)
+		log->first = fraction;
 	log->last = fraction;
 	log->calls++;
 	return log->cancel_after && log->calls >= log->cancel_after;
@@ -1193,6 +1195,79 @@ test_rotate_quarter (void)
 		}
 }
 
+/* bd_run_upright's steps, with a run that stands in for the network: a first pass unsure of
+ * its person, quick looks that find nothing as the photo stands and a person surely either
+ * way turned. The photo's own run ends between its passes (its mask never written), the run
+ * turned to the left takes the rest of the bar, and its mask comes back turned to the right. */
+static int
+turned_mask_value (uint32_t x, uint32_t y)
+{
+	return (int) ((x * 3 + y * 5) % 200) + 20;
+}
+
+static bd_status
+stand_in_run (bd_session *session, const bd_image *photo, const bd_run_options *options, uint8_t *alpha,
+              size_t stride, bd_error *error)
+{
+	uint32_t w = photo->width, h = photo->height;
+	if (session->upright_run == 0) {
+		float prob[6 * 4];
+		for (int i = 0; i < 6 * 4; i++)
+			prob[i] = 0.6f;
+		bool go_on = true;
+		bd_status st = bd_between_passes (session, prob, 6, 4, 6, &go_on, error);
+		if (st != BD_OK || !go_on)
+			return st;
+	}
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x++) {
+			uint8_t *a = alpha + y * stride + x;
+			switch (session->upright_run) {
+			case 0: *a = 77; break;                          /* never to be seen */
+			case 1: *a = 0; break;                           /* nothing as it stands */
+			case 2: *a = y < h / 3 ? 255 : 0; break;         /* someone, either way turned */
+			default: *a = (uint8_t) turned_mask_value (x, y); break;
+			}
+		}
+	if (session->upright_run == 3 && options->progress)
+		for (int i = 0; i <= 2; i++)
+			options->progress (0.5f * (float) i, options->user_data);
+	return BD_OK;
+}
+
+static void
+test_upright_steps (void)
+{
+	bd_model *m = synthetic_model ();
+	bd_session *s = NULL;
+	g_assert_cmpint (bd_session_new (m, NULL, &s, NULL), ==, BD_OK);
+	enum { W = 40, H = 24 };
+	uint8_t px[W * H * 3];
+	for (int i = 0; i < W * H * 3; i++)
+		px[i] = (uint8_t) (i * 13);
+	bd_image photo = { px, W, H, W * 3, BD_PIXEL_RGB8 };
+	uint8_t alpha[W * H];
+	progress_log log = { 0 };
+	bd_run_options o;
+	bd_run_options_init (&o);
+	o.progress = on_progress;
+	o.user_data = &log;
+	bd_error err = { 0 };
+	g_assert_cmpint (bd_run_upright (s, &photo, &o, alpha, W, stand_in_run, &err), ==, BD_OK);
+	g_assert_null (s->between_passes);
+	g_assert_cmpint (s->upright_run, ==, 0);
+	/* Turned to the left, the photo is H wide: the stand-in's pixel (x, y) is the photo's
+	 * (W - 1 - y, x). */
+	for (uint32_t y = 0; y < H; y++)
+		for (uint32_t x = 0; x < W; x++)
+			g_assert_cmpint (alpha[y * W + x], ==, turned_mask_value (y, W - 1 - x));
+	g_assert_cmpint (log.calls, ==, 3);
+	g_assert_cmpfloat (log.first, ==, 0.5f);   /* the first run's half of the bar, with mirror averaging */
+	g_assert_cmpfloat (log.last, ==, 1.0f);
+	bd_session_free (s);
+	bd_model_free (m);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1218,6 +1293,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/mirror-average", test_mirror_average);
 	g_test_add_func ("/core/image/session-run", test_session_run);
 	g_test_add_func ("/core/image/session-run-shapes", test_session_run_shapes);
+	g_test_add_func ("/core/image/upright-steps", test_upright_steps);
 	int ret = g_test_run ();
 	bd_thread_pool_free (pool);
 	return ret;
