@@ -211,6 +211,14 @@ struct bd_session {
 bd_status bd_between_passes (bd_session *session, const float *prob, uint32_t width, uint32_t height,
                              size_t stride, bool *go_on, bd_error *error);
 
+/* A run's progress shown on [from, to] of an outer run's bar (session.c): a photo's pass and
+ * its mirror pass each take half, upright.c's run turned what the photo's own run left. */
+typedef struct {
+	const bd_run_options *outer;
+	float                 from, to;
+} bd_progress_span;
+int bd_progress_in_span (float fraction, void *span);   /* a bd_progress_span */
+
 /* A photo's mask before the main-subject and decisive passes (session.c's: the backend's
  * whole-photo run, or the session's around its forward pass). */
 typedef bd_status (*bd_run_fn) (bd_session *session, const bd_image *photo, const bd_run_options *options,

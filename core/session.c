@@ -294,17 +294,11 @@ fill_canvas (bd_session *session, const bd_image *photo, const bd_letterbox *lb,
 	return BD_OK;
 }
 
-/* Progress of pass @offset (0 or 0.5) of two, mapped onto its half of [0, 1]. */
-typedef struct {
-	const bd_run_options *outer;
-	float                 offset;
-} half_progress;
-
-static int
-on_half_progress (float fraction, void *data)
+int
+bd_progress_in_span (float fraction, void *data)
 {
-	const half_progress *h = data;
-	return h->outer->progress (h->offset + 0.5f * fraction, h->outer->user_data);
+	const bd_progress_span *span = data;
+	return span->outer->progress (span->from + (span->to - span->from) * fraction, span->outer->user_data);
 }
 
 /* Mirror averaging's second pass: the photo's mirror image at 9/8 of its scale, through the
@@ -317,10 +311,10 @@ mirror_pass (bd_session *session, const bd_image *photo, const bd_letterbox *lb,
 	size_t canvas = (size_t) lb2.pw * lb2.ph;
 	float *rgb = bd_alloc_zeroed ((size_t) lb2.sw * lb2.sh, 3 * sizeof (float));
 	float *input = bd_alloc_zeroed (canvas, 4 * sizeof (float)), *prob2 = input ? input + 3 * canvas : NULL;
-	half_progress half = { options, 0.5f };
+	bd_progress_span half = { options, 0.5f, 1.0f };
 	bd_run_options pass = *options;
 	if (options->progress) {
-		pass.progress = on_half_progress;
+		pass.progress = bd_progress_in_span;
 		pass.user_data = &half;
 	}
 	bd_status st = !rgb || !input ? bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory")
@@ -359,10 +353,10 @@ run_on_host (bd_session *session, const bd_image *photo, const bd_run_options *o
 	}
 	if (st != BD_OK)
 		goto out;
-	half_progress half = { options, 0.0f };
+	bd_progress_span half = { options, 0.0f, 0.5f };
 	bd_run_options pass = *options;
 	if (options->progress && options->mirror_average) {
-		pass.progress = on_half_progress;
+		pass.progress = bd_progress_in_span;
 		pass.user_data = &half;
 	}
 	st = session->backend->forward (session, input, 1, lb.ph, lb.pw, prob, &pass, error);

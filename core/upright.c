@@ -143,19 +143,6 @@ look_three_ways (bd_session *session, const bd_image *photo, const bd_run_option
 	return st;
 }
 
-/* What the photo's own run leaves for the turned one: its bar from @reached to the end. */
-typedef struct {
-	const bd_run_options *outer;
-	float                 reached;
-} rest_progress;
-
-static int
-on_rest_progress (float fraction, void *data)
-{
-	const rest_progress *r = data;
-	return r->outer->progress (r->reached + (1.0f - r->reached) * fraction, r->outer->user_data);
-}
-
 /* The photo's own run, as far as its first pass: where to turn it (0: not at all). */
 typedef struct {
 	const bd_image       *photo;
@@ -249,10 +236,10 @@ bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options
 		return st;
 
 	/* The photo's own run ended after its first pass: half its bar with mirror averaging. */
-	rest_progress rest = { options, options->mirror_average ? 0.5f : 1.0f };
+	bd_progress_span rest = { options, options->mirror_average ? 0.5f : 1.0f, 1.0f };
 	bd_run_options again = *options;
 	if (options->progress) {
-		again.progress = on_rest_progress;
+		again.progress = bd_progress_in_span;
 		again.user_data = &rest;
 	}
 	session->upright_run = 3;
