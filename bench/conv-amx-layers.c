@@ -24,23 +24,6 @@ static const layer layers[] = {
 	{ "dec0.conv1", 64, 32, 0 },   { "dec0.conv2", 32, 32, 0 },
 };
 
-/* The median of @runs timings of @run (after one untimed). */
-static double
-median_ms (int runs, void (*run) (void *), void *arg)
-{
-	double *ms = malloc ((size_t) runs * sizeof *ms), m;
-	run (arg);
-	for (int r = 0; r < runs; r++) {
-		double t0 = now_ms ();
-		run (arg);
-		ms[r] = now_ms () - t0;
-	}
-	qsort (ms, (size_t) runs, sizeof *ms, cmp_double);
-	m = ms[runs / 2];
-	free (ms);
-	return m;
-}
-
 typedef struct {
 	bd_thread_pool         *pool;
 	const bd_cpu_conv      *fp32, *amx;
@@ -93,7 +76,7 @@ main (int argc, char **argv)
 		bd_cpu_view_bf16 vpout = { pairs_out + 2 * (row + BD_LANES), h, w, 2 * row, 2 * plane };
 		job j = { pool, &fp32, &amx, &vin, &vout, &vpin, &vpout };
 		double gflop = 2.0 * l->cin * l->cout * 9 * h * w / 1e9;
-		double f = median_ms (runs, run_fp32, &j), a = median_ms (runs, run_amx, &j);
+		double f = median_ms_of (runs, run_fp32, &j), a = median_ms_of (runs, run_amx, &j);
 		printf ("%-11s %4u->%-4u %4ux%-3u %7.2f (%5.0f) %7.2f (%5.0f)\n", l->name, l->cin, l->cout, w, h, f,
 		        gflop / f * 1e3, a, gflop / a * 1e3);
 		total_fp32 += f;
