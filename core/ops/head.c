@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The network's head: a 1x1 convolution to one channel, then the sigmoid, into a dense map. */
+/* The network's head: a 1x1 convolution to one channel, then the sigmoid, into a dense map.
+ * The rows are head-row.c's, built once per x86-64 level. */
 #include "ops.h"
 
-#include <math.h>
+typedef void (*head_row_fn) (const float *weight, float bias, uint32_t channels, const bd_cpu_view *in, size_t y,
+                             float *out);
 
 typedef struct {
+	head_row_fn        row;
 	const float       *weight;
 	float              bias;
 	uint32_t           channels;
@@ -16,25 +19,29 @@ static void
 head_task (void *data, size_t y)
 {
 	const head_ctx *c = data;
-	uint32_t width = c->in->width;
-	float *o = c->out + y * width;
-	for (uint32_t x = 0; x < width; x++)
-		o[x] = c->bias;
-	for (uint32_t ch = 0; ch < c->channels; ch++) {
-		const float *p = c->in->data + (size_t) (ch / BD_LANES) * c->in->plane_stride +
-		                 y * c->in->row_stride + ch % BD_LANES;
-		float w = c->weight[ch];
-		for (uint32_t x = 0; x < width; x++)
-			o[x] += w * p[(size_t) x * BD_LANES];
+	c->row (c->weight, c->bias, c->channels, c->in, y, c->out + y * c->in->width);
+}
+
+/* The build of the rows for this CPU (bd_cpu_level_get), which the tests force in turn. */
+static head_row_fn
+pick_row (void)
+{
+	switch (bd_cpu_level_get ()) {
+#if defined(BD_HAVE_X86_KERNELS)
+	case BD_CPU_X86_64_V4:
+		return bd_head_row_x86_64_v4;
+	case BD_CPU_X86_64_V3:
+		return bd_head_row_x86_64_v3;
+#endif
+	default:
+		return bd_head_row_generic;
 	}
-	for (uint32_t x = 0; x < width; x++)
-		o[x] = 1.0f / (1.0f + expf (-o[x]));
 }
 
 void
 bd_head_sigmoid (bd_thread_pool *pool, const float *weight, float bias, uint32_t channels,
                  const bd_cpu_view *in, float *out)
 {
-	head_ctx c = { weight, bias, channels, in, out };
+	head_ctx c = { pick_row (), weight, bias, channels, in, out };
 	bd_thread_pool_run (pool, in->height, head_task, &c);
 }

@@ -57,6 +57,13 @@ void bd_maxpool2x2 (bd_thread_pool *pool, uint32_t planes, const bd_cpu_view *in
 /* sigmoid(w . x + bias) over @channels channels into a dense height x width map. */
 void bd_head_sigmoid (bd_thread_pool *pool, const float *weight, float bias, uint32_t channels,
                       const bd_cpu_view *in, float *out);
+/* Row @y of it into @out (head-row.c, one build per x86-64 level; the same floats from each). */
+void bd_head_row_generic (const float *weight, float bias, uint32_t channels, const bd_cpu_view *in, size_t y,
+                          float *out);
+void bd_head_row_x86_64_v3 (const float *weight, float bias, uint32_t channels, const bd_cpu_view *in, size_t y,
+                            float *out);
+void bd_head_row_x86_64_v4 (const float *weight, float bias, uint32_t channels, const bd_cpu_view *in, size_t y,
+                            float *out);
 
 /* Blocked activations in bfloat16: the same layout and strides (in elements) as bd_cpu_view,
  * or the AMX kernels' pairs of planes (bd_to_bf16_pairs). */
