@@ -417,21 +417,35 @@ step (const bd_run_options *opts, int *done, int total)
 	return !(opts && opts->progress && opts->progress ((float) *done / (float) total, opts->user_data));
 }
 
-/* The photo's three channels go to lanes 0..2 of @in's first plane; the other lanes are set
- * to zero too, since the other size's buffers may have left data there. */
+typedef struct {
+	const bd_cpu_view *in;
+	const float       *input;
+} fill_ctx;
+
 static void
-fill_input (const bd_cpu_view *in, const float *input)
+fill_row (void *data, size_t y)
 {
+	const fill_ctx *c = data;
+	const bd_cpu_view *in = c->in;
 	size_t hw = (size_t) in->height * in->width;
-	for (uint32_t y = 0; y < in->height; y++) {
-		float *row = in->data + (size_t) y * in->row_stride;
-		for (uint32_t x = 0; x < in->width; x++) {
-			float *px = row + (size_t) x * BD_LANES;
-			for (int c = 0; c < 3; c++)
-				px[c] = input[c * hw + (size_t) y * in->width + x];
-			memset (px + 3, 0, (BD_LANES - 3) * sizeof *px);
-		}
+	const float *src = c->input + y * in->width;
+	float *row = in->data + y * in->row_stride;
+	for (uint32_t x = 0; x < in->width; x++) {
+		float *px = row + (size_t) x * BD_LANES;
+		for (int ch = 0; ch < 3; ch++)
+			px[ch] = src[ch * hw + x];
+		memset (px + 3, 0, (BD_LANES - 3) * sizeof *px);
 	}
+}
+
+/* The photo's three channels go to lanes 0..2 of @in's first plane; the other lanes are set
+ * to zero too, since the other size's buffers may have left data there. A row a task: the
+ * rows are the first pages a fresh arena's pass touches. */
+static void
+fill_input (bd_thread_pool *pool, const bd_cpu_view *in, const float *input)
+{
+	fill_ctx c = { in, input };
+	bd_thread_pool_run (pool, in->height, fill_row, &c);
 }
 
 /* The forward pass up to the head, in fp32 or with bf16 copies of the convolutions' inputs
@@ -496,7 +510,7 @@ forward_amx (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *p
 	uint32_t D = m->depth;
 	/* The photo lies over cat[0]'s up half when there is one. */
 	bd_cpu_view in = D > 1 ? planes_of (&p->cat[0], HALF (PLANES (m->widths[0]))) : p->input.view;
-	fill_input (&in, input);
+	fill_input (pool, &in, input);
 	for (uint32_t l = 0; l < D; l++) {
 		bd_cpu_view_bf16 t = pairs_over (&p->tmp[l], 0), x;
 		if (l == 0) {
@@ -564,7 +578,7 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 	else
 #endif
 	{
-		fill_input (&p->input.view, input);
+		fill_input (session->pool, &p->input.view, input);
 		finished = forward_blocked (state, m, p, session->pool, opts, &done, total);
 	}
 	if (!finished)
