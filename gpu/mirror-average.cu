@@ -1,22 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Mirror averaging on the device, one thread per pixel of the photo, with the CPU's
- * arithmetic (core/image/mirror-sample.h). It writes only @prob and reads only @mirrored, so
- * no pixel's read races another's write. */
+/* Mirror averaging on the device, with the CPU's arithmetic (core/image/mirror-sample.h). It
+ * writes only @prob and reads only @mirrored, so no pixel's read races another's write. */
 #include "mirror-average.cuh"
 
+#include "average-views.cuh"
 #include "image/mirror-sample.h"
 
 namespace {
 
-__global__ void
-mirror_average_kernel (float *prob, const bd_letterbox lb, const float *mirrored, const bd_letterbox lb2)
-{
-	uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-	if (x >= lb.sw)
-		return;
-	float *p = prob + (size_t) (y + lb.oy) * lb.pw + lb.ox + x;
-	*p = 0.5f * (*p + bd_mirror_sample (mirrored, &lb, &lb2, x, y));
-}
+struct mirror_sample {
+	const float *mirrored;
+	bd_letterbox lb, lb2;
+
+	__device__ float
+	operator() (uint32_t x, uint32_t y, float) const
+	{
+		return bd_mirror_sample (mirrored, &lb, &lb2, x, y);
+	}
+};
 
 } // namespace
 
@@ -24,9 +25,5 @@ bd_status
 bd_gpu_mirror_average (float *prob, const bd_letterbox &lb, const float *mirrored, const bd_letterbox &lb2,
                        cudaStream_t stream, bd_error *error)
 {
-	if (lb.sw == 0 || lb.sh == 0)
-		return BD_OK;
-	mirror_average_kernel<<<dim3 (bd_div_up (lb.sw, 128), lb.sh), 128, 0, stream>>> (prob, lb, mirrored, lb2);
-	BD_CUDA_CHECK_LAUNCH ();
-	return BD_OK;
+	return bd_gpu_average_views (prob, lb, mirror_sample { mirrored, lb, lb2 }, stream, error);
 }
