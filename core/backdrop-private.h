@@ -183,6 +183,15 @@ void      bd_composite_grid  (uint32_t width, uint32_t height, uint32_t *factor,
 
 typedef struct bd_thread_pool bd_thread_pool;
 
+/* The quick looks of a photo that is run turned (upright.c), as the run turned sees it:
+ * @standing, the look turned the same way, and @on_head, the look turned the other way (the
+ * run's photo turned half a turn); each @width x @height 8-bit alpha, dense, on the host.
+ * That run averages them into its pass instead of a mirror pass (bd_look_average). */
+typedef struct {
+	const uint8_t *standing, *on_head;
+	uint32_t       width, height;
+} bd_turned_looks;
+
 /* Looks at a run's first pass (the photo's pass, before its mirror pass): @prob, the pass's
  * probabilities at the network's scale, @width x @height, rows @stride floats apart, on the
  * host. Sets *@go_on to false to end the run there, its mask left unwritten. */
@@ -204,6 +213,9 @@ struct bd_session {
 	 * before its mirror pass is spent on it; once a run (bd_between_passes). */
 	bd_between_passes_fn  between_passes;
 	void                 *between_passes_data;
+	/* Set by upright.c around the run turned (upright_run 3): with mirror averaging, that
+	 * run averages these in instead of running a mirror pass. */
+	const bd_turned_looks *turned_looks;
 };
 
 /* What a run calls between the photo's pass and its mirror pass: the session's

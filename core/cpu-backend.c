@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The CPU backend: plans of blocked activation buffers laid out once per input size (six
  * kept: a photo's pass and its mirror pass run at two sizes, upright.c's quick passes at two
- * more, and a photo lying down turned at two more) in one arena they share, and
+ * more, and a photo lying down turned at one more) in one arena they share, and
  * the U-Net forward pass over the ops in core/ops/. Concatenation costs no copy: the
  * encoder's output and the up-convolution write the two plane ranges of one buffer. */
 #include "ops/ops.h"
@@ -46,8 +46,9 @@ typedef struct {
 	bd_cpu_conv up[BD_MAX_DEPTH][4];
 	bd_cpu_conv dec[BD_MAX_DEPTH][2];
 	/* The six input sizes used last: a photo runs at two (mirror averaging), upright.c's
-	 * quick looks at two more and, for a photo lying down, its run turned at two more;
-	 * fewer plans would be remade for every photo of a folder. Their buffers share one
+	 * quick looks at two more and, for a photo lying down, its run turned at one more (no
+	 * mirror pass), which leaves one for a folder's other shape; fewer plans would be
+	 * remade for every photo of a folder. Their buffers share one
 	 * arena (a forward pass keeps nothing for the next): with plan_layout's sharing, about
 	 * 170 MB instead of 480 MB for the shipped model, and half the page faults of a lone
 	 * photo (docs/ARCHITECTURE.md). A smaller size is laid out in a larger one's rows and

@@ -346,7 +346,9 @@ run_on_host (bd_session *session, const bd_image *photo, const bd_run_options *o
 		goto out;
 	}
 	st = fill_canvas (session, photo, &lb, false, rgb, input, error);
-	if (st == BD_OK && options->mirror_average && session->backend->reserve) {
+	/* The run turned averages the quick looks in instead of a mirror pass (upright.c). */
+	bool mirror = options->mirror_average && !session->turned_looks;
+	if (st == BD_OK && mirror && session->backend->reserve) {
 		/* The mirror pass runs at 9/8 of the scale: its buffers first. */
 		bd_letterbox lb2 = bd_letterbox_mirror_for (session, photo->width, photo->height);
 		st = session->backend->reserve (session, lb2.ph, lb2.pw, error);
@@ -355,7 +357,7 @@ run_on_host (bd_session *session, const bd_image *photo, const bd_run_options *o
 		goto out;
 	bd_progress_span half = { options, 0.0f, 0.5f };
 	bd_run_options pass = *options;
-	if (options->progress && options->mirror_average) {
+	if (options->progress && mirror) {
 		pass.progress = bd_progress_in_span;
 		pass.user_data = &half;
 	}
@@ -364,8 +366,10 @@ run_on_host (bd_session *session, const bd_image *photo, const bd_run_options *o
 	if (st == BD_OK)
 		st = bd_between_passes (session, prob + (size_t) lb.oy * lb.pw + lb.ox, lb.sw, lb.sh, lb.pw, &go_on,
 		                        error);
-	if (st == BD_OK && go_on && options->mirror_average)
+	if (st == BD_OK && go_on && mirror)
 		st = mirror_pass (session, photo, &lb, prob, options, error);
+	else if (st == BD_OK && go_on && options->mirror_average)
+		bd_look_average (prob, &lb, session->turned_looks);
 	if (st != BD_OK || !go_on)
 		goto out;
 	for (uint32_t y = 0; y < lb.sh; y++)

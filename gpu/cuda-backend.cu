@@ -6,6 +6,7 @@
 #include "conv2d.cuh"
 #include "decide-alpha.cuh"
 #include "letterbox.cuh"
+#include "look-average.cuh"
 #include "mirror-average.cuh"
 #include "pack-weights.cuh"
 #include "resample.cuh"
@@ -50,8 +51,11 @@ struct gpu_photo {
 	uint8_t *pixels, *alpha;
 	float   *rgb_low, *scratch;
 	uint8_t *turned;       /* a photo lying down turned, then its mask turned back */
+	uint8_t *looks;        /* the run turned's quick looks (bd_turned_looks), standing first */
+	uint8_t *looks_host;   /* on the host, page-locked: the same, on their way up */
 	float   *first_pass;   /* on the host, page-locked: the first pass for bd_between_passes */
-	size_t   pixels_bytes, alpha_bytes, rgb_low_bytes, scratch_bytes, turned_bytes, first_pass_bytes;
+	size_t   pixels_bytes, alpha_bytes, rgb_low_bytes, scratch_bytes, turned_bytes, looks_bytes, looks_host_bytes;
+	size_t   first_pass_bytes;
 };
 
 void photo_free (gpu_photo *ph);
@@ -73,7 +77,7 @@ struct gpu_state {
 	gpu_plan     plan;     /* the photo's canvas, or bd_session_forward's batch */
 	gpu_plan     mirror;   /* the mirror pass's canvas (mirror averaging, another scale) */
 	gpu_plan     probe[2]; /* upright.c's quick looks at a small size, as it stands and turned */
-	gpu_plan     turned, turned_mirror;   /* upright.c's run of a photo turned */
+	gpu_plan     turned;   /* upright.c's run of a photo turned (no mirror pass: bd_turned_looks) */
 	cudaEvent_t  net_start, net_end;   /* around the last forward's network, for benchmarks */
 	bool         launch_early;         /* kernels start in the tail of the one before (cuda-common.cuh) */
 };
@@ -428,7 +432,6 @@ cuda_destroy (bd_session *session)
 	plan_free (&s->probe[0]);
 	plan_free (&s->probe[1]);
 	plan_free (&s->turned);
-	plan_free (&s->turned_mirror);
 	photo_free (&s->photo);
 	photo_free (&s->probe_photo);
 	cudaFree (s->small);
@@ -512,8 +515,41 @@ photo_free (gpu_photo *ph)
 	cudaFree (ph->rgb_low);
 	cudaFree (ph->scratch);
 	cudaFree (ph->turned);
+	cudaFree (ph->looks);
+	cudaFreeHost (ph->looks_host);
 	cudaFreeHost (ph->first_pass);
 	memset (ph, 0, sizeof *ph);
+}
+
+/* Grows page-locked host memory @*buffer (@*size bytes) to at least @bytes, its contents lost. */
+static bd_status
+grow_host (void **buffer, size_t *size, size_t bytes, bd_error *error)
+{
+	if (*size >= bytes)
+		return BD_OK;
+	cudaFreeHost (*buffer);
+	*buffer = nullptr;
+	*size = 0;
+	BD_CUDA_CHECK (cudaMallocHost (buffer, bytes));
+	*size = bytes;
+	return BD_OK;
+}
+
+/* The run turned's quick looks onto the device (ph->looks, standing first), through
+ * page-locked memory so that the copy waits for nothing already queued. */
+static bd_status
+upload_looks (gpu_state *s, gpu_photo *ph, const bd_turned_looks *looks, bd_error *error)
+{
+	size_t n = (size_t) looks->width * looks->height;
+	bd_status st = bd_gpu_grow ((void **) &ph->looks, &ph->looks_bytes, 2 * n, error);
+	if (st == BD_OK)
+		st = grow_host ((void **) &ph->looks_host, &ph->looks_host_bytes, 2 * n, error);
+	if (st != BD_OK)
+		return st;
+	memcpy (ph->looks_host, looks->standing, n);
+	memcpy (ph->looks_host + n, looks->on_head, n);
+	BD_CUDA_CHECK (cudaMemcpyAsync (ph->looks, ph->looks_host, 2 * n, cudaMemcpyHostToDevice, s->stream));
+	return BD_OK;
 }
 
 /* Hands the photo's first pass to bd_between_passes, where a session asks for it (upright.c). */
@@ -524,14 +560,10 @@ between_passes (bd_session *session, gpu_state *s, gpu_photo *ph, const float *p
 	*go_on = true;
 	if (!session->between_passes)
 		return BD_OK;
-	size_t bytes = (size_t) lb.sw * lb.sh * sizeof (float);
-	if (ph->first_pass_bytes < bytes) {
-		cudaFreeHost (ph->first_pass);
-		ph->first_pass = nullptr;
-		ph->first_pass_bytes = 0;
-		BD_CUDA_CHECK (cudaMallocHost ((void **) &ph->first_pass, bytes));
-		ph->first_pass_bytes = bytes;
-	}
+	bd_status st = grow_host ((void **) &ph->first_pass, &ph->first_pass_bytes, (size_t) lb.sw * lb.sh * sizeof (float),
+	                          error);
+	if (st != BD_OK)
+		return st;
 	BD_CUDA_CHECK (cudaMemcpy2DAsync (ph->first_pass, lb.sw * sizeof (float), prob + (size_t) lb.oy * lb.pw + lb.ox,
 	                                  lb.pw * sizeof (float), lb.sw * sizeof (float), lb.sh,
 	                                  cudaMemcpyDeviceToHost, s->stream));
@@ -541,7 +573,8 @@ between_passes (bd_session *session, gpu_state *s, gpu_photo *ph, const float *p
 
 /* A photo's steps on the device, from its 8-bit pixels there (@pixels, @width x @height,
  * rows @pitch bytes apart) to its alpha there (ph->alpha, dense): letterbox, network,
- * bd_between_passes (*@go_on false where it ended the run), the mirror pass, guided filter. */
+ * bd_between_passes (*@go_on false where it ended the run), the mirror pass (the quick looks
+ * for the run turned), guided filter. */
 static bd_status
 photo_on_device (bd_session *session, gpu_photo *ph, const uint8_t *pixels, uint32_t width, uint32_t height,
                  uint32_t ch, size_t pitch, const bd_run_options *opts, bool *go_on, bd_error *error)
@@ -552,15 +585,18 @@ photo_on_device (bd_session *session, gpu_photo *ph, const uint8_t *pixels, uint
 	bd_letterbox lb2 = bd_letterbox_mirror_for (session, width, height);
 	/* bd_session.upright_run: each of upright.c's runs on buffers of its own. */
 	gpu_plan *p = &s->plan, *p2 = &s->mirror;
-	if (session->upright_run == 3) {
+	if (session->upright_run == 3)
 		p = &s->turned;
-		p2 = &s->turned_mirror;
-	} else if (session->upright_run) {
+	else if (session->upright_run)
 		p = &s->probe[session->upright_run - 1];
-	}
+	/* The run turned averages the quick looks in instead of a mirror pass (upright.c). */
+	const bd_turned_looks *looks = opts->mirror_average ? session->turned_looks : nullptr;
+	bool mirror = opts->mirror_average && !looks;
 	bd_status st = plan_make (s, p, m, 1, lb.ph, lb.pw, error);
-	if (st == BD_OK && opts->mirror_average)
+	if (st == BD_OK && mirror)
 		st = plan_make (s, p2, m, 1, lb2.ph, lb2.pw, error);
+	if (st == BD_OK && looks)
+		st = upload_looks (s, ph, looks, error);
 	size_t low = (size_t) lb.sw * lb.sh;
 	/* scratch: the guided filter's statistics and their means (13 + 13), coefficients (4 + 4). */
 	if (st != BD_OK ||
@@ -581,9 +617,13 @@ photo_on_device (bd_session *session, gpu_photo *ph, const uint8_t *pixels, uint
 		st = between_passes (session, s, ph, p->prob, lb, go_on, error);
 	if (st != BD_OK || !*go_on)
 		return st;
-	/* Mirror averaging (core/backdrop-private.h says why): the mirror image at 9/8 of the
-	 * scale, on a canvas and network plan of its own. */
-	if (opts->mirror_average) {
+	/* The second view: the run turned's quick looks, else mirror averaging
+	 * (core/backdrop-private.h says why): the mirror image at 9/8 of the scale, on a canvas
+	 * and network plan of its own. */
+	if (looks) {
+		st = bd_gpu_look_average (p->prob, lb, ph->looks, ph->looks + (size_t) looks->width * looks->height,
+		                          looks->width, looks->height, s->stream, error);
+	} else if (mirror) {
 		lp.lb = lb2;
 		lp.canvas = p2->image.view;
 		lp.mirror = true;

@@ -797,6 +797,60 @@ test_mirror_average (void)
 		}
 }
 
+/* The run turned's second view: at the looks' own scale each pixel is the mean of its pass
+ * and whichever is nearer to the pass, the standing look's same pixel or the other look's
+ * pixel half a turn away; at half the scale, ramps sampled bilinearly, the look on her head
+ * read turned; outside the photo nothing moves. */
+static void
+test_look_average (void)
+{
+	bd_letterbox lb = { 6, 4, 8, 6, 1, 2 };
+	uint8_t standing[6 * 4], on_head[6 * 4];
+	for (int i = 0; i < 6 * 4; i++) {
+		standing[i] = (uint8_t) (i * 10);
+		on_head[i] = (uint8_t) (250 - i * 7);
+	}
+	bd_turned_looks looks = { standing, on_head, 6, 4 };
+	float p[8 * 6];
+	for (int i = 0; i < 8 * 6; i++)
+		p[i] = 0.125f * (float) (i % 8);
+	bd_look_average (p, &lb, &looks);
+	int from_each[2] = { 0, 0 };
+	for (uint32_t y = 0; y < 6; y++)
+		for (uint32_t x = 0; x < 8; x++) {
+			double was = 0.125 * (double) ((y * 8 + x) % 8);
+			if (x < 1 || x > 6 || y < 2) {
+				g_assert_cmpfloat (p[y * 8 + x], ==, was);
+				continue;
+			}
+			uint32_t u = x - 1, v = y - 2;
+			double up = standing[v * 6 + u] / 255.0, down = on_head[(3 - v) * 6 + 5 - u] / 255.0;
+			bool standing_nearer = fabs (up - was) <= fabs (down - was);
+			from_each[standing_nearer]++;
+			g_assert_cmpfloat_with_epsilon (p[y * 8 + x], 0.5 * (was + (standing_nearer ? up : down)), 1e-6);
+		}
+	g_assert_cmpint (from_each[0], >, 0);   /* both looks were taken somewhere */
+	g_assert_cmpint (from_each[1], >, 0);
+
+	/* Looks of 5 x 3 for a photo of 10 x 6, read at (x + 0.5) / 2 - 0.5, clamped; the pass
+	 * says 0 and the look on her head, a gentler ramp, is always nearer. */
+	bd_letterbox big = { 10, 6, 10, 6, 0, 0 };
+	uint8_t up[5 * 3], down[5 * 3];
+	for (uint32_t y = 0; y < 3; y++)
+		for (uint32_t x = 0; x < 5; x++) {
+			up[y * 5 + x] = (uint8_t) (40 * x + 10 * y + 5);
+			down[(2 - y) * 5 + 4 - x] = (uint8_t) (20 * x);   /* half a turn */
+		}
+	bd_turned_looks small = { up, down, 5, 3 };
+	float q[10 * 6] = { 0 };
+	bd_look_average (q, &big, &small);
+	for (uint32_t y = 0; y < 6; y++)
+		for (uint32_t x = 0; x < 10; x++) {
+			double u = CLAMP ((x + 0.5) / 2.0 - 0.5, 0.0, 4.0);
+			g_assert_cmpfloat_with_epsilon (q[y * 10 + x], 0.5 * 20 * u / 255.0, 1e-6);
+		}
+}
+
 /* A small random U-Net (depth 3, width 8, input 64) opened from a file removed at once. */
 static bd_model *
 synthetic_model (void)
@@ -1205,11 +1259,27 @@ turned_mask_value (uint32_t x, uint32_t y)
 	return (int) ((x * 3 + y * 5) % 200) + 20;
 }
 
+/* The stand-in's turned quick runs so far: the first (to the left) a level surer. */
+static int turned_looks_made;
+
 static bd_status
 stand_in_run (bd_session *session, const bd_image *photo, const bd_run_options *options, uint8_t *alpha,
               size_t stride, bd_error *error)
 {
 	uint32_t w = photo->width, h = photo->height;
+	if (session->upright_run == 3) {
+		/* Its second view: the quick looks of the photo turned (24 x 40), the left one
+		 * standing, the right one (a level fainter) on her head. */
+		const bd_turned_looks *l = session->turned_looks;
+		g_assert_nonnull (l);
+		g_assert_cmpuint (l->width, ==, 24);
+		g_assert_cmpuint (l->height, ==, 40);
+		g_assert_cmpuint (l->standing[0], ==, 255);
+		g_assert_cmpuint (l->on_head[0], ==, 254);
+		g_assert_cmpuint (l->standing[39 * 24], ==, 0);
+	} else {
+		g_assert_null (session->turned_looks);
+	}
 	if (session->upright_run == 0) {
 		float prob[6 * 4];
 		for (int i = 0; i < 6 * 4; i++)
@@ -1225,10 +1295,12 @@ stand_in_run (bd_session *session, const bd_image *photo, const bd_run_options *
 			switch (session->upright_run) {
 			case 0: *a = 77; break;                          /* never to be seen */
 			case 1: *a = 0; break;                           /* nothing as it stands */
-			case 2: *a = y < h / 3 ? 255 : 0; break;         /* someone, either way turned */
+			case 2: *a = y < h / 3 ? (uint8_t) (255 - turned_looks_made) : 0; break;   /* someone either way */
 			default: *a = (uint8_t) turned_mask_value (x, y); break;
 			}
 		}
+	if (session->upright_run == 2)
+		turned_looks_made++;
 	if (session->upright_run == 3 && options->progress)
 		for (int i = 0; i <= 2; i++)
 			options->progress (0.5f * (float) i, options->user_data);
@@ -1253,8 +1325,11 @@ test_upright_steps (void)
 	o.progress = on_progress;
 	o.user_data = &log;
 	bd_error err = { 0 };
+	turned_looks_made = 0;
 	g_assert_cmpint (bd_run_upright (s, &photo, &o, alpha, W, stand_in_run, &err), ==, BD_OK);
+	g_assert_cmpint (turned_looks_made, ==, 2);
 	g_assert_null (s->between_passes);
+	g_assert_null (s->turned_looks);
 	g_assert_cmpint (s->upright_run, ==, 0);
 	/* Turned to the left, the photo is H wide: the stand-in's pixel (x, y) is the photo's
 	 * (W - 1 - y, x). */
@@ -1291,6 +1366,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/option-sizes", test_option_sizes);
 	g_test_add_func ("/core/image/session-image-functions", test_session_image_functions);
 	g_test_add_func ("/core/image/mirror-average", test_mirror_average);
+	g_test_add_func ("/core/image/look-average", test_look_average);
 	g_test_add_func ("/core/image/session-run", test_session_run);
 	g_test_add_func ("/core/image/session-run-shapes", test_session_run_shapes);
 	g_test_add_func ("/core/image/upright-steps", test_upright_steps);

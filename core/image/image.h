@@ -111,6 +111,13 @@ bd_status bd_upsample_alpha (bd_thread_pool *pool, const float *prob, const floa
  * device (gpu/mirror-average.cu). */
 void bd_mirror_average (float *prob, const bd_letterbox *lb, const float *mirrored, const bd_letterbox *lb2);
 
+/* The run turned's second view (session.c; upright.c says why): each pixel of the photo on
+ * @prob (canvas @lb) becomes the mean of itself and of whichever of @looks is nearer to it
+ * there, the standing look or the look on her head turned back half a turn, both sampled
+ * bilinearly at their own scale, pixel centres aligned (look-sample.h). The CUDA backend does
+ * the same on the device (gpu/look-average.cu). */
+void bd_look_average (float *prob, const bd_letterbox *lb, const bd_turned_looks *looks);
+
 /* Local mean colours of the person (@fg) and of the background (@bg) around each pixel, at
  * the photo's size divided by @factor: averages weighted by alpha and by 1 - alpha over
  * windows of about 2 * radii[i] + 1 reduced pixels, @iterations times (colour-means.c).
