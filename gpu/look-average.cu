@@ -16,7 +16,7 @@ struct look_sample {
 	__device__ float
 	operator() (uint32_t x, uint32_t y, float pass) const
 	{
-		return bd_look_nearer (standing, on_head, width, height, &lb, x, y, pass);
+		return bd_look_sample (standing, on_head, width, height, &lb, x, y, pass);
 	}
 };
 

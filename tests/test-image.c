@@ -799,8 +799,9 @@ test_mirror_average (void)
 
 /* The run turned's second view: at the looks' own scale each pixel is the mean of its pass
  * and whichever is nearer to the pass, the standing look's same pixel or the other look's
- * pixel half a turn away; at half the scale, ramps sampled bilinearly, the look on her head
- * read turned; outside the photo nothing moves. */
+ * pixel half a turn away, where that is lower than the pass, else the pass; at half the
+ * scale, ramps sampled bilinearly, the look on her head read turned; outside the photo
+ * nothing moves. */
 static void
 test_look_average (void)
 {
@@ -815,7 +816,7 @@ test_look_average (void)
 	for (int i = 0; i < 8 * 6; i++)
 		p[i] = 0.125f * (float) (i % 8);
 	bd_look_average (p, &lb, &looks);
-	int from_each[2] = { 0, 0 };
+	int from_each[3] = { 0, 0, 0 };
 	for (uint32_t y = 0; y < 6; y++)
 		for (uint32_t x = 0; x < 8; x++) {
 			double was = 0.125 * (double) ((y * 8 + x) % 8);
@@ -826,14 +827,20 @@ test_look_average (void)
 			uint32_t u = x - 1, v = y - 2;
 			double up = standing[v * 6 + u] / 255.0, down = on_head[(3 - v) * 6 + 5 - u] / 255.0;
 			bool standing_nearer = fabs (up - was) <= fabs (down - was);
-			from_each[standing_nearer]++;
-			g_assert_cmpfloat_with_epsilon (p[y * 8 + x], 0.5 * (was + (standing_nearer ? up : down)), 1e-6);
+			double nearer = standing_nearer ? up : down;
+			if (nearer < was)
+				from_each[standing_nearer]++;
+			else
+				from_each[2]++;
+			g_assert_cmpfloat_with_epsilon (p[y * 8 + x], nearer < was ? 0.5 * (was + nearer) : was, 1e-6);
 		}
-	g_assert_cmpint (from_each[0], >, 0);   /* both looks were taken somewhere */
+	/* Both looks lowered the pass somewhere, and somewhere the pass stayed. */
+	g_assert_cmpint (from_each[0], >, 0);
 	g_assert_cmpint (from_each[1], >, 0);
+	g_assert_cmpint (from_each[2], >, 0);
 
 	/* Looks of 5 x 3 for a photo of 10 x 6, read at (x + 0.5) / 2 - 0.5, clamped; the pass
-	 * says 0 and the look on her head, a gentler ramp, is always nearer. */
+	 * says 1 and the standing look, a steeper ramp, is always nearer (and lower). */
 	bd_letterbox big = { 10, 6, 10, 6, 0, 0 };
 	uint8_t up[5 * 3], down[5 * 3];
 	for (uint32_t y = 0; y < 3; y++)
@@ -842,12 +849,14 @@ test_look_average (void)
 			down[(2 - y) * 5 + 4 - x] = (uint8_t) (20 * x);   /* half a turn */
 		}
 	bd_turned_looks small = { up, down, 5, 3 };
-	float q[10 * 6] = { 0 };
+	float q[10 * 6];
+	for (int i = 0; i < 10 * 6; i++)
+		q[i] = 1.0f;
 	bd_look_average (q, &big, &small);
 	for (uint32_t y = 0; y < 6; y++)
 		for (uint32_t x = 0; x < 10; x++) {
-			double u = CLAMP ((x + 0.5) / 2.0 - 0.5, 0.0, 4.0);
-			g_assert_cmpfloat_with_epsilon (q[y * 10 + x], 0.5 * 20 * u / 255.0, 1e-6);
+			double u = CLAMP ((x + 0.5) / 2.0 - 0.5, 0.0, 4.0), v = CLAMP ((y + 0.5) / 2.0 - 0.5, 0.0, 2.0);
+			g_assert_cmpfloat_with_epsilon (q[y * 10 + x], 0.5 * (1.0 + (40 * u + 10 * v + 5) / 255.0), 1e-6);
 		}
 }
 

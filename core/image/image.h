@@ -114,8 +114,8 @@ void bd_mirror_average (float *prob, const bd_letterbox *lb, const float *mirror
 /* The run turned's second view (session.c; upright.c says why): each pixel of the photo on
  * @prob (canvas @lb) becomes the mean of itself and of whichever of @looks is nearer to it
  * there, the standing look or the look on her head turned back half a turn, both sampled
- * bilinearly at their own scale, pixel centres aligned (look-sample.h). The CUDA backend does
- * the same on the device (gpu/look-average.cu). */
+ * bilinearly at their own scale, pixel centres aligned, where that look is the lower; else it
+ * stays (look-sample.h). The CUDA backend does the same on the device (gpu/look-average.cu). */
 void bd_look_average (float *prob, const bd_letterbox *lb, const bd_turned_looks *looks);
 
 /* Local mean colours of the person (@fg) and of the background (@bg) around each pixel, at

@@ -23,9 +23,11 @@ bd_look_bilinear (const uint8_t *look, uint32_t width, uint32_t x0, uint32_t x1,
 /* What pixel (x, y) of the scaled photo @lb, where its pass says @pass, is averaged with: of
  * the two looks there, the standing one as it is and the one on her head turned half a turn
  * (its pixel (width - 1 - x, height - 1 - y)), each sampled bilinearly, the one nearer to
- * @pass (the standing one where they are as near). */
+ * @pass (the standing one where they are as near); where that one says more than @pass, the
+ * pass itself. The looks only take away: a pass of the photo turned upright is seldom short
+ * of its person, and where it errs, it is mostly by calling a passer-by or a wall person. */
 static inline BD_HOST_DEVICE float
-bd_look_nearer (const uint8_t *standing, const uint8_t *on_head, uint32_t width, uint32_t height,
+bd_look_sample (const uint8_t *standing, const uint8_t *on_head, uint32_t width, uint32_t height,
                 const bd_letterbox *lb, uint32_t x, uint32_t y, float pass)
 {
 	float fx, fy;
@@ -35,5 +37,6 @@ bd_look_nearer (const uint8_t *standing, const uint8_t *on_head, uint32_t width,
 	/* Half a turn: pixel (x, y) of the standing look is (width - 1 - x, height - 1 - y) here. */
 	float down = bd_look_bilinear (on_head, width, width - 1 - x0, width - 1 - x1, height - 1 - y0,
 	                               height - 1 - y1, fx, fy);
-	return fabsf (up - pass) <= fabsf (down - pass) ? up : down;
+	float nearer = fabsf (up - pass) <= fabsf (down - pass) ? up : down;
+	return nearer < pass ? nearer : pass;
 }
