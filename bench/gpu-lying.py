@@ -3,7 +3,8 @@
 """A 1 MP photo through bd_session_run on the GPU, fast precision, standing and turned a
 quarter either way (core/upright.c turns it back), and turned without the main-subject and
 decisive passes: the median of 50 runs after 10, each build in a process of its own, builds
-in turns for ROUNDS rounds (docs/MODEL.md, "A photo lying down within the CPU limit").
+in turns for ROUNDS rounds (docs/MODEL.md, "A photo lying down: its quick looks for a second
+view").
 
     python3 bench/gpu-lying.py MODEL PHOTO ROUNDS BUILD...     e.g. data/backdrop-portrait.bdm ccp0006.webp 3 old new
 """
