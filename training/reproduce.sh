@@ -87,7 +87,9 @@ $PY interpolate.py --a $RUNS/round2-blend.bdm --b $RUNS/round5.bdm --t 0.7 --out
 # The sixth round (issue 20): people in any pose (round6.sh: pasted people turned by any
 # angle, photos tilted), two runs from the fifth round's blend side by side (13 minutes on one
 # H200), seeds 11 and 12, the second without tilted photos; each run's moving average of the
-# weights, the two averaged, then blended half and half with the fifth round's blend.
+# weights, the two averaged, then blended with the fifth round's blend: four tenths of it and
+# six tenths of the two runs (half and half until the engine turned photos lying down;
+# docs/MODEL.md, "More of the sixth round").
 SEED=11 TILT=0.1 WORKERS=7 sh round6.sh ../.data-all teacher/.cache/isnet-medium.onnx $RUNS/round6a 5469 \
     $RUNS/round5-blend.bdm &
 SEED=12 TILT=0 WORKERS=7 sh round6.sh ../.data-all teacher/.cache/isnet-medium.onnx $RUNS/round6b 5469 \
@@ -96,6 +98,6 @@ wait
 $PY export.py --ckpt $RUNS/round6a/ema-f16.pt --out $RUNS/round6a.bdm --f16
 $PY export.py --ckpt $RUNS/round6b/ema-f16.pt --out $RUNS/round6b.bdm --f16
 $PY interpolate.py --a $RUNS/round6a.bdm --b $RUNS/round6b.bdm --t 0.5 --out $RUNS/round6.bdm
-$PY interpolate.py --a $RUNS/round5-blend.bdm --b $RUNS/round6.bdm --t 0.5 --out ../data/backdrop-portrait.bdm
+$PY interpolate.py --a $RUNS/round5-blend.bdm --b $RUNS/round6.bdm --t 0.6 --out ../data/backdrop-portrait.bdm
 $PY export.py --model-file ../data/backdrop-portrait.bdm \
     --golden ../tests/golden/portrait.bdg --golden-image "$DATA/ccp-person/images/ccp0006.webp"
