@@ -28,8 +28,8 @@
  * shape that looks like a person only one way up is left alone. The quick runs are compared
  * with each other, not with the photo's full run (finer, surer of itself): against that,
  * close-up faces the network is unsure of were turned too. Of the 739 validation photos of
- * people standing, of empty scenes and of unlabelled people, two are turned, both without
- * people (docs/MODEL.md). */
+ * people standing, of empty scenes and of unlabelled people, five are turned: three without
+ * people, a park of small, distant people and tables seen from above (docs/MODEL.md). */
 #include "image/image.h"
 
 #include <math.h>
