@@ -1268,6 +1268,45 @@ turned_mask_value (uint32_t x, uint32_t y)
 	return (int) ((x * 3 + y * 5) % 200) + 20;
 }
 
+/* The stand-ins' first pass: unsure of its person (0.6 everywhere), it hands its mask to
+ * bd_between_passes, which makes the quick looks and says whether the run goes on. */
+static bd_status
+unsure_first_pass (bd_session *session, bool *go_on, bd_error *error)
+{
+	float prob[6 * 4];
+	for (int i = 0; i < 6 * 4; i++)
+		prob[i] = 0.6f;
+	*go_on = true;
+	return bd_between_passes (session, prob, 6, 4, 6, go_on, error);
+}
+
+/* A session of the synthetic model and a 40 x 24 photo, for bd_run_upright's stand-ins. */
+enum { UPRIGHT_W = 40, UPRIGHT_H = 24 };
+typedef struct {
+	bd_model   *model;
+	bd_session *session;
+	uint8_t     px[UPRIGHT_W * UPRIGHT_H * 3];
+	bd_image    photo;
+} upright_fixture;
+
+static void
+upright_fixture_init (upright_fixture *f)
+{
+	f->model = synthetic_model ();
+	f->session = NULL;
+	g_assert_cmpint (bd_session_new (f->model, NULL, &f->session, NULL), ==, BD_OK);
+	for (int i = 0; i < UPRIGHT_W * UPRIGHT_H * 3; i++)
+		f->px[i] = (uint8_t) (i * 13);
+	f->photo = (bd_image) { f->px, UPRIGHT_W, UPRIGHT_H, UPRIGHT_W * 3, BD_PIXEL_RGB8 };
+}
+
+static void
+upright_fixture_clear (upright_fixture *f)
+{
+	bd_session_free (f->session);
+	bd_model_free (f->model);
+}
+
 /* The stand-in's turned quick runs so far: the first (to the left) a level surer. */
 static int turned_looks_made;
 
@@ -1290,11 +1329,8 @@ stand_in_run (bd_session *session, const bd_image *photo, const bd_run_options *
 		g_assert_null (session->turned_looks);
 	}
 	if (session->upright_run == 0) {
-		float prob[6 * 4];
-		for (int i = 0; i < 6 * 4; i++)
-			prob[i] = 0.6f;
-		bool go_on = true;
-		bd_status st = bd_between_passes (session, prob, 6, 4, 6, &go_on, error);
+		bool go_on;
+		bd_status st = unsure_first_pass (session, &go_on, error);
 		if (st != BD_OK || !go_on)
 			return st;
 	}
@@ -1319,14 +1355,10 @@ stand_in_run (bd_session *session, const bd_image *photo, const bd_run_options *
 static void
 test_upright_steps (void)
 {
-	bd_model *m = synthetic_model ();
-	bd_session *s = NULL;
-	g_assert_cmpint (bd_session_new (m, NULL, &s, NULL), ==, BD_OK);
-	enum { W = 40, H = 24 };
-	uint8_t px[W * H * 3];
-	for (int i = 0; i < W * H * 3; i++)
-		px[i] = (uint8_t) (i * 13);
-	bd_image photo = { px, W, H, W * 3, BD_PIXEL_RGB8 };
+	upright_fixture f;
+	upright_fixture_init (&f);
+	bd_session *s = f.session;
+	enum { W = UPRIGHT_W, H = UPRIGHT_H };
 	uint8_t alpha[W * H];
 	progress_log log = { 0 };
 	bd_run_options o;
@@ -1335,7 +1367,7 @@ test_upright_steps (void)
 	o.user_data = &log;
 	bd_error err = { 0 };
 	turned_looks_made = 0;
-	g_assert_cmpint (bd_run_upright (s, &photo, &o, alpha, W, stand_in_run, &err), ==, BD_OK);
+	g_assert_cmpint (bd_run_upright (s, &f.photo, &o, alpha, W, stand_in_run, &err), ==, BD_OK);
 	g_assert_cmpint (turned_looks_made, ==, 2);
 	g_assert_null (s->between_passes);
 	g_assert_null (s->turned_looks);
@@ -1348,8 +1380,7 @@ test_upright_steps (void)
 	g_assert_cmpint (log.calls, ==, 3);
 	g_assert_cmpfloat (log.first, ==, 0.5f);   /* the first run's half of the bar, with mirror averaging */
 	g_assert_cmpfloat (log.last, ==, 1.0f);
-	bd_session_free (s);
-	bd_model_free (m);
+	upright_fixture_clear (&f);
 }
 
 /* The bar a turned look must pass where the photo as it stands shows nothing: a stand-in
@@ -1364,11 +1395,8 @@ bar_stand_in (bd_session *session, const bd_image *photo, const bd_run_options *
 {
 	uint32_t w = photo->width, h = photo->height;
 	if (session->upright_run == 0) {
-		float prob[6 * 4];
-		for (int i = 0; i < 6 * 4; i++)
-			prob[i] = 0.6f;
-		bool go_on = true;
-		bd_status st = bd_between_passes (session, prob, 6, 4, 6, &go_on, error);
+		bool go_on;
+		bd_status st = unsure_first_pass (session, &go_on, error);
 		if (st != BD_OK || !go_on)
 			return st;
 	}
@@ -1389,15 +1417,9 @@ bar_stand_in (bd_session *session, const bd_image *photo, const bd_run_options *
 static void
 test_upright_bar (void)
 {
-	bd_model *m = synthetic_model ();
-	bd_session *s = NULL;
-	g_assert_cmpint (bd_session_new (m, NULL, &s, NULL), ==, BD_OK);
-	enum { W = 40, H = 24 };
-	uint8_t px[W * H * 3];
-	for (int i = 0; i < W * H * 3; i++)
-		px[i] = (uint8_t) (i * 7);
-	bd_image photo = { px, W, H, W * 3, BD_PIXEL_RGB8 };
-	uint8_t alpha[W * H];
+	upright_fixture f;
+	upright_fixture_init (&f);
+	uint8_t alpha[UPRIGHT_W * UPRIGHT_H];
 	bd_run_options o;
 	bd_run_options_init (&o);
 	/* 238 / 255 = 0.933: the ice cave's mountain turned; 242 / 255 = 0.949: the least sure
@@ -1407,13 +1429,13 @@ test_upright_bar (void)
 		bar_level = cases[c].level;
 		bar_runs_turned = 0;
 		bd_error err = { 0 };
-		g_assert_cmpint (bd_run_upright (s, &photo, &o, alpha, W, bar_stand_in, &err), ==, BD_OK);
+		g_assert_cmpint (bd_run_upright (f.session, &f.photo, &o, alpha, UPRIGHT_W, bar_stand_in, &err), ==,
+		                 BD_OK);
 		g_assert_cmpint (bar_runs_turned, ==, cases[c].turned);
-		for (int i = 0; i < W * H; i++)
+		for (int i = 0; i < UPRIGHT_W * UPRIGHT_H; i++)
 			g_assert_cmpint (alpha[i], ==, cases[c].mask);
 	}
-	bd_session_free (s);
-	bd_model_free (m);
+	upright_fixture_clear (&f);
 }
 
 int
