@@ -23,8 +23,8 @@
  * UPRIGHT_UNSURE_RATIO times those of the run as it stands, or, where that run found almost
  * nothing (under UPRIGHT_NOTHING of the photo) and so has no unsure pixels to compare, a
  * turned run sure of its own (over UPRIGHT_SURE_ENOUGH: the turned CCP people turned that
- * way are at 0.948 or surer, an ice cave and a park of small people standing, which nothing
- * lies down in, were turned at 0.931 with 0.93). And the other turned run must find
+ * way are at 0.948 or surer; an ice cave and a park of small people standing, where nobody
+ * lies down, were turned at 0.931 with 0.93). And the other turned run must find
  * her too (over UPRIGHT_OTHER_MASS, more surely than the run as it stands): someone lying
  * down stands in one and stands on her head in the other, which the network does well; a
  * shape that looks like a person only one way up is left alone. The quick runs are compared
@@ -39,7 +39,7 @@
 #include <string.h>
 
 #define UPRIGHT_SURE_ENOUGH  0.94    /* a quick run sure of its person: below */
-#define UPRIGHT_FIRST_SURE   0.96    /* the turned CCP people that turn: at most 0.946 */
+#define UPRIGHT_FIRST_SURE   0.96    /* turned CCP people that turn: 0.956 at most; CCP: 0.962 */
 #define UPRIGHT_SIDE         256     /* the quick runs' long side */
 #define UPRIGHT_MARGIN       0.02
 #define UPRIGHT_MIN_MASS     0.06
