@@ -64,30 +64,37 @@ bd_cpu_amx_usable (void)
 typedef struct {
 	const float    *w;
 	size_t          s_co, s_ci, s_tap;
-	const uint32_t *in_map;
-	uint32_t        out_channels, in_channels, taps;
+	const int32_t  *channel_of;   /* per stored input channel, its weights' channel or -1 */
+	uint32_t        out_channels, taps;
 	bd_cpu_conv    *conv;
 } pack_ctx;
 
 /* One output block's B tiles, [pair][tap]: row k of a tile holds input channels 2k and 2k + 1
- * of its pair for each of the 16 outputs; channels no weight maps to stay zero. */
+ * of its pair for each of the 16 outputs, zero where no weight maps (a channel left out, an
+ * output past the last). Every value is written, tile by tile in order, so the memory needs
+ * no zeroing first, and a pair's weights (16 outputs x 32 channels x 9 taps, 18 KB) stay in
+ * the cache for all its taps. Writing each weight's nine taps at once, nine tiles a kilobyte
+ * apart, into memory zeroed first, a session of the shipped model took 20-26 ms to make on
+ * two cores; now 12-16. */
 static void
 pack_task (void *data, size_t ob)
 {
 	const pack_ctx *c = data;
 	const bd_cpu_conv *conv = c->conv;
 	uint32_t pairs = (conv->in_channels + PAIR - 1) / PAIR;
-	uint16_t *block = conv->weights_amx + ob * pairs * c->taps * TILE_WEIGHTS;
-	for (uint32_t o = 0; o < VL && ob * VL + o < c->out_channels; o++) {
-		const float *wo = c->w + (ob * VL + o) * c->s_co;
-		for (uint32_t ci = 0; ci < c->in_channels; ci++) {
-			uint32_t s = c->in_map ? c->in_map[ci] : ci;
-			uint16_t *dst = block + (size_t) (s / PAIR) * c->taps * TILE_WEIGHTS +   /* its pair's tiles */
-			                (s % PAIR / 2) * PAIR + o * 2 + s % 2;                      /* row, column */
-			for (uint32_t t = 0; t < c->taps; t++)
-				dst[t * TILE_WEIGHTS] = bd_bf16_from_float (wo[ci * c->s_ci + t * c->s_tap]);
-		}
-	}
+	uint32_t outs = c->out_channels - (uint32_t) ob * VL < VL ? c->out_channels - (uint32_t) ob * VL : VL;
+	const float *wb = c->w + ob * VL * c->s_co;
+	uint16_t *tile = conv->weights_amx + ob * pairs * c->taps * TILE_WEIGHTS;
+	for (uint32_t p = 0; p < pairs; p++)
+		for (uint32_t t = 0; t < c->taps; t++, tile += TILE_WEIGHTS)
+			for (uint32_t k = 0; k < PAIR; k++) {
+				uint32_t s = p * PAIR + k;
+				int32_t ci = s < conv->in_channels ? c->channel_of[s] : -1;
+				uint16_t *row = tile + (k / 2) * PAIR + k % 2;   /* row k / 2, then column 2o + k % 2 */
+				const float *w = ci < 0 ? NULL : wb + (size_t) ci * c->s_ci + t * c->s_tap;
+				for (uint32_t o = 0; o < VL; o++)
+					row[2 * o] = w && o < outs ? bd_bf16_from_float (w[o * c->s_co]) : 0;
+			}
 }
 
 bd_status
@@ -102,7 +109,7 @@ bd_cpu_conv_pack_amx (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, c
 	size_t n;
 	if (!bd_size_mul3 ((size_t) pairs * taps, TILE_WEIGHTS, blocks, &n))
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "convolution too large");
-	conv->weights_amx = bd_alloc_zeroed (n, sizeof *conv->weights_amx);
+	conv->weights_amx = bd_alloc_aligned (n, sizeof *conv->weights_amx);   /* pack_task writes it all */
 	conv->bias = bd_alloc_zeroed ((size_t) blocks * VL, sizeof (float));
 	if (!conv->weights_amx || !conv->bias) {
 		bd_cpu_conv_clear (conv);
@@ -113,8 +120,22 @@ bd_cpu_conv_pack_amx (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, c
 	conv->out_channels = out_channels;
 	conv->taps = taps;
 	conv->cout_blocks = blocks;
-	pack_ctx c = { w, s_co, s_ci, s_tap, in_map, out_channels, in_channels, taps, conv };
+	/* Which of the weights' channels each stored channel holds (in_map, or the same). */
+	int32_t *channel_of = malloc ((size_t) in_storage * sizeof *channel_of);
+	if (!channel_of) {
+		bd_cpu_conv_clear (conv);
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
+	}
+	for (uint32_t s = 0; s < in_storage; s++)
+		channel_of[s] = -1;
+	for (uint32_t ci = 0; ci < in_channels; ci++) {
+		uint32_t s = in_map ? in_map[ci] : ci;
+		if (s < in_storage)
+			channel_of[s] = (int32_t) ci;
+	}
+	pack_ctx c = { w, s_co, s_ci, s_tap, channel_of, out_channels, taps, conv };
 	bd_thread_pool_run (pool, blocks, pack_task, &c);
+	free (channel_of);
 	return BD_OK;
 }
 
