@@ -4,17 +4,17 @@
  * degrees and 0.33 at 270, against 0.79 upside down (docs/MODEL.md, "People lying down").
  * Where the first pass of the photo's own run is unsure of its person (the mean probability
  * of the pixels called person at most UPRIGHT_FIRST_SURE: every CCP portrait is surer, no
- * turned person of the validation sets is), three quick runs follow at 256 pixels on the
- * long side (one pass each, no mirror, no guided filter): the photo as it stands, turned a
- * quarter to the left and to the right. Where the network finds a person in a turned one
- * more surely, the photo's run ends there, before its mirror pass (bd_between_passes), and
- * the photo is run again turned that way, as fully as asked, and the mask turned back. That
- * run's second view is not a mirror pass but the two turned quick runs, already made: each
- * pixel of its pass is averaged with whichever of them is nearer to it there (the one turned
- * the same way, or the other read half a turn round), where that one is lower: the looks
- * only take away (bd_look_average). On the 97 turned CCP people that scored better than the
- * mirror pass at 9/8 (IoU 0.728 against 0.722, boundary IoU 0.561 against 0.558) and spares
- * a photo lying down its costliest pass (docs/MODEL.md).
+ * turned person of the validation sets is), quick runs follow at 256 pixels on the long
+ * side (one pass each, no mirror, no guided filter): the photo as it stands, turned a quarter
+ * to the left, and to the right where that can still change the outcome. Where the network
+ * finds a person in a turned one more surely, the photo's run ends there, before its mirror
+ * pass (bd_between_passes), and the photo is run again turned that way, as fully as asked,
+ * and the mask turned back. That run's second view is not a mirror pass but the two turned
+ * quick runs, already made: each pixel of its pass is averaged with whichever of them is
+ * nearer to it there (the one turned the same way, or the other read half a turn round),
+ * where that one is lower: the looks only take away (bd_look_average). On the 97 turned CCP
+ * people that scored better than the mirror pass at 9/8 (IoU 0.728 against 0.722, boundary
+ * IoU 0.561 against 0.558) and spares a photo lying down its costliest pass (docs/MODEL.md).
  *
  * "More surely", chosen on every validation photo at each quarter turn: the surer turned run
  * has the mean probability of its pixels called person higher by UPRIGHT_MARGIN, a person
@@ -86,6 +86,17 @@ turned_is_surer (const mask_look *own, const mask_look *turned)
 	       (own->mass < UPRIGHT_NOTHING && turned->sure > UPRIGHT_SURE_ENOUGH);
 }
 
+/* Whether the quick look turned the other way can still change where the photo turns, the
+ * one turned first (@first) made: the photo turns only where a turned look is the surer
+ * (turned_is_surer), and the other way only where @first finds her too, more surely than the
+ * photo as it stands (way_to_turn). Otherwise the photo stays as it stands whatever the
+ * second look finds, and that look is not made. */
+static bool
+second_look_matters (const mask_look *own, const mask_look *first)
+{
+	return turned_is_surer (own, first) || (first->mass > UPRIGHT_OTHER_MASS && first->sure > own->sure);
+}
+
 /* Which way to turn the photo: 0 as it stands, 1 to the left, 2 to the right. */
 static int
 way_to_turn (const mask_look *own, const mask_look *left, const mask_look *right)
@@ -116,13 +127,16 @@ look_quickly (bd_session *session, const bd_image *view, const bd_run_options *o
 	return st;
 }
 
-/* The quick runs of @photo at UPRIGHT_SIDE (never enlarged): @looks[0] as it stands, [1]
- * turned to the left, [2] to the right. @turned gets the two turned runs' masks, [0] the
- * left one's and [1] the right one's, each *@width x *@height (the photo's small copy turned),
- * one block for the caller to free, or NULL on an error. */
+/* The quick runs of @photo at UPRIGHT_SIDE (never enlarged), and where to turn it (*@way,
+ * as way_to_turn): as it stands, turned to the left, and turned to the right where that can
+ * still matter (second_look_matters; on the validation photos that take the quick looks, it
+ * does not for more than half of them: street scenes, groups, photos without people). @turned
+ * gets the two turned runs' masks, [0] the left one's and [1] the right one's, each *@width x
+ * *@height (the photo's small copy turned), one block for the caller to free, or NULL on an
+ * error. */
 static bd_status
-look_three_ways (bd_session *session, const bd_image *photo, const bd_run_options *options, bd_run_fn run,
-                 mask_look looks[3], uint8_t *turned[2], uint32_t *width, uint32_t *height, bd_error *error)
+choose_by_quick_looks (bd_session *session, const bd_image *photo, const bd_run_options *options, bd_run_fn run,
+                 int *way, uint8_t *turned[2], uint32_t *width, uint32_t *height, bd_error *error)
 {
 	uint32_t longest = photo->width > photo->height ? photo->width : photo->height;
 	double scale = longest > UPRIGHT_SIDE ? (double) UPRIGHT_SIDE / longest : 1.0;
@@ -136,15 +150,21 @@ look_three_ways (bd_session *session, const bd_image *photo, const bd_run_option
 		st = session->backend->resample_rgb
 		             ? session->backend->resample_rgb (session, photo, w, h, small, error)
 		             : bd_resample_rgb (session->pool, photo, w, h, NULL, small, (size_t) w * 3, 3, error);
+	mask_look looks[3];   /* as it stands, to the left, to the right */
 	if (st == BD_OK) {
 		bd_image view = { small, w, h, (size_t) w * 3, BD_PIXEL_RGB8 };
 		st = look_quickly (session, &view, options, run, 1, alpha + 2 * n, &looks[0], error);
 	}
 	/* Both turned views are h x w: they share the turned quick run's buffers. */
-	for (int way = 1; way <= 2 && st == BD_OK; way++) {
-		bd_rotate_quarter (session->pool, small, w, h, (size_t) w * 3, 3, way == 2, turned_pixels, (size_t) h * 3);
+	*way = 0;
+	for (int side = 1; side <= 2 && st == BD_OK; side++) {
+		bd_rotate_quarter (session->pool, small, w, h, (size_t) w * 3, 3, side == 2, turned_pixels, (size_t) h * 3);
 		bd_image view = { turned_pixels, h, w, (size_t) h * 3, BD_PIXEL_RGB8 };
-		st = look_quickly (session, &view, options, run, 2, alpha + (way - 1) * n, &looks[way], error);
+		st = look_quickly (session, &view, options, run, 2, alpha + (side - 1) * n, &looks[side], error);
+		if (st == BD_OK && side == 1 && !second_look_matters (&looks[0], &looks[1]))
+			break;
+		if (st == BD_OK && side == 2)
+			*way = way_to_turn (&looks[0], &looks[1], &looks[2]);
 	}
 	free (small);
 	free (turned_pixels);
@@ -165,7 +185,7 @@ typedef struct {
 	const bd_run_options *options;
 	bd_run_fn             run;
 	int                   way;
-	uint8_t              *turned[2];      /* the turned quick runs' masks (look_three_ways) */
+	uint8_t              *turned[2];      /* the turned quick runs' masks (choose_by_quick_looks) */
 	uint32_t              width, height;  /* their size */
 } turn_check;
 
@@ -199,11 +219,8 @@ check_turn (bd_session *session, const float *prob, uint32_t width, uint32_t hei
 	turn_check *c = session->between_passes_data;
 	if (sureness (prob, width, height, stride) > UPRIGHT_FIRST_SURE)
 		return BD_OK;
-	mask_look looks[3];
-	bd_status st = look_three_ways (session, c->photo, c->options, c->run, looks, c->turned, &c->width, &c->height,
-	                                error);
-	if (st == BD_OK)
-		c->way = way_to_turn (&looks[0], &looks[1], &looks[2]);
+	bd_status st = choose_by_quick_looks (session, c->photo, c->options, c->run, &c->way, c->turned, &c->width,
+	                                      &c->height, error);
 	*go_on = c->way == 0;
 	return st;
 }

@@ -1383,15 +1383,15 @@ test_upright_steps (void)
 	upright_fixture_clear (&f);
 }
 
-/* The bar a turned look must pass where the photo as it stands shows nothing: a stand-in
- * whose first pass is unsure, whose quick look as it stands is empty and whose turned looks
- * show a person in their top third, every pixel of her at bar_level. */
-static uint8_t bar_level;
-static int     bar_runs_turned;
+/* A stand-in whose first pass is unsure, whose quick look as it stands is empty, and whose
+ * turned looks show a person in their top third at turned_levels[0] (to the left) and [1]
+ * (to the right), 0 for nobody; it counts the turned looks and runs turned. */
+static uint8_t turned_levels[2];
+static int     levels_looks_made, levels_runs_turned;
 
 static bd_status
-bar_stand_in (bd_session *session, const bd_image *photo, const bd_run_options *options, uint8_t *alpha,
-              size_t stride, bd_error *error)
+levels_stand_in (bd_session *session, const bd_image *photo, const bd_run_options *options, uint8_t *alpha,
+                 size_t stride, bd_error *error)
 {
 	uint32_t w = photo->width, h = photo->height;
 	if (session->upright_run == 0) {
@@ -1400,42 +1400,77 @@ bar_stand_in (bd_session *session, const bd_image *photo, const bd_run_options *
 		if (st != BD_OK || !go_on)
 			return st;
 	}
-	bar_runs_turned += session->upright_run == 3;
+	uint8_t level = 0;
+	if (session->upright_run == 2) {
+		g_assert_cmpint (levels_looks_made, <, 2);
+		level = turned_levels[levels_looks_made++];
+	}
+	levels_runs_turned += session->upright_run == 3;
 	for (uint32_t y = 0; y < h; y++)
 		for (uint32_t x = 0; x < w; x++) {
 			uint8_t *a = alpha + y * stride + x;
 			switch (session->upright_run) {
-			case 0: *a = 77; break;                               /* the photo's own run */
-			case 1: *a = 0; break;                                /* nothing as it stands */
-			case 2: *a = y < h / 3 ? bar_level : 0; break;        /* someone either way */
-			default: *a = 200; break;                             /* the run turned */
+			case 0: *a = 77; break;                          /* the photo's own run */
+			case 1: *a = 0; break;                           /* nothing as it stands */
+			case 2: *a = y < h / 3 ? level : 0; break;       /* the turned looks */
+			default: *a = 200; break;                        /* the run turned */
 			}
 		}
 	return BD_OK;
 }
 
+typedef struct {
+	uint8_t left, right;   /* turned_levels */
+	int     looks, turned;
+	uint8_t mask;
+} levels_case;
+
+/* bd_run_upright with levels_stand_in on each case: the turned looks made, the runs turned
+ * and the mask. */
 static void
-test_upright_bar (void)
+check_levels (const levels_case *cases, size_t n)
 {
 	upright_fixture f;
 	upright_fixture_init (&f);
 	uint8_t alpha[UPRIGHT_W * UPRIGHT_H];
 	bd_run_options o;
 	bd_run_options_init (&o);
-	/* 238 / 255 = 0.933: the ice cave's mountain turned; 242 / 255 = 0.949: the least sure
-	 * of the turned CCP people that turn that way (docs/MODEL.md). */
-	const struct { uint8_t level; int turned; uint8_t mask; } cases[] = { { 238, 0, 77 }, { 242, 1, 200 } };
-	for (size_t c = 0; c < G_N_ELEMENTS (cases); c++) {
-		bar_level = cases[c].level;
-		bar_runs_turned = 0;
+	for (size_t c = 0; c < n; c++) {
+		turned_levels[0] = cases[c].left;
+		turned_levels[1] = cases[c].right;
+		levels_looks_made = levels_runs_turned = 0;
 		bd_error err = { 0 };
-		g_assert_cmpint (bd_run_upright (f.session, &f.photo, &o, alpha, UPRIGHT_W, bar_stand_in, &err), ==,
+		g_assert_cmpint (bd_run_upright (f.session, &f.photo, &o, alpha, UPRIGHT_W, levels_stand_in, &err), ==,
 		                 BD_OK);
-		g_assert_cmpint (bar_runs_turned, ==, cases[c].turned);
+		g_assert_cmpint (levels_looks_made, ==, cases[c].looks);
+		g_assert_cmpint (levels_runs_turned, ==, cases[c].turned);
 		for (int i = 0; i < UPRIGHT_W * UPRIGHT_H; i++)
 			g_assert_cmpint (alpha[i], ==, cases[c].mask);
 	}
 	upright_fixture_clear (&f);
+}
+
+/* The bar a turned look must pass where the photo as it stands shows nothing, a person at
+ * the same level either way: 238 / 255 = 0.933, the ice cave's mountain turned, stays; 242 /
+ * 255 = 0.949, the least sure of the turned CCP people that turn that way, turns
+ * (docs/MODEL.md). */
+static void
+test_upright_bar (void)
+{
+	const levels_case cases[] = { { 238, 238, 2, 0, 77 }, { 242, 242, 2, 1, 200 } };
+	check_levels (cases, G_N_ELEMENTS (cases));
+}
+
+/* The quick look turned to the right is made only where it can still change where the photo
+ * turns. Nobody to the left: the photo cannot turn either way, one turned look. Someone to
+ * the left, not sure enough to turn the photo (230 / 255 = 0.90) but enough to be the other
+ * look of a turn to the right: the right one is made, and turns it. Someone surely to the
+ * left and nobody to the right: both made, and the photo stays (no other look finds her). */
+static void
+test_upright_second_look (void)
+{
+	const levels_case cases[] = { { 0, 250, 1, 0, 77 }, { 230, 250, 2, 1, 200 }, { 250, 0, 2, 0, 77 } };
+	check_levels (cases, G_N_ELEMENTS (cases));
 }
 
 int
@@ -1466,6 +1501,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/session-run-shapes", test_session_run_shapes);
 	g_test_add_func ("/core/image/upright-steps", test_upright_steps);
 	g_test_add_func ("/core/image/upright-bar", test_upright_bar);
+	g_test_add_func ("/core/image/upright-second-look", test_upright_second_look);
 	int ret = g_test_run ();
 	bd_thread_pool_free (pool);
 	return ret;
