@@ -86,11 +86,11 @@ turned_is_surer (const mask_look *own, const mask_look *turned)
 	       (own->mass < UPRIGHT_NOTHING && turned->sure > UPRIGHT_SURE_ENOUGH);
 }
 
-/* Whether the quick look turned the other way can still change where the photo turns, the
- * one turned first (@first) made: the photo turns only where a turned look is the surer
- * (turned_is_surer), and the other way only where @first finds her too, more surely than the
- * photo as it stands (way_to_turn). Otherwise the photo stays as it stands whatever the
- * second look finds, and that look is not made. */
+/* Whether the quick look turned the other way can still change where the photo turns, once
+ * the one turned first (@first) is made: the photo turns only where a turned look is the
+ * surer (turned_is_surer), and the other way only where @first finds her too, more surely
+ * than the photo as it stands (way_to_turn). Otherwise the photo stays as it stands whatever
+ * the second look finds, and that look is not made. */
 static bool
 second_look_matters (const mask_look *own, const mask_look *first)
 {
@@ -131,12 +131,12 @@ look_quickly (bd_session *session, const bd_image *view, const bd_run_options *o
  * as way_to_turn): as it stands, turned to the left, and turned to the right where that can
  * still matter (second_look_matters; on the validation photos that take the quick looks, it
  * does not for more than half of them: street scenes, groups, photos without people). @turned
- * gets the two turned runs' masks, [0] the left one's and [1] the right one's, each *@width x
- * *@height (the photo's small copy turned), one block for the caller to free, or NULL on an
- * error. */
+ * gets the two turned runs' masks, [0] the left one's and [1] the right one's (written only
+ * where it was made, as it always is where the photo turns), each *@width x *@height (the
+ * photo's small copy turned), one block for the caller to free, or NULL on an error. */
 static bd_status
 choose_by_quick_looks (bd_session *session, const bd_image *photo, const bd_run_options *options, bd_run_fn run,
-                 int *way, uint8_t *turned[2], uint32_t *width, uint32_t *height, bd_error *error)
+                       int *way, uint8_t *turned[2], uint32_t *width, uint32_t *height, bd_error *error)
 {
 	uint32_t longest = photo->width > photo->height ? photo->width : photo->height;
 	double scale = longest > UPRIGHT_SIDE ? (double) UPRIGHT_SIDE / longest : 1.0;
