@@ -5,16 +5,17 @@
  * Where the first pass of the photo's own run is unsure of its person (the mean probability
  * of the pixels called person at most UPRIGHT_FIRST_SURE: every CCP portrait is surer, no
  * turned person of the validation sets is), quick runs follow at 256 pixels on the long
- * side (one pass each, no mirror, no guided filter): the photo as it stands, turned a quarter
- * to the left, and to the right where that can still change the outcome. Where the network
- * finds a person in a turned one more surely, the photo's run ends there, before its mirror
- * pass (bd_between_passes), and the photo is run again turned that way, as fully as asked,
- * and the mask turned back. That run's second view is not a mirror pass but the two turned
- * quick runs, already made: each pixel of its pass is averaged with whichever of them is
- * nearer to it there (the one turned the same way, or the other read half a turn round),
- * where that one is lower: the looks only take away (bd_look_average). On the 97 turned CCP
- * people that scored better than the mirror pass at 9/8 (IoU 0.728 against 0.722, boundary
- * IoU 0.561 against 0.558) and spares a photo lying down its costliest pass (docs/MODEL.md).
+ * side (one pass each, no mirror, no guided filter): the photo turned a quarter to the left,
+ * as it stands and turned to the right, each where it can still change the outcome. Where
+ * the network finds a person in a turned one more surely, the photo's run ends there, before
+ * its mirror pass (bd_between_passes), and the photo is run again turned that way, as fully
+ * as asked, and the mask turned back. That run's second view is not a mirror pass but the
+ * two turned quick runs, already made: each pixel of its pass is averaged with whichever of
+ * them is nearer to it there (the one turned the same way, or the other read half a turn
+ * round), where that one is lower: the looks only take away (bd_look_average). On the 97
+ * turned CCP people that scored better than the mirror pass at 9/8 (IoU 0.728 against 0.722,
+ * boundary IoU 0.561 against 0.558) and spares a photo lying down its costliest pass
+ * (docs/MODEL.md).
  *
  * "More surely", chosen on every validation photo at each quarter turn: the surer turned run
  * has the mean probability of its pixels called person higher by UPRIGHT_MARGIN, a person
@@ -128,12 +129,13 @@ look_quickly (bd_session *session, const bd_image *view, const bd_run_options *o
 }
 
 /* The quick runs of @photo at UPRIGHT_SIDE (never enlarged), and where to turn it (*@way,
- * as way_to_turn): as it stands, turned to the left, and turned to the right where that can
- * still matter (second_look_matters; on the validation photos that take the quick looks, it
- * does not for more than half of them: street scenes, groups, photos without people). @turned
- * gets the two turned runs' masks, [0] the left one's and [1] the right one's (written only
- * where it was made, as it always is where the photo turns), each *@width x *@height (the
- * photo's small copy turned), one block for the caller to free, or NULL on an error. */
+ * as way_to_turn), each only where it can still change that: turned to the left, as it
+ * stands, and turned to the right (second_look_matters). Of the validation photos that take
+ * the quick looks (street scenes, groups, photos without people), two in five need only the
+ * first and a third the first two. @turned gets the two turned runs' masks, [0] the left
+ * one's and [1] the right one's (written only where it was made, as it always is where the
+ * photo turns), each *@width x *@height (the photo's small copy turned), one block for the
+ * caller to free, or NULL on an error. */
 static bd_status
 choose_by_quick_looks (bd_session *session, const bd_image *photo, const bd_run_options *options, bd_run_fn run,
                        int *way, uint8_t *turned[2], uint32_t *width, uint32_t *height, bd_error *error)
@@ -151,19 +153,25 @@ choose_by_quick_looks (bd_session *session, const bd_image *photo, const bd_run_
 		             ? session->backend->resample_rgb (session, photo, w, h, small, error)
 		             : bd_resample_rgb (session->pool, photo, w, h, NULL, small, (size_t) w * 3, 3, error);
 	mask_look looks[3];   /* as it stands, to the left, to the right */
+	*way = 0;
+	/* Both turned views are h x w: they share the turned quick run's buffers. The left look
+	 * comes first: where it finds nobody (UPRIGHT_OTHER_MASS), the photo turns neither way
+	 * (way_to_turn) and no other look is made. */
+	bd_image turned_view = { turned_pixels, h, w, (size_t) h * 3, BD_PIXEL_RGB8 };
 	if (st == BD_OK) {
+		bd_rotate_quarter (session->pool, small, w, h, (size_t) w * 3, 3, false, turned_pixels, (size_t) h * 3);
+		st = look_quickly (session, &turned_view, options, run, 2, alpha, &looks[1], error);
+	}
+	bool go_on = st == BD_OK && looks[1].mass > UPRIGHT_OTHER_MASS;
+	if (go_on) {
 		bd_image view = { small, w, h, (size_t) w * 3, BD_PIXEL_RGB8 };
 		st = look_quickly (session, &view, options, run, 1, alpha + 2 * n, &looks[0], error);
+		go_on = st == BD_OK && second_look_matters (&looks[0], &looks[1]);
 	}
-	/* Both turned views are h x w: they share the turned quick run's buffers. */
-	*way = 0;
-	for (int side = 1; side <= 2 && st == BD_OK; side++) {
-		bd_rotate_quarter (session->pool, small, w, h, (size_t) w * 3, 3, side == 2, turned_pixels, (size_t) h * 3);
-		bd_image view = { turned_pixels, h, w, (size_t) h * 3, BD_PIXEL_RGB8 };
-		st = look_quickly (session, &view, options, run, 2, alpha + (side - 1) * n, &looks[side], error);
-		if (st == BD_OK && side == 1 && !second_look_matters (&looks[0], &looks[1]))
-			break;
-		if (st == BD_OK && side == 2)
+	if (go_on) {
+		bd_rotate_quarter (session->pool, small, w, h, (size_t) w * 3, 3, true, turned_pixels, (size_t) h * 3);
+		st = look_quickly (session, &turned_view, options, run, 2, alpha + n, &looks[2], error);
+		if (st == BD_OK)
 			*way = way_to_turn (&looks[0], &looks[1], &looks[2]);
 	}
 	free (small);

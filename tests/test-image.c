@@ -1383,11 +1383,11 @@ test_upright_steps (void)
 	upright_fixture_clear (&f);
 }
 
-/* A stand-in whose first pass is unsure, whose quick look as it stands is empty, and whose
- * turned looks show a person in their top third at turned_levels[0] (to the left) and [1]
- * (to the right), 0 for nobody; it counts the turned looks and runs turned. */
-static uint8_t turned_levels[2];
-static int     levels_looks_made, levels_runs_turned;
+/* A stand-in whose first pass is unsure, and whose quick looks show a person in their top
+ * third at look_levels[0] (as it stands), [1] (turned to the left) and [2] (to the right), 0
+ * for nobody; it counts the looks and runs turned. */
+static uint8_t look_levels[3];
+static int     levels_looks_made, levels_own_looks, levels_runs_turned;
 
 static bd_status
 levels_stand_in (bd_session *session, const bd_image *photo, const bd_run_options *options, uint8_t *alpha,
@@ -1403,16 +1403,19 @@ levels_stand_in (bd_session *session, const bd_image *photo, const bd_run_option
 	uint8_t level = 0;
 	if (session->upright_run == 2) {
 		g_assert_cmpint (levels_looks_made, <, 2);
-		level = turned_levels[levels_looks_made++];
+		level = look_levels[1 + levels_looks_made++];
 	}
+	if (session->upright_run == 1)
+		level = look_levels[0];
+	levels_own_looks += session->upright_run == 1;
 	levels_runs_turned += session->upright_run == 3;
 	for (uint32_t y = 0; y < h; y++)
 		for (uint32_t x = 0; x < w; x++) {
 			uint8_t *a = alpha + y * stride + x;
 			switch (session->upright_run) {
 			case 0: *a = 77; break;                          /* the photo's own run */
-			case 1: *a = 0; break;                           /* nothing as it stands */
-			case 2: *a = y < h / 3 ? level : 0; break;       /* the turned looks */
+			case 1:                                          /* the quick looks */
+			case 2: *a = y < h / 3 ? level : 0; break;
 			default: *a = 200; break;                        /* the run turned */
 			}
 		}
@@ -1420,8 +1423,8 @@ levels_stand_in (bd_session *session, const bd_image *photo, const bd_run_option
 }
 
 typedef struct {
-	uint8_t left, right;   /* turned_levels */
-	int     looks, turned;
+	uint8_t own_level, left, right;   /* look_levels */
+	int     looks, own, turned;         /* turned looks, looks as it stands, runs turned */
 	uint8_t mask;
 } levels_case;
 
@@ -1436,13 +1439,15 @@ check_levels (const levels_case *cases, size_t n)
 	bd_run_options o;
 	bd_run_options_init (&o);
 	for (size_t c = 0; c < n; c++) {
-		turned_levels[0] = cases[c].left;
-		turned_levels[1] = cases[c].right;
-		levels_looks_made = levels_runs_turned = 0;
+		look_levels[0] = cases[c].own_level;
+		look_levels[1] = cases[c].left;
+		look_levels[2] = cases[c].right;
+		levels_looks_made = levels_own_looks = levels_runs_turned = 0;
 		bd_error err = { 0 };
 		g_assert_cmpint (bd_run_upright (f.session, &f.photo, &o, alpha, UPRIGHT_W, levels_stand_in, &err), ==,
 		                 BD_OK);
 		g_assert_cmpint (levels_looks_made, ==, cases[c].looks);
+		g_assert_cmpint (levels_own_looks, ==, cases[c].own);
 		g_assert_cmpint (levels_runs_turned, ==, cases[c].turned);
 		for (int i = 0; i < UPRIGHT_W * UPRIGHT_H; i++)
 			g_assert_cmpint (alpha[i], ==, cases[c].mask);
@@ -1457,19 +1462,24 @@ check_levels (const levels_case *cases, size_t n)
 static void
 test_upright_bar (void)
 {
-	const levels_case cases[] = { { 238, 238, 2, 0, 77 }, { 242, 242, 2, 1, 200 } };
+	const levels_case cases[] = { { 0, 238, 238, 2, 1, 0, 77 }, { 0, 242, 242, 2, 1, 1, 200 } };
 	check_levels (cases, G_N_ELEMENTS (cases));
 }
 
-/* The quick look turned to the right is made only where it can still change where the photo
- * turns. Nobody to the left: the photo cannot turn either way, one turned look. Someone to
- * the left, not sure enough to turn the photo (230 / 255 = 0.90) but enough to be the other
- * look of a turn to the right: the right one is made, and turns it. Someone surely to the
- * left and nobody to the right: both made, and the photo stays (no other look finds her). */
+/* A quick look is made only where it can still change where the photo turns. Nobody to the
+ * left: the photo cannot turn either way, and only that look is made. Someone to the left,
+ * not sure enough to turn the photo (230 / 255 = 0.90) but enough to be the other look of a
+ * turn to the right: the other two are made, and the right one turns it. Someone to the
+ * left as surely as as it stands: the right one cannot turn it alone and is not made.
+ * Someone surely to the left and nobody to the right: all three made, and the photo stays
+ * (no other look finds her). */
 static void
 test_upright_second_look (void)
 {
-	const levels_case cases[] = { { 0, 250, 1, 0, 77 }, { 230, 250, 2, 1, 200 }, { 250, 0, 2, 0, 77 } };
+	const levels_case cases[] = {
+		{ 0, 0, 250, 1, 0, 0, 77 }, { 0, 230, 250, 2, 1, 1, 200 }, { 230, 230, 250, 1, 1, 0, 77 },
+		{ 0, 250, 0, 2, 1, 0, 77 },
+	};
 	check_levels (cases, G_N_ELEMENTS (cases));
 }
 
