@@ -127,8 +127,8 @@ float_to_half (float f)
 	return (uint16_t) h;
 }
 
-static uint32_t
-crc32_more (uint32_t crc, const uint8_t *p, size_t n)
+uint32_t
+bd_synthetic_crc32 (uint32_t crc, const uint8_t *p, size_t n)
 {
 	return ~crc32_bytes_from (~crc, p, n);
 }
@@ -149,9 +149,9 @@ bd_synthetic_model_fix_checksum (uint8_t *bytes, size_t size)
 	if (size < BD_SYN_OFFSET_CHECKSUM + 4)
 		return;
 	static const uint8_t zeros[4] = { 0 };
-	uint32_t crc = crc32_more (0, bytes, BD_SYN_OFFSET_CHECKSUM);
-	crc = crc32_more (crc, zeros, 4);
-	crc = crc32_more (crc, bytes + BD_SYN_OFFSET_CHECKSUM + 4, size - BD_SYN_OFFSET_CHECKSUM - 4);
+	uint32_t crc = bd_synthetic_crc32 (0, bytes, BD_SYN_OFFSET_CHECKSUM);
+	crc = bd_synthetic_crc32 (crc, zeros, 4);
+	crc = bd_synthetic_crc32 (crc, bytes + BD_SYN_OFFSET_CHECKSUM + 4, size - BD_SYN_OFFSET_CHECKSUM - 4);
 	put32 (bytes + BD_SYN_OFFSET_CHECKSUM, crc);
 }
 

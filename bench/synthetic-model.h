@@ -46,3 +46,6 @@ enum {
 
 /* Recomputes the checksum after a deliberate edit, so other checks can be reached. */
 void     bd_synthetic_model_fix_checksum (uint8_t *bytes, size_t size);
+/* zlib's CRC-32 of @n more bytes after @crc (0 to start), a bit at a time: the writer's own,
+ * independent of the library's, which test-model checks against it. */
+uint32_t bd_synthetic_crc32 (uint32_t crc, const uint8_t *p, size_t n);
