@@ -257,11 +257,8 @@ add_action (GtkWidget  *widget,
             const char *action_name,
             GVariant   *parameter)
 {
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
-  g_autoptr(GtkFileFilter) filter = bd_image_file_filter ();
+  g_autoptr(GtkFileDialog) dialog = bd_photo_dialog_new (_("Add Photos"));
 
-  gtk_file_dialog_set_title (dialog, _("Add Photos"));
-  gtk_file_dialog_set_default_filter (dialog, filter);
   gtk_file_dialog_open_multiple (dialog, GTK_WINDOW (gtk_widget_get_root (widget)), NULL,
                                  on_add_dialog_done, g_object_ref (widget));
 }

@@ -511,11 +511,8 @@ choose_background_action (GtkWidget  *widget,
                           GVariant   *parameter)
 {
   BdEditor *self = BD_EDITOR (widget);
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
-  g_autoptr(GtkFileFilter) filter = bd_image_file_filter ();
+  g_autoptr(GtkFileDialog) dialog = bd_photo_dialog_new (_("Choose a Background Image"));
 
-  gtk_file_dialog_set_title (dialog, _("Choose a Background Image"));
-  gtk_file_dialog_set_default_filter (dialog, filter);
   gtk_file_dialog_open (dialog, GTK_WINDOW (gtk_widget_get_root (widget)), NULL,
                         on_background_chosen, g_object_ref (self));
 }

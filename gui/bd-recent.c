@@ -43,12 +43,11 @@ newest_first (gconstpointer a,
   return g_date_time_compare (tb, ta);
 }
 
-static void
-fill_menu (GtkRecentManager *manager,
-           GMenu            *menu)
+/* The photos Backdrop opened that are still there, newest first; @items owns them. */
+static GPtrArray *
+our_photos (GList *items)
 {
-  GList *items = gtk_recent_manager_get_items (manager);
-  g_autoptr(GPtrArray) ours = g_ptr_array_new ();
+  GPtrArray *ours = g_ptr_array_new ();
   const char *app = g_get_application_name ();
 
   for (GList *l = items; l != NULL; l = l->next)
@@ -61,6 +60,15 @@ fill_menu (GtkRecentManager *manager,
         g_ptr_array_add (ours, info);
     }
   g_ptr_array_sort (ours, newest_first);
+  return ours;
+}
+
+static void
+fill_menu (GtkRecentManager *manager,
+           GMenu            *menu)
+{
+  GList *items = gtk_recent_manager_get_items (manager);
+  g_autoptr(GPtrArray) ours = our_photos (items);
 
   g_menu_remove_all (menu);
   /* Said rather than an empty menu under the button's arrow: an item without an action
@@ -88,4 +96,29 @@ bd_recent_menu_new (void)
   fill_menu (manager, menu);
   g_signal_connect_object (manager, "changed", G_CALLBACK (fill_menu), menu, 0);
   return G_MENU_MODEL (menu);
+}
+
+GFile *
+bd_recent_folder (void)
+{
+  GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
+  g_autoptr(GPtrArray) ours = our_photos (items);
+  const char *pictures = g_get_user_special_dir (G_USER_DIRECTORY_PICTURES);
+  GFile *folder = NULL;
+
+  for (guint i = 0; i < ours->len && folder == NULL; i++)
+    {
+      g_autoptr(GFile) photo = g_file_new_for_uri (gtk_recent_info_get_uri (ours->pdata[i]));
+
+      /* Not a remote one: the dialog would have to reach it before it shows anything. */
+      if (g_file_is_native (photo))
+        folder = g_file_get_parent (photo);
+    }
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+
+  if (folder == NULL && pictures != NULL && g_file_test (pictures, G_FILE_TEST_IS_DIR))
+    folder = g_file_new_for_path (pictures);
+  if (folder == NULL)
+    folder = g_file_new_for_path (g_get_home_dir ());
+  return folder;
 }

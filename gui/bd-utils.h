@@ -30,8 +30,9 @@ GMenuModel *bd_primary_menu_new (void);
 gboolean    bd_drop_accept_foreign (GtkDropTarget *target,
                                     GdkDrop       *drop,
                                     gpointer       user_data);
-/* A filter for the photo formats gdk-pixbuf reads. */
-GtkFileFilter *bd_image_file_filter (void);
+/* A file dialog titled @title for photos: the formats the programs read, starting where
+ * bd_recent_folder() says. */
+GtkFileDialog *bd_photo_dialog_new (const char *title);
 
 /* The files an "open several" file dialog returned, as a GFile array (NULL: cancelled). */
 GPtrArray  *bd_files_from_dialog (GtkFileDialog *dialog,

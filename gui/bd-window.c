@@ -326,11 +326,8 @@ open_action (GtkWidget  *widget,
              const char *action_name,
              GVariant   *parameter)
 {
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
-  g_autoptr(GtkFileFilter) filter = bd_image_file_filter ();
+  g_autoptr(GtkFileDialog) dialog = bd_photo_dialog_new (_("Open Photos"));
 
-  gtk_file_dialog_set_title (dialog, _("Open Photos"));
-  gtk_file_dialog_set_default_filter (dialog, filter);
   gtk_file_dialog_open_multiple (dialog, GTK_WINDOW (widget), NULL,
                                  on_open_dialog_done, g_object_ref (widget));
 }
