@@ -108,13 +108,18 @@ on_library_progress (float    fraction,
   if (data->progress != NULL && (fraction - data->reported >= 0.01f || fraction >= 1.0f))
     {
       ProgressUpdate *update = g_new0 (ProgressUpdate, 1);
+      GSource *source = g_idle_source_new ();
 
       data->reported = fraction;
       update->progress = data->progress;
       update->target = g_object_ref (data->target);
       update->fraction = fraction;
-      g_main_context_invoke_full (data->context, G_PRIORITY_DEFAULT,
-                                  progress_update_dispatch, update, progress_update_free);
+      /* A source, not g_main_context_invoke(): that one runs it right here on the worker
+       * whenever no thread holds the context (between a caller's iterations). */
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_source_set_callback (source, progress_update_dispatch, update, progress_update_free);
+      g_source_attach (source, data->context);
+      g_source_unref (source);
     }
 
   return 0;

@@ -1695,6 +1695,57 @@ segment (GdkPixbuf *photo)
   return alpha;
 }
 
+typedef struct
+{
+  GThread *main_thread;
+  gint     calls;
+  gint     elsewhere;  /* calls on another thread */
+} ProgressCalls;
+
+static void
+on_progress_counted (GObject *target,
+                     double   fraction)
+{
+  ProgressCalls *calls = g_object_get_data (target, "calls");
+
+  g_atomic_int_inc (&calls->calls);
+  if (g_thread_self () != calls->main_thread)
+    g_atomic_int_inc (&calls->elsewhere);
+}
+
+/* The engine's progress reaches its caller on the caller's thread, also while that thread
+ * is busy outside its main loop (as a test between iterations is) when the worker reports. */
+static void
+test_engine_progress_thread (void)
+{
+  BdEngine *engine;
+  SegmentWait wait = { 0 };
+  ProgressCalls calls = { g_thread_self (), 0, 0 };
+  g_autoptr(GObject) target = NULL;
+  g_autoptr(GdkPixbuf) photo = NULL;
+
+  if (skip_without_photo_and_model ())
+    return;
+
+  engine = bd_application_get_engine (app);
+  photo = gdk_pixbuf_new_from_file (g_ptr_array_index (photos, 0), NULL);
+  g_assert_nonnull (photo);
+  target = g_object_new (G_TYPE_OBJECT, NULL);
+  g_object_set_data (target, "calls", &calls);
+
+  bd_engine_segment_async (engine, photo, on_progress_counted, target, NULL, on_segmented, &wait);
+  /* Busy without iterating while the worker runs and reports: nothing may run meanwhile. */
+  g_usleep (3 * G_USEC_PER_SEC);
+  g_assert_cmpint (g_atomic_int_get (&calls.calls), ==, 0);
+  g_assert_true (bd_main_loop_wait_for (segment_done, &wait));
+  g_assert_no_error (wait.error);
+  bd_segmentation_free (wait.segmentation);
+
+  bd_main_loop_spin (100);
+  g_assert_cmpint (calls.calls, >, 0);
+  g_assert_cmpint (calls.elsewhere, ==, 0);
+}
+
 static AdwSwitchRow *
 find_switch_row (GtkWidget *widget)
 {
@@ -3445,6 +3496,7 @@ main (int   argc,
   g_test_add_func ("/gui/recent-files", test_recent_files);
   g_test_add_func ("/gui/feather-relative", test_feather_relative);
   g_test_add_func ("/gui/fill-image-asks", test_fill_image_asks);
+  g_test_add_func ("/gui/engine-progress-thread", test_engine_progress_thread);
   g_test_add_func ("/gui/stroke-preview-first", test_stroke_preview_first);
   g_test_add_func ("/gui/big-photo-honest", test_big_photo_honest);
   g_test_add_func ("/gui/rerun-keeps-marks", test_rerun_keeps_marks);
