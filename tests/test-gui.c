@@ -2652,16 +2652,22 @@ fill_is (gpointer data)
   return adw_combo_row_get_selected (args[0]) == GPOINTER_TO_UINT (args[1]) && file_chooser_shown () == NULL;
 }
 
-/* Whether the file chooser shows the folder @data (in GTK's Recent view it shows none). */
+/* Whether the file chooser shows the folder @data (in GTK's Recent view it shows none),
+ * named in its path bar: GTK 4.18 names the folders one query each, and a chooser closed
+ * before they are through crashes in their callbacks. */
 static gboolean
 file_chooser_in (gpointer data)
 {
+  GtkWidget *chooser = GTK_WIDGET (file_chooser_shown ());
   g_autoptr(GFile) folder = NULL;
+  g_autofree char *name = g_file_get_basename (data);
+  GtkWidget *path_bar = find_widget (chooser, g_type_from_name ("GtkPathBar"));
 
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  folder = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (file_chooser_shown ()));
+  folder = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (chooser));
   G_GNUC_END_IGNORE_DEPRECATIONS
-  return folder != NULL && g_file_equal (folder, data);
+  return folder != NULL && g_file_equal (folder, data) && path_bar != NULL &&
+         has_label (path_bar, name);
 }
 
 /* Fill = Image with no image yet opens the file chooser instead of showing transparency;
