@@ -6,6 +6,24 @@
 #define MARGIN 40
 #define RADIUS 12
 
+static gboolean
+drawn (gpointer widget)
+{
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+
+  gdk_paintable_snapshot (paintable, snapshot, gtk_widget_get_width (widget), gtk_widget_get_height (widget));
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  return node != NULL;
+}
+
+gboolean
+bd_widget_wait_drawn (GtkWidget *widget)
+{
+  return bd_main_loop_wait_for (drawn, widget);
+}
+
 gboolean
 bd_window_shot_save (GtkWindow   *window,
                      const char  *path,
@@ -26,6 +44,11 @@ bd_window_shot_save (GtkWindow   *window,
   if (renderer == NULL || width <= 0 || height <= 0)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, "The window is not shown");
+      return FALSE;
+    }
+  if (!bd_widget_wait_drawn (widget))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "The window was not drawn");
       return FALSE;
     }
 

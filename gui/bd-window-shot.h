@@ -20,5 +20,8 @@ typedef gboolean (*BdCondition) (gpointer data);
 gboolean bd_main_loop_wait_for (BdCondition condition,
                                 gpointer    data);
 void     bd_main_loop_spin     (guint       ms);
+/* Runs the main loop until @widget has been drawn once (a busy machine can be late with a
+ * new window's first frame; until then it snapshots to nothing); FALSE after 300 s. */
+gboolean bd_widget_wait_drawn  (GtkWidget  *widget);
 
 G_END_DECLS

@@ -1918,7 +1918,7 @@ render_canvas (BdEditor        *editor,
                int             *stride_px)
 {
   GtkWidget *canvas = GTK_WIDGET (bd_editor_get_canvas (editor));
-  int width = gtk_widget_get_width (canvas), height = gtk_widget_get_height (canvas);
+  int width, height;
   g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (canvas);
   g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
   g_autoptr(GskRenderNode) node = NULL;
@@ -1927,6 +1927,9 @@ render_canvas (BdEditor        *editor,
   GBytes *bytes;
   gsize stride;
 
+  g_assert_true (bd_widget_wait_drawn (canvas));
+  width = gtk_widget_get_width (canvas);
+  height = gtk_widget_get_height (canvas);
   gdk_paintable_snapshot (paintable, snapshot, width, height);
   node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (canvas)),
