@@ -1919,7 +1919,7 @@ render_canvas (BdEditor        *editor,
 {
   GtkWidget *canvas = GTK_WIDGET (bd_editor_get_canvas (editor));
   int width, height;
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (canvas);
+  g_autoptr(GdkPaintable) paintable = NULL;
   g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
   g_autoptr(GskRenderNode) node = NULL;
   g_autoptr(GdkTexture) texture = NULL;
@@ -1927,11 +1927,15 @@ render_canvas (BdEditor        *editor,
   GBytes *bytes;
   gsize stride;
 
+  /* A paintable shows the widget as drawn when it was made, and follows it only as the main
+   * loop runs: made once it is drawn. */
   g_assert_true (bd_widget_wait_drawn (canvas));
+  paintable = gtk_widget_paintable_new (canvas);
   width = gtk_widget_get_width (canvas);
   height = gtk_widget_get_height (canvas);
   gdk_paintable_snapshot (paintable, snapshot, width, height);
   node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (canvas)),
                                          node, &GRAPHENE_RECT_INIT (0, 0, width, height));
   downloader = gdk_texture_downloader_new (texture);
