@@ -55,13 +55,6 @@ on_toast_dismissed (AdwToast  *toast,
     set_floating_bars_lifted (overlay, FALSE);
 }
 
-static void
-unref_overlay (gpointer  data,
-               GClosure *closure)
-{
-  g_object_unref (data);
-}
-
 AdwToast *
 bd_show_toast (GtkWidget  *widget,
                const char *title)
@@ -84,8 +77,10 @@ bd_show_toast (GtkWidget  *widget,
   g_object_set_data (G_OBJECT (overlay), "bd-pending-toasts",
                      GUINT_TO_POINTER (GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (overlay),
                                                                             "bd-pending-toasts")) + 1));
-  g_signal_connect_data (toast, "dismissed", G_CALLBACK (on_toast_dismissed), g_object_ref (overlay),
-                         unref_overlay, 0);
+  /* Not holding the overlay: closed with a toast showing, a window's widgets would live on
+   * until the toast went, and then go from inside its finalization (GLib aborted there, in
+   * invalid_closure_notify). */
+  g_signal_connect_object (toast, "dismissed", G_CALLBACK (on_toast_dismissed), overlay, 0);
   set_floating_bars_lifted (overlay, TRUE);
   adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), toast);
   return toast;

@@ -29,6 +29,7 @@
 #include "bd-preferences-dialog.h"
 #include "bd-recent.h"
 #include "bd-settings-migrate.h"
+#include "bd-utils.h"
 #include "bd-window.h"
 #include "bd-window-shot.h"
 #include "synthetic-model.h"
@@ -2659,6 +2660,31 @@ fill_is (gpointer data)
   return adw_combo_row_get_selected (args[0]) == GPOINTER_TO_UINT (args[1]) && file_chooser_shown () == NULL;
 }
 
+/* A toast still showing when its window closes holds nothing of the window: the window's
+ * widgets go with it, and the toast dismissed afterwards finds nothing to run on. */
+static void
+test_toast_outlives_window (void)
+{
+  GtkWidget *other = gtk_window_new ();
+  GtkWidget *overlay = adw_toast_overlay_new ();
+  GtkWidget *label = gtk_label_new ("photo");
+  g_autoptr(AdwToast) toast = NULL;
+
+  adw_toast_overlay_set_child (ADW_TOAST_OVERLAY (overlay), label);
+  gtk_window_set_child (GTK_WINDOW (other), overlay);
+  gtk_window_present (GTK_WINDOW (other));
+  g_assert_true (bd_widget_wait_drawn (other));
+
+  toast = g_object_ref (bd_show_toast (label, "Saved"));
+  g_object_add_weak_pointer (G_OBJECT (overlay), (gpointer *) &overlay);
+  gtk_window_destroy (GTK_WINDOW (other));
+  bd_main_loop_spin (50);
+  g_assert_null (overlay);
+
+  adw_toast_dismiss (toast);
+  bd_main_loop_spin (50);
+}
+
 /* Whether the file chooser shows the folder @data (in GTK's Recent view it shows none),
  * named in its path bar: GTK 4.18 names the folders one query each, and a chooser closed
  * before they are through crashes in their callbacks. */
@@ -3509,6 +3535,7 @@ main (int   argc,
   g_test_add_func ("/gui/recent-files", test_recent_files);
   g_test_add_func ("/gui/feather-relative", test_feather_relative);
   g_test_add_func ("/gui/fill-image-asks", test_fill_image_asks);
+  g_test_add_func ("/gui/toast-outlives-window", test_toast_outlives_window);
   g_test_add_func ("/gui/engine-progress-thread", test_engine_progress_thread);
   g_test_add_func ("/gui/stroke-preview-first", test_stroke_preview_first);
   g_test_add_func ("/gui/big-photo-honest", test_big_photo_honest);
