@@ -2725,7 +2725,7 @@ test_fill_image_asks (void)
 
   adw_combo_row_set_selected (fill, BD_BACKGROUND_IMAGE);
   g_assert_true (bd_main_loop_wait_for (file_chooser_open, NULL));
-  /* In a folder, not GTK's Recent view (closed at once, as here, that view crashed GTK). */
+  /* In a folder, not GTK's Recent view (closed while it fills, that view crashes GTK). */
   {
     g_autoptr(GFile) expected = bd_recent_folder ();
 
