@@ -48,11 +48,11 @@ typedef struct {
 	/* The six input sizes used last: a photo runs at two (mirror averaging), upright.c's
 	 * quick looks at two more and, for a photo lying down, its run turned at one more (no
 	 * mirror pass), which leaves one for a folder's other shape; fewer plans would be
-	 * remade for every photo of a folder. Their buffers share one
-	 * arena (a forward pass keeps nothing for the next): with plan_layout's sharing, about
-	 * 170 MB instead of 480 MB for the shipped model, and half the page faults of a lone
-	 * photo (docs/ARCHITECTURE.md). A smaller size is laid out in a larger one's rows and
-	 * planes (plan_for), so a photo's second pass finds its pages already faulted in. */
+	 * remade for every photo of a folder. Their buffers share one arena (a forward pass
+	 * keeps nothing for the next): with plan_layout's sharing, about 165 MB instead of
+	 * 480 MB for the shipped model (110 MB on AMX), and half the page faults of a lone photo
+	 * (docs/ARCHITECTURE.md). A smaller size is laid out in a larger one's rows and planes
+	 * (plan_for), so a photo's second pass finds its pages already faulted in. */
 	cpu_plan    plans[6];
 	cpu_plan   *bound;      /* the plan whose views point into the arena, borders zeroed */
 	bool        fresh;      /* the arena is all zero: no plan has been bound to it yet */
@@ -163,9 +163,16 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, ui
 		uint32_t h = height >> l, w = width >> l, gh = geo_height >> l, gw = geo_width >> l, c = m->widths[l];
 		bool has_cat = l + 1 < m->depth;
 		uint32_t in_channels = l > 0 ? m->widths[l - 1] : 3;
-		st = buffer_layout (s, &s->tmp[l], c, h, w, gh, gw, error);
-		if (st == BD_OK && has_cat)
+		if (has_cat)
 			st = buffer_layout (s, &s->cat[l], 2 * PLANES (c) * BD_LANES, h, w, gh, gw, error);
+		/* On AMX, cat's pairs (skip | up) fill only its first half (forward_amx): a block's
+		 * first convolution writes its pairs into the second, untouched otherwise, where
+		 * the level's planes are even (the halves then end on a plane). The arena is a third
+		 * smaller, and fewer of its large pages, faulted in whole for a byte, lie half used. */
+		if (st == BD_OK && kernel == CPU_AMX && has_cat && PLANES (c) % 2 == 0)
+			buffer_alias (&s->tmp[l], &s->cat[l], PLANES (c), c);
+		else if (st == BD_OK)
+			st = buffer_layout (s, &s->tmp[l], c, h, w, gh, gw, error);
 		cpu_buffer *in = l > 0 ? &s->pooled[l] : &s->input;
 		if (st == BD_OK && has_cat && PLANES (in_channels) <= PLANES (c))
 			buffer_alias (in, &s->cat[l], PLANES (c), in_channels);
