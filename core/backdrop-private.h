@@ -53,12 +53,51 @@ void  bd_free_aligned (void *p);
 void *bd_alloc_pages (size_t bytes);
 void  bd_free_pages (void *p, size_t bytes);
 
-/* A weight or bias, always f32 in memory once loaded. */
+/* A weight or bias as the model file holds it, f32 or f16 (@half), in the host's byte order,
+ * inside the model's own copy of the file: every value checked at load (finite, within
+ * bounds). Backends widen each tensor as they pack it (bd_weight_at, bd_weight_widen): no
+ * process keeps an f32 copy of the whole model. */
 typedef struct {
-	const float *data;
-	uint32_t     dims[4];
-	uint32_t     ndim;
+	const void *data;
+	bool        half;
+	uint32_t    dims[4];
+	uint32_t    ndim;
 } bd_weight;
+
+/* IEEE half to float, exactly, infinities and NaN included. */
+static inline float
+bd_half_to_float (uint16_t h)
+{
+	/* Branch-free, so that a tensor's loop becomes vector code: the exponent rebiased, an
+	 * infinity's or NaN's moved to the top, and a subnormal renormalised by one exact float
+	 * subtraction (its mantissa times 2^-24, as ldexpf gave). */
+	const uint32_t exp_mask = 0x7c00u << 13;
+	uint32_t o = (uint32_t) (h & 0x7fff) << 13;
+	uint32_t exp = o & exp_mask;
+	o += (uint32_t) (127 - 15) << 23;
+	o += exp == exp_mask ? (uint32_t) (128 - 16) << 23 : 0;
+	uint32_t sub = o + (1u << 23);
+	float fsub, magic;
+	const uint32_t magic_bits = 113u << 23;
+	__builtin_memcpy (&fsub, &sub, sizeof fsub);
+	__builtin_memcpy (&magic, &magic_bits, sizeof magic);
+	fsub -= magic;
+	uint32_t renormal;
+	__builtin_memcpy (&renormal, &fsub, sizeof renormal);
+	o = exp == 0 ? renormal : o;
+	o |= (uint32_t) (h & 0x8000) << 16;
+	float f;
+	__builtin_memcpy (&f, &o, sizeof f);
+	return f;
+}
+
+/* Value @i of @w (its elements in PyTorch's order). */
+static inline float
+bd_weight_at (const bd_weight *w, size_t i)
+{
+	return w->half ? bd_half_to_float (((const uint16_t *) w->data)[i]) : ((const float *) w->data)[i];
+}
+
 
 /* A 3x3 (or 2x2 transposed, or 1x1) convolution's weights in PyTorch layout. */
 typedef struct {
@@ -77,8 +116,8 @@ struct bd_model {
 	bd_conv_weights up[BD_MAX_DEPTH];      /* up[l]: level l+1 -> l */
 	bd_conv_weights dec[BD_MAX_DEPTH][2];
 	bd_conv_weights head;
-	/* Every tensor's f32 values, in one block of our own (the file is not kept). */
-	float          *converted;
+	/* The file, in memory of our own: every tensor's values (bd_weight.data points in). */
+	uint8_t        *file;
 };
 
 /* bd_model_open's checks and conversion on a file already in memory; @name is for messages.
@@ -260,5 +299,13 @@ void            bd_thread_pool_run   (bd_thread_pool *pool, size_t count, bd_tas
  * tests can check every build on one machine (core/cpu-level.c). */
 typedef enum { BD_CPU_GENERIC, BD_CPU_X86_64_V3, BD_CPU_X86_64_V4 } bd_cpu_level;
 bd_cpu_level    bd_cpu_level_get     (void);
+
+/* The number of elements of @w (core/weights.c), and of @m's largest weight tensor: a buffer
+ * that size widens every tensor in turn. */
+size_t bd_weight_count (const bd_weight *w);
+size_t bd_model_largest_weight (const bd_model *m);
+/* Every value of @w, widened to floats into @dst (bd_weight_count of them), in pieces on
+ * @pool's threads (NULL: the caller's). */
+void   bd_weight_widen (bd_thread_pool *pool, const bd_weight *w, float *dst);
 
 uint32_t bd_crc32 (uint32_t crc, const void *data, size_t size);

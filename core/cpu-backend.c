@@ -62,6 +62,8 @@ typedef struct {
 	size_t      half_floats;
 	uint64_t    uses;
 	cpu_kernel  kernel;     /* for the 3x3 convolutions but the first */
+	float      *head_weight;   /* the head's, widened */
+	float       head_bias;
 } cpu_state;
 
 /* Places a buffer of @channels at @height x @width after the plan's others, its rows and
@@ -272,22 +274,46 @@ plan_for (cpu_state *s, const bd_model *m, uint32_t height, uint32_t width, bool
 	return BD_OK;
 }
 
-/* A 3x3 convolution's weights for @kernel: fp32, fp32 with a bf16 copy, or for AMX alone. The
- * network's first convolution stays fp32 (@first): three input channels gain nothing from
- * pairs, and the photo itself keeps its 8 bits. */
+/* A tensor's values as floats for bd_cpu_conv_pack, in memory kept across a session's
+ * tensors: made once for the largest, not once for the whole model. */
+typedef struct {
+	float  *data;
+	size_t  count;
+} widened;
+
+static const float *
+widen_into (bd_thread_pool *pool, widened *into, const bd_weight *w)
+{
+	size_t n = bd_weight_count (w);
+	if (n > into->count) {
+		bd_free_aligned (into->data);
+		into->data = bd_alloc_aligned (n, sizeof *into->data);
+		into->count = into->data ? n : 0;
+	}
+	if (into->data)
+		bd_weight_widen (pool, w, into->data);
+	return into->data;
+}
+
+/* A 3x3 convolution's weights for @kernel: fp32, fp32 with a bf16 copy, or for AMX alone,
+ * each from the model's values widened into @scratch. The network's first convolution stays
+ * fp32 (@first): three input channels gain nothing from pairs, and the photo itself keeps its
+ * 8 bits. */
 static bd_status
 pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, bool first, bd_cpu_conv *c, const bd_conv_weights *w,
-              const uint32_t *in_map, uint32_t in_storage, bd_error *error)
+              const uint32_t *in_map, uint32_t in_storage, widened *scratch, bd_error *error)
 {
 	uint32_t cout = w->weight.dims[0], cin = w->weight.dims[1];
+	const float *weights = widen_into (pool, &scratch[0], &w->weight), *bias = widen_into (pool, &scratch[1], &w->bias);
+	if (!weights || !bias)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
 #if defined(BD_HAVE_AMX_KERNELS)
 	if (kernel == CPU_AMX && !first)
-		return bd_cpu_conv_pack_amx (pool, c, w->weight.data, w->bias.data, cout, cin, 9, (size_t) cin * 9, 9,
-		                             1, in_map, in_storage, error);
+		return bd_cpu_conv_pack_amx (pool, c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map,
+		                             in_storage, error);
 #endif
-	(void) pool;
-	bd_status st = bd_cpu_conv_pack (c, w->weight.data, w->bias.data, cout, cin, 9,
-	                                 (size_t) cin * 9, 9, 1, in_map, in_storage, error);
+	bd_status st = bd_cpu_conv_pack (c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map, in_storage,
+	                                 error);
 #if defined(BD_HAVE_BF16_KERNELS)
 	if (st == BD_OK && kernel == CPU_BF16 && !first)
 		st = bd_cpu_conv_pack_bf16 (c, error);
@@ -329,26 +355,36 @@ cpu_init (bd_session *session, bd_error *error)
 	bd_thread_pool *pool = session->pool;
 	cpu_kernel k = s->kernel = pick_kernel (session->options.precision);
 	uint32_t *map = NULL;
+	/* A tensor's weights and bias as floats, made at once for the largest (the tensors come
+	 * smallest first: grown for each, every one would fault in fresh memory). */
+	widened scratch[2] = { { NULL, 0 }, { NULL, 0 } };
+	size_t largest = bd_model_largest_weight (m);
+	scratch[0].data = bd_alloc_aligned (largest, sizeof (float));
+	scratch[0].count = scratch[0].data ? largest : 0;
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
 		uint32_t cin = l == 0 ? 3 : m->widths[l - 1];
-		st = pack_conv3x3 (pool, k, l == 0, &s->enc[l][0], &m->enc[l][0], NULL, cin, error);
+		st = pack_conv3x3 (pool, k, l == 0, &s->enc[l][0], &m->enc[l][0], NULL, cin, scratch, error);
 		if (st == BD_OK)
-			st = pack_conv3x3 (pool, k, false, &s->enc[l][1], &m->enc[l][1], NULL, m->widths[l], error);
+			st = pack_conv3x3 (pool, k, false, &s->enc[l][1], &m->enc[l][1], NULL, m->widths[l], scratch, error);
 	}
 	for (uint32_t l = 0; l + 1 < m->depth && st == BD_OK; l++) {
 		uint32_t c = m->widths[l], cn = m->widths[l + 1];
 		/* Up-convolution weights are [cin, cout, 2, 2]: one 1x1 convolution per tap. */
+		const float *up = widen_into (pool, &scratch[0], &m->up[l].weight);
+		const float *bias = widen_into (pool, &scratch[1], &m->up[l].bias);
+		if (!up || !bias) {
+			st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
+			break;
+		}
 		for (int t = 0; t < 4 && st == BD_OK; t++) {
-			const float *w = m->up[l].weight.data + t;
 #if defined(BD_HAVE_AMX_KERNELS)
 			if (k == CPU_AMX) {
-				st = bd_cpu_conv_pack_amx (pool, &s->up[l][t], w, m->up[l].bias.data, c, cn, 1, 4,
-				                           (size_t) c * 4, 0, NULL, cn, error);
+				st = bd_cpu_conv_pack_amx (pool, &s->up[l][t], up + t, bias, c, cn, 1, 4, (size_t) c * 4, 0, NULL,
+				                           cn, error);
 				continue;
 			}
 #endif
-			st = bd_cpu_conv_pack (&s->up[l][t], w, m->up[l].bias.data, c, cn, 1, 4, (size_t) c * 4, 0, NULL,
-			                       cn, error);
+			st = bd_cpu_conv_pack (&s->up[l][t], up + t, bias, c, cn, 1, 4, (size_t) c * 4, 0, NULL, cn, error);
 		}
 		/* The decoder reads skip | up, the up half starting on a fresh plane. */
 		free (map);
@@ -362,10 +398,19 @@ cpu_init (bd_session *session, bd_error *error)
 		for (uint32_t ci = 0; ci < 2 * c; ci++)
 			map[ci] = ci < c ? ci : up_start + (ci - c);
 		if (st == BD_OK)
-			st = pack_conv3x3 (pool, k, false, &s->dec[l][0], &m->dec[l][0], map, up_start + c, error);
+			st = pack_conv3x3 (pool, k, false, &s->dec[l][0], &m->dec[l][0], map, up_start + c, scratch, error);
 		if (st == BD_OK)
-			st = pack_conv3x3 (pool, k, false, &s->dec[l][1], &m->dec[l][1], NULL, c, error);
+			st = pack_conv3x3 (pool, k, false, &s->dec[l][1], &m->dec[l][1], NULL, c, scratch, error);
 	}
+	/* The head's weights, read every run. */
+	if (st == BD_OK && !(s->head_weight = malloc (m->widths[0] * sizeof *s->head_weight)))
+		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	if (st == BD_OK) {
+		bd_weight_widen (NULL, &m->head.weight, s->head_weight);
+		s->head_bias = bd_weight_at (&m->head.bias, 0);
+	}
+	bd_free_aligned (scratch[0].data);
+	bd_free_aligned (scratch[1].data);
 	free (map);
 	if (st != BD_OK)
 		cpu_destroy (session);
@@ -397,6 +442,7 @@ cpu_destroy (bd_session *session)
 	}
 	bd_free_pages (s->arena, s->arena_floats * sizeof (float));
 	bd_free_pages (s->half, s->half_floats * sizeof *s->half);
+	free (s->head_weight);
 	free (s);
 	session->backend_data = NULL;
 }
@@ -591,8 +637,7 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 	}
 	if (!finished)
 		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
-	bd_head_sigmoid (session->pool, m->head.weight.data, m->head.bias.data[0], m->widths[0], &p->out[0].view,
-	                 output);
+	bd_head_sigmoid (session->pool, state->head_weight, state->head_bias, m->widths[0], &p->out[0].view, output);
 	step (opts, &done, total);
 	return BD_OK;
 }

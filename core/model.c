@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The model file loader (docs/model-format.md): the file is read into memory once, every
- * size, offset and shape is checked before anything reads through it, and the weights are
- * converted into memory of our own. Nothing stays tied to the file: a model rewritten in
- * place while it is open cannot fault the process, as a mapping would (SIGBUS). */
+/* The model file loader (docs/model-format.md): the file is read into memory of our own once,
+ * every size, offset and shape is checked before anything reads through it, and every weight
+ * is checked (finite, within bounds). The weights stay there as the file holds them, f16 or
+ * f32; each backend widens a tensor at a time as it packs it (core/weights.c), and no
+ * process keeps an f32 copy of the whole model (31 MB for the shipped one). Nothing
+ * stays tied to the file: a model rewritten in place while it is open cannot fault the
+ * process, as a mapping would (SIGBUS). */
 #include "backdrop-private.h"
 
 #include <errno.h>
@@ -23,6 +26,7 @@
 /* Trained, batch-norm-folded weights stay far below this (the shipped model's largest is 4.2);
  * a larger one is a broken export, and would overflow the network's sums to infinity. */
 #define MAX_ABS_WEIGHT 4096.0f
+#define MAX_ABS_WEIGHT_HALF 0x6c00   /* the same as a half's magnitude bits (2^12, exact) */
 /* The normalisation maps [0, 1] colours; constants outside these bounds are damage. */
 #define MAX_ABS_MEAN 16.0f
 #define MIN_STD 1e-3f
@@ -53,32 +57,6 @@ rdf32 (const uint8_t *p)
 	uint32_t u = rd32 (p);
 	float f;
 	memcpy (&f, &u, sizeof f);
-	return f;
-}
-
-static float
-half_to_float (uint16_t h)
-{
-	/* Branch-free, so that a tensor's loop becomes vector code: the exponent rebiased, an
-	 * infinity's or NaN's moved to the top, and a subnormal renormalised by one exact float
-	 * subtraction (its mantissa times 2^-24, as ldexpf gave). */
-	const uint32_t exp_mask = 0x7c00u << 13;
-	uint32_t o = (uint32_t) (h & 0x7fff) << 13;
-	uint32_t exp = o & exp_mask;
-	o += (uint32_t) (127 - 15) << 23;
-	o += exp == exp_mask ? (uint32_t) (128 - 16) << 23 : 0;
-	uint32_t sub = o + (1u << 23);
-	float fsub, magic;
-	const uint32_t magic_bits = 113u << 23;
-	memcpy (&fsub, &sub, sizeof fsub);
-	memcpy (&magic, &magic_bits, sizeof magic);
-	fsub -= magic;
-	uint32_t renormal;
-	memcpy (&renormal, &fsub, sizeof renormal);
-	o = exp == 0 ? renormal : o;
-	o |= (uint32_t) (h & 0x8000) << 16;
-	float f;
-	memcpy (&f, &o, sizeof f);
 	return f;
 }
 
@@ -225,38 +203,36 @@ find_expected (expected_tensor *expected, size_t n, const uint8_t *entry)
 	return NULL;
 }
 
-/* A run of one tensor's elements to widen into @dst. */
+/* A run of one tensor's elements to check. */
 typedef struct {
-	const uint8_t *src;
-	float         *dst;
+	uint8_t       *src;
 	size_t         elements;
 	bool           f32;
 	uint32_t       tensor;   /* its entry in the table, for the message */
-} widen_piece;
+} check_piece;
 
-#define PIECE ((size_t) 1 << 18)   /* elements a task widens: 1 MB written */
+#define PIECE ((size_t) 1 << 18)   /* elements a task checks */
 
-/* Widens little-endian f32 or f16 into floats; true when one is NaN, infinite or over
- * MAX_ABS_WEIGHT. */
+/* True when one of @elements f32 or f16 values (in the host's order) is NaN, infinite or
+ * over MAX_ABS_WEIGHT. */
 static bool
-widen (float *dst, const uint8_t *src, size_t elements, bool f32)
+bad_values (const uint8_t *src, size_t elements, bool f32)
 {
-	/* Loops without branches or exits, so that they become vector code. */
-	if (f32)
-		for (size_t k = 0; k < elements; k++)
-			dst[k] = rdf32 (src + 4 * k);
-	else
-		for (size_t k = 0; k < elements; k++)
-			dst[k] = half_to_float ((uint16_t) (src[2 * k] | src[2 * k + 1] << 8));
 	/* Compared as integers: a float's magnitude bits order as its magnitude does, and NaN
-	 * and infinity lie above every finite value. */
+	 * and infinity lie above every finite value. One loop per type, without branches or
+	 * exits, so that each becomes vector code. */
 	const float limit = MAX_ABS_WEIGHT;
 	int32_t limit_bits, bad = 0;
 	memcpy (&limit_bits, &limit, sizeof limit_bits);
-	for (size_t k = 0; k < elements; k++) {
-		int32_t bits;
-		memcpy (&bits, &dst[k], sizeof bits);
-		bad |= (bits & 0x7fffffff) > limit_bits;
+	if (f32) {
+		const int32_t *v = (const int32_t *) (const void *) src;
+		for (size_t k = 0; k < elements; k++)
+			bad |= (v[k] & 0x7fffffff) > limit_bits;
+	} else {
+		/* A half's magnitude bits order the same way: no conversion needed. */
+		const uint16_t *h = (const uint16_t *) (const void *) src;
+		for (size_t k = 0; k < elements; k++)
+			bad |= (h[k] & 0x7fff) > MAX_ABS_WEIGHT_HALF;
 	}
 	return bad != 0;
 }
@@ -266,8 +242,9 @@ typedef struct {
 	size_t             size;
 	uint32_t           version;
 	uint32_t           checksum;   /* task 0's */
-	const widen_piece *pieces;     /* task k's is pieces[k - 1] */
+	const check_piece *pieces;     /* task k's is pieces[k - 1] */
 	bool              *bad;
+	bool               with_checksum;   /* task 0 computes it */
 } load_job;
 
 static void
@@ -275,17 +252,34 @@ load_task (void *data, size_t index)
 {
 	load_job *j = data;
 	if (index == 0) {
-		j->checksum = file_checksum (j->file, j->size, j->version);
+		if (j->with_checksum)
+			j->checksum = file_checksum (j->file, j->size, j->version);
 		return;
 	}
-	const widen_piece *p = &j->pieces[index - 1];
-	j->bad[index - 1] = widen (p->dst, p->src, p->elements, p->f32);
+	const check_piece *p = &j->pieces[index - 1];
+	j->bad[index - 1] = bad_values (p->src, p->elements, p->f32);
 }
 
-/* The tensors into memory of our own; the checksum of the file (@checksum, with
- * @checksum_done set) is computed meanwhile, once the table has been checked. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+/* The file is little-endian: its values into the host's order, in place. */
+static void
+to_host_order (uint8_t *p, size_t elements, bool f32)
+{
+	size_t size = f32 ? 4 : 2;
+	for (size_t k = 0; k < elements; k++, p += size)
+		for (size_t a = 0, b = size - 1; a < b; a++, b--) {
+			uint8_t t = p[a];
+			p[a] = p[b];
+			p[b] = t;
+		}
+}
+#endif
+
+/* The tensors' places in @b, the file in memory of our own, and their values checked; the
+ * checksum of the file (@checksum, with @checksum_done set) is computed meanwhile, once the
+ * table has been checked. */
 static bd_status
-load_tensors (bd_model *m, const uint8_t *b, size_t size, uint32_t version, const char *path,
+load_tensors (bd_model *m, uint8_t *b, size_t size, uint32_t version, const char *path,
               uint32_t *checksum, bool *checksum_done, bd_error *error)
 {
 	uint32_t count = rd32 (b + 96);
@@ -336,33 +330,38 @@ load_tensors (bd_model *m, const uint8_t *b, size_t size, uint32_t version, cons
 		memcpy (t->slot->dims, t->dims, sizeof t->dims);
 	}
 
-	m->converted = bd_alloc_aligned (total, sizeof (float));   /* every weight written below */
 	size_t max_pieces = count + total / PIECE + 1;
-	widen_piece *pieces = malloc (max_pieces * sizeof *pieces);
+	check_piece *pieces = malloc (max_pieces * sizeof *pieces);
 	bool *bad = calloc (max_pieces, sizeof *bad);
-	if (!m->converted || !pieces || !bad) {
+	if (!pieces || !bad) {
 		free (pieces);
 		free (bad);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory loading %s (%zu weights)", path, total);
 	}
-	/* Second pass: each tensor's place in our own memory, in pieces the threads share. */
+	/* Second pass: each tensor's place in the file, in pieces the threads share. */
 	size_t n = 0;
-	float *next = m->converted;
 	for (uint32_t i = 0; i < count; i++) {
 		const uint8_t *e = b + table + (size_t) i * ENTRY_SIZE;
 		expected_tensor *t = find_expected (expected, n_expected, e);
-		const uint8_t *src = b + data + rd64 (e + 80);
+		uint8_t *src = b + data + rd64 (e + 80);
 		bool f32 = rd32 (e + 56) == DTYPE_F32;
 		size_t elements = rd64 (e + 88) / (f32 ? 4 : 2);
 		for (size_t k = 0; k < elements; k += PIECE)
-			pieces[n++] = (widen_piece) { src + k * (f32 ? 4 : 2), next + k,
-			                              elements - k < PIECE ? elements - k : PIECE, f32, i };
-		t->slot->data = next;
-		next += elements;
+			pieces[n++] = (check_piece) { src + k * (f32 ? 4 : 2), elements - k < PIECE ? elements - k : PIECE,
+			                              f32, i };
+		t->slot->data = src;   /* 64-byte aligned: the buffer and every offset are */
+		t->slot->half = !f32;
 	}
-	/* The checksum (task 0) and the widening side by side: on two cores a fresh process
-	 * opens the model in half the time. */
-	load_job job = { b, size, version, 0, pieces, bad };
+	/* The checksum (task 0) and the checks side by side: on two cores a fresh process opens
+	 * the model in half the time. A big-endian host turns the values round first, so that
+	 * what is checked is what the backends will read, and the checksum before that. */
+	load_job job = { b, size, version, 0, pieces, bad, true };
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	job.checksum = file_checksum (b, size, version);
+	job.with_checksum = false;
+	for (size_t k = 0; k < n; k++)
+		to_host_order (pieces[k].src, pieces[k].elements, pieces[k].f32);
+#endif
 	bd_thread_pool *pool = total >= 2 * PIECE ? bd_thread_pool_new (0) : NULL;   /* NULL: all here */
 	bd_thread_pool_run (pool, n + 1, load_task, &job);
 	bd_thread_pool_free (pool);
@@ -426,25 +425,20 @@ read_file (const char *path, uint8_t **out, size_t *out_size, bd_error *error)
 	return BD_OK;
 }
 
-bd_status
-bd_model_load_bytes (const uint8_t *bytes, size_t size, const char *name, bd_model **out_model, bd_error *error)
+/* The model in @bytes, a file of @size whose frame check_frame passed, in memory of our own
+ * (bd_alloc_aligned): the model keeps it, or it is freed. */
+static bd_status
+load_owned (uint8_t *bytes, size_t size, const char *name, bd_model **out_model, bd_error *error)
 {
-	if (out_model)
-		*out_model = NULL;
-	if (!bytes || !name || !out_model)
-		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_model_load_bytes: missing argument");
-	if (size < HEADER_SIZE)
-		return bd_error_set (error, BD_ERR_FORMAT, "%s is too short to be a Backdrop model (%zu bytes)",
-		                     name, size);
-	bd_status st = check_frame (bytes, size, name, error);
-	if (st != BD_OK)
-		return st;
 	bd_model *m = calloc (1, sizeof *m);
-	if (!m)
+	if (!m) {
+		bd_free_aligned (bytes);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory loading %s", name);
+	}
+	m->file = bytes;
 	uint32_t version = rd32 (bytes + 8), checksum = 0;
 	bool checksum_done = false;
-	st = parse_header (m, bytes, name, error);
+	bd_status st = parse_header (m, bytes, name, error);
 	if (st == BD_OK)
 		st = load_tensors (m, bytes, size, version, name, &checksum, &checksum_done, error);
 	/* A damaged file is called damaged, whatever else failed: not "bad depth". Version 1
@@ -462,6 +456,27 @@ bd_model_load_bytes (const uint8_t *bytes, size_t size, const char *name, bd_mod
 }
 
 bd_status
+bd_model_load_bytes (const uint8_t *bytes, size_t size, const char *name, bd_model **out_model, bd_error *error)
+{
+	if (out_model)
+		*out_model = NULL;
+	if (!bytes || !name || !out_model)
+		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_model_load_bytes: missing argument");
+	if (size < HEADER_SIZE)
+		return bd_error_set (error, BD_ERR_FORMAT, "%s is too short to be a Backdrop model (%zu bytes)",
+		                     name, size);
+	bd_status st = check_frame (bytes, size, name, error);
+	if (st != BD_OK)
+		return st;
+	/* Our own copy, which the model keeps: the caller's bytes may go. */
+	uint8_t *own = bd_alloc_aligned (size, 1);
+	if (!own)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory loading %s (%zu bytes)", name, size);
+	memcpy (own, bytes, size);
+	return load_owned (own, size, name, out_model, error);
+}
+
+bd_status
 bd_model_open (const char *path, bd_model **out_model, bd_error *error)
 {
 	if (out_model)
@@ -472,11 +487,13 @@ bd_model_open (const char *path, bd_model **out_model, bd_error *error)
 	uint8_t *bytes = NULL;
 	size_t size = 0;
 	bd_status st = read_file (path, &bytes, &size, error);
-	if (st != BD_OK)
+	if (st == BD_OK)
+		st = check_frame (bytes, size, path, error);
+	if (st != BD_OK) {
+		bd_free_aligned (bytes);
 		return st;
-	st = bd_model_load_bytes (bytes, size, path, out_model, error);
-	bd_free_aligned (bytes);
-	return st;
+	}
+	return load_owned (bytes, size, path, out_model, error);   /* the model keeps the bytes */
 }
 
 void
@@ -484,7 +501,7 @@ bd_model_free (bd_model *model)
 {
 	if (!model)
 		return;
-	bd_free_aligned (model->converted);
+	bd_free_aligned (model->file);
 	free (model);
 }
 

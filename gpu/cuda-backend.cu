@@ -83,11 +83,15 @@ struct gpu_state {
 };
 
 /* Device buffers the model's weights go through on their way to their layouts, reused from one
- * convolution to the next (the stream orders the copies and the packing kernels). */
+ * convolution to the next (the stream orders the copies and the packing kernels), and the host
+ * buffer a tensor is widened to floats in first (the model holds halves). */
 struct upload_staging {
 	float    *w;
 	uint32_t *map;
 	size_t    w_bytes, map_bytes;
+	float    *host;
+	size_t    host_count;
+	bd_thread_pool *pool;   /* the session's, which widens */
 	cudaStream_t stream;
 };
 
@@ -97,7 +101,7 @@ struct upload_staging {
  * storage][cin storage]: one GEMM a tap) for the Hopper kernels; uploads the bias (all
  * zero-padded to 16 output channels). */
 bd_status
-upload_conv (upload_staging *stage, gpu_conv *c, const float *w, const float *bias, uint32_t cout, uint32_t cin,
+upload_conv (upload_staging *stage, gpu_conv *c, const bd_weight *w, const bd_weight *bias, uint32_t cout, uint32_t cin,
              uint32_t taps, size_t s_co, size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t cin_storage,
              bool transposed, bd_precision precision, bd_error *error)
 {
@@ -108,6 +112,14 @@ upload_conv (upload_staging *stage, gpu_conv *c, const float *w, const float *bi
 	c->transposed = transposed;
 	c->cout = cout_s;
 	c->cin = in_map ? cin_storage : cin;   /* mapped channels are not the leading ones */
+	if (count > stage->host_count) {
+		free (stage->host);
+		stage->host = (float *) malloc (count * sizeof (float));
+		stage->host_count = stage->host ? count : 0;
+		if (!stage->host)
+			return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
+	}
+	bd_weight_widen (stage->pool, w, stage->host);   /* count is all of w */
 	bd_status st = bd_gpu_grow ((void **) &stage->w, &stage->w_bytes, count * sizeof (float), error);
 	if (st == BD_OK && in_map)
 		st = bd_gpu_grow ((void **) &stage->map, &stage->map_bytes, cin * sizeof (uint32_t), error);
@@ -117,7 +129,10 @@ upload_conv (upload_staging *stage, gpu_conv *c, const float *w, const float *bi
 	BD_CUDA_CHECK (cudaMalloc (&c->weights_k, n * el));
 	if (precision == BD_PRECISION_EXACT)
 		BD_CUDA_CHECK (cudaMalloc (&c->weights_k_small, n * sizeof (float)));
-	BD_CUDA_CHECK (cudaMemcpyAsync (stage->w, w, count * sizeof (float), cudaMemcpyHostToDevice, stage->stream));
+	/* A pageable source is staged before the call returns: the host buffer may take the next
+	 * tensor. */
+	BD_CUDA_CHECK (cudaMemcpyAsync (stage->w, stage->host, count * sizeof (float), cudaMemcpyHostToDevice,
+	                                stage->stream));
 	if (in_map)
 		BD_CUDA_CHECK (cudaMemcpyAsync (stage->map, in_map, cin * sizeof (uint32_t), cudaMemcpyHostToDevice,
 		                                stage->stream));
@@ -131,7 +146,8 @@ upload_conv (upload_staging *stage, gpu_conv *c, const float *w, const float *bi
 	float *b = (float *) calloc (cout_s, sizeof (float));
 	if (!b)
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
-	memcpy (b, bias, cout * sizeof (float));
+	for (uint32_t o = 0; o < cout; o++)
+		b[o] = bd_weight_at (bias, o);
 	cudaError_t e = cudaMalloc (&c->bias, cout_s * sizeof (float));
 	if (e == cudaSuccess)
 		e = cudaMemcpyAsync (c->bias, b, cout_s * sizeof (float), cudaMemcpyHostToDevice, stage->stream);
@@ -146,7 +162,7 @@ upload_conv3x3 (gpu_state *s, upload_staging *stage, gpu_conv *c, const bd_conv_
                 uint32_t cin_storage, bd_error *error)
 {
 	uint32_t cout = w->weight.dims[0], cin = w->weight.dims[1];
-	return upload_conv (stage, c, w->weight.data, w->bias.data, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map,
+	return upload_conv (stage, c, &w->weight, &w->bias, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map,
 	                    cin_storage, false, s->precision, error);
 }
 
@@ -364,6 +380,12 @@ cuda_init (bd_session *session, bd_error *error)
 	const bd_model *m = session->model;
 	upload_staging stage = {};
 	stage.stream = s->stream;
+	stage.pool = session->pool;
+	/* Made once for the largest tensor: grown for each, every one would fault in fresh pages. */
+	stage.host_count = bd_model_largest_weight (m);
+	stage.host = (float *) malloc (stage.host_count * sizeof (float));
+	if (!stage.host)
+		stage.host_count = 0;   /* upload_conv tries again, and says what failed */
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
 		uint32_t cin_s = l == 0 ? 16 : bd_pad16 (m->widths[l - 1]);
 		st = upload_conv3x3 (s, &stage, &s->enc[l][0], &m->enc[l][0], nullptr, cin_s, error);
@@ -373,7 +395,7 @@ cuda_init (bd_session *session, bd_error *error)
 	for (uint32_t l = 0; l + 1 < m->depth && st == BD_OK; l++) {
 		uint32_t c = m->widths[l], cn = m->widths[l + 1];
 		/* ConvTranspose2d weights are [cin][cout][2][2]: tap t is a 1x1 [cout][cin]. */
-		st = upload_conv (&stage, &s->up[l], m->up[l].weight.data, m->up[l].bias.data, c, cn, 4, 4, (size_t) c * 4, 1,
+		st = upload_conv (&stage, &s->up[l], &m->up[l].weight, &m->up[l].bias, c, cn, 4, 4, (size_t) c * 4, 1,
 		                  nullptr, bd_pad16 (cn), true, s->precision, error);
 		/* The decoder reads skip | up, the up half starting at channel pad16(c). */
 		uint32_t *map = (uint32_t *) malloc (2 * (size_t) c * sizeof *map);
@@ -388,11 +410,17 @@ cuda_init (bd_session *session, bd_error *error)
 			st = upload_conv3x3 (s, &stage, &s->dec[l][1], &m->dec[l][1], nullptr, bd_pad16 (c), error);
 	}
 	if (st == BD_OK) {
-		s->head_bias = m->head.bias.data[0];
-		if (cudaMalloc (&s->head_weight, m->widths[0] * sizeof (float)) != cudaSuccess ||
-		    cudaMemcpy (s->head_weight, m->head.weight.data, m->widths[0] * sizeof (float),
-		                cudaMemcpyHostToDevice) != cudaSuccess)
+		s->head_bias = bd_weight_at (&m->head.bias, 0);
+		float *head = (float *) malloc (m->widths[0] * sizeof (float));
+		if (head)
+			bd_weight_widen (nullptr, &m->head.weight, head);
+		if (!head)
+			st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+		else if (cudaMalloc (&s->head_weight, m->widths[0] * sizeof (float)) != cudaSuccess ||
+		         cudaMemcpy (s->head_weight, head, m->widths[0] * sizeof (float), cudaMemcpyHostToDevice) !=
+		             cudaSuccess)
 			st = bd_error_set (error, BD_ERR_DEVICE, "cannot upload the model to the GPU");
+		free (head);
 	}
 	/* cudaMemcpy from pageable memory may return before its copy lands, and our stream does
 	 * not wait for the legacy one: the weights must be in place before the first kernel (and
@@ -403,6 +431,7 @@ cuda_init (bd_session *session, bd_error *error)
 		cudaDeviceSynchronize ();   /* a failed upload may have packing in flight */
 	cudaFree (stage.w);
 	cudaFree (stage.map);
+	free (stage.host);
 	if (st != BD_OK) {
 		cuda_destroy (session);
 		return st;

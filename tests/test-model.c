@@ -82,7 +82,8 @@ test_good (void)
 	bd_model_free (m);
 }
 
-/* f16 weights are widened at load: the network must agree with the f32 file closely. */
+/* f16 weights are widened as a session packs them: the network must agree with the f32 file
+ * closely. */
 static void
 test_f16 (void)
 {
@@ -185,7 +186,7 @@ expect_message (const uint8_t *bytes, size_t size, const char *want)
 		g_error ("expected \"%s\" in: %s", want, err.message);
 }
 
-/* A model large enough that threads widen its weights in pieces beside the checksum
+/* A model large enough that threads check its weights in pieces beside the checksum
  * (core/model.c): it loads, damage is still called damage before a bad weight is, and a
  * bad weight in each of the first three pieces of the largest tensor is named. */
 static void
