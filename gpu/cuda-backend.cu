@@ -83,15 +83,11 @@ struct gpu_state {
 };
 
 /* Device buffers the model's weights go through on their way to their layouts, reused from one
- * convolution to the next (the stream orders the copies and the packing kernels), and the host
- * buffer a tensor is widened to floats in first (the model holds halves). */
+ * convolution to the next (the stream orders the copies and the packing kernels). */
 struct upload_staging {
-	float    *w;
+	void     *w;        /* a tensor as the model holds it: halves or floats */
 	uint32_t *map;
 	size_t    w_bytes, map_bytes;
-	float    *host;
-	size_t    host_count;
-	bd_thread_pool *pool;   /* the session's, which widens */
 	cudaStream_t stream;
 };
 
@@ -112,15 +108,8 @@ upload_conv (upload_staging *stage, gpu_conv *c, const bd_weight *w, const bd_we
 	c->transposed = transposed;
 	c->cout = cout_s;
 	c->cin = in_map ? cin_storage : cin;   /* mapped channels are not the leading ones */
-	if (count > stage->host_count) {
-		free (stage->host);
-		stage->host = (float *) malloc (count * sizeof (float));
-		stage->host_count = stage->host ? count : 0;
-		if (!stage->host)
-			return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
-	}
-	bd_weight_widen (stage->pool, w, stage->host);   /* count is all of w */
-	bd_status st = bd_gpu_grow ((void **) &stage->w, &stage->w_bytes, count * sizeof (float), error);
+	size_t bytes = count * (w->half ? 2 : 4);   /* count is all of w */
+	bd_status st = bd_gpu_grow (&stage->w, &stage->w_bytes, bytes, error);
 	if (st == BD_OK && in_map)
 		st = bd_gpu_grow ((void **) &stage->map, &stage->map_bytes, cin * sizeof (uint32_t), error);
 	if (st != BD_OK)
@@ -129,16 +118,15 @@ upload_conv (upload_staging *stage, gpu_conv *c, const bd_weight *w, const bd_we
 	BD_CUDA_CHECK (cudaMalloc (&c->weights_k, n * el));
 	if (precision == BD_PRECISION_EXACT)
 		BD_CUDA_CHECK (cudaMalloc (&c->weights_k_small, n * sizeof (float)));
-	/* A pageable source is staged before the call returns: the host buffer may take the next
-	 * tensor. */
-	BD_CUDA_CHECK (cudaMemcpyAsync (stage->w, stage->host, count * sizeof (float), cudaMemcpyHostToDevice,
-	                                stage->stream));
+	/* As the model holds it (halves for the shipped one: half the bytes of floats); the packing
+	 * widens it. */
+	BD_CUDA_CHECK (cudaMemcpyAsync (stage->w, w->data, bytes, cudaMemcpyHostToDevice, stage->stream));
 	if (in_map)
 		BD_CUDA_CHECK (cudaMemcpyAsync (stage->map, in_map, cin * sizeof (uint32_t), cudaMemcpyHostToDevice,
 		                                stage->stream));
 	bd_gpu_packed_conv p = { c->weights, c->weights_k, c->weights_k_small, cout, cin, taps, cout_s, cin_storage,
 	                         transposed };
-	st = bd_gpu_pack_weights (&p, stage->w, s_co, s_ci, s_tap, in_map ? stage->map : nullptr, precision,
+	st = bd_gpu_pack_weights (&p, stage->w, w->half, s_co, s_ci, s_tap, in_map ? stage->map : nullptr, precision,
 	                          stage->stream, error);
 	if (st != BD_OK)
 		return st;
@@ -380,12 +368,6 @@ cuda_init (bd_session *session, bd_error *error)
 	const bd_model *m = session->model;
 	upload_staging stage = {};
 	stage.stream = s->stream;
-	stage.pool = session->pool;
-	/* Made once for the largest tensor: grown for each, every one would fault in fresh pages. */
-	stage.host_count = bd_model_largest_weight (m);
-	stage.host = (float *) malloc (stage.host_count * sizeof (float));
-	if (!stage.host)
-		stage.host_count = 0;   /* upload_conv tries again, and says what failed */
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
 		uint32_t cin_s = l == 0 ? 16 : bd_pad16 (m->widths[l - 1]);
 		st = upload_conv3x3 (s, &stage, &s->enc[l][0], &m->enc[l][0], nullptr, cin_s, error);
@@ -431,7 +413,6 @@ cuda_init (bd_session *session, bd_error *error)
 		cudaDeviceSynchronize ();   /* a failed upload may have packing in flight */
 	cudaFree (stage.w);
 	cudaFree (stage.map);
-	free (stage.host);
 	if (st != BD_OK) {
 		cuda_destroy (session);
 		return st;

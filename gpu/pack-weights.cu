@@ -1,22 +1,27 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A convolution's weights into the layouts the kernels read, on the device. Packing on the host
  * (a scatter, a half conversion and a K-major copy per element, in software) took about 100 ms
- * of every CUDA session's start for the shipped model on an H200's host; the model's fp32
- * weights now go up as they are and one thread an element writes every layout. */
+ * of every CUDA session's start for the shipped model on an H200's host; the model's weights
+ * now go up as its file holds them (halves for the shipped one) and one thread an element
+ * widens and writes every layout. */
 #include "pack-weights.cuh"
 
 namespace {
 
-template <typename T>
+/* The file's value as a float: exact for a half. */
+__device__ inline float widen (float v) { return v; }
+__device__ inline float widen (__half v) { return __half2float (v); }
+
+template <typename T, typename S>
 __global__ void
-pack_kernel (const bd_gpu_packed_conv p, const float *w, size_t s_co, size_t s_ci, size_t s_tap,
+pack_kernel (const bd_gpu_packed_conv p, const S *w, size_t s_co, size_t s_ci, size_t s_tap,
              const uint32_t *in_map)
 {
 	size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= (size_t) p.cout * p.cin * p.taps)
 		return;
 	uint32_t t = (uint32_t) (i % p.taps), ci = (uint32_t) (i / p.taps % p.cin), co = (uint32_t) (i / p.taps / p.cin);
-	float v = w[co * s_co + ci * s_ci + t * s_tap];
+	float v = widen (w[co * s_co + ci * s_ci + t * s_tap]);
 	size_t cs = in_map ? in_map[ci] : ci;
 	size_t K = (size_t) p.taps * p.cin_storage, k = (size_t) t * p.cin_storage + cs;
 	size_t at = p.transposed ? ((size_t) t * p.cout_storage + co) * p.cin_storage + cs : co * K + k;
@@ -32,7 +37,7 @@ pack_kernel (const bd_gpu_packed_conv p, const float *w, size_t s_co, size_t s_c
 } // namespace
 
 bd_status
-bd_gpu_pack_weights (const bd_gpu_packed_conv *p, const float *w, size_t s_co, size_t s_ci, size_t s_tap,
+bd_gpu_pack_weights (const bd_gpu_packed_conv *p, const void *w, bool half, size_t s_co, size_t s_ci, size_t s_tap,
                      const uint32_t *in_map, bd_precision precision, cudaStream_t stream, bd_error *error)
 {
 	size_t n = (size_t) p->taps * p->cin_storage * p->cout_storage, el = bd_precision_size (precision);
@@ -43,10 +48,17 @@ bd_gpu_pack_weights (const bd_gpu_packed_conv *p, const float *w, size_t s_co, s
 	size_t count = (size_t) p->cout * p->cin * p->taps;
 	if (count == 0)
 		return BD_OK;
-	if (precision == BD_PRECISION_FAST)
-		pack_kernel<__half><<<bd_div_up (count, 256), 256, 0, stream>>> (*p, w, s_co, s_ci, s_tap, in_map);
+	unsigned blocks = bd_div_up (count, 256);
+	const __half *h = (const __half *) w;
+	const float *f = (const float *) w;
+	if (precision == BD_PRECISION_FAST && half)
+		pack_kernel<__half><<<blocks, 256, 0, stream>>> (*p, h, s_co, s_ci, s_tap, in_map);
+	else if (precision == BD_PRECISION_FAST)
+		pack_kernel<__half><<<blocks, 256, 0, stream>>> (*p, f, s_co, s_ci, s_tap, in_map);
+	else if (half)
+		pack_kernel<float><<<blocks, 256, 0, stream>>> (*p, h, s_co, s_ci, s_tap, in_map);
 	else
-		pack_kernel<float><<<bd_div_up (count, 256), 256, 0, stream>>> (*p, w, s_co, s_ci, s_tap, in_map);
+		pack_kernel<float><<<blocks, 256, 0, stream>>> (*p, f, s_co, s_ci, s_tap, in_map);
 	BD_CUDA_CHECK_LAUNCH ();
 	return BD_OK;
 }

@@ -13,10 +13,10 @@ typedef struct {
 	bool     transposed;
 } bd_gpu_packed_conv;
 
-/* Packs the model's fp32 weights @w (already on the device; element (co, ci, tap) at
- * co * s_co + ci * s_ci + tap * s_tap) into @p's buffers in @precision (half for fast, float
- * for exact), input channel ci stored at @in_map[ci] (a device array; NULL: at ci), every
- * padding element zero. Ordered on @stream. */
-bd_status bd_gpu_pack_weights (const bd_gpu_packed_conv *p, const float *w, size_t s_co, size_t s_ci,
+/* Packs the model's weights @w as its file holds them, halves (@half) or floats, already on the
+ * device (element (co, ci, tap) at co * s_co + ci * s_ci + tap * s_tap), into @p's buffers in
+ * @precision (half for fast, float for exact), input channel ci stored at @in_map[ci] (a
+ * device array; NULL: at ci), every padding element zero. Ordered on @stream. */
+bd_status bd_gpu_pack_weights (const bd_gpu_packed_conv *p, const void *w, bool half, size_t s_co, size_t s_ci,
                                size_t s_tap, const uint32_t *in_map, bd_precision precision,
                                cudaStream_t stream, bd_error *error);
