@@ -98,7 +98,6 @@ bd_weight_at (const bd_weight *w, size_t i)
 	return w->half ? bd_half_to_float (((const uint16_t *) w->data)[i]) : ((const float *) w->data)[i];
 }
 
-
 /* A 3x3 (or 2x2 transposed, or 1x1) convolution's weights in PyTorch layout. */
 typedef struct {
 	bd_weight weight;
@@ -120,7 +119,7 @@ struct bd_model {
 	uint8_t        *file;
 };
 
-/* bd_model_open's checks and conversion on a file already in memory; @name is for messages.
+/* bd_model_open's checks on a copy of a file already in memory; @name is for messages.
  * The bytes may be freed afterwards. For the fuzzing harness (tests/fuzz). */
 bd_status bd_model_load_bytes (const uint8_t *bytes, size_t size, const char *name,
                                bd_model **out_model, bd_error *error);
