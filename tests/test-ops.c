@@ -312,6 +312,87 @@ test_conv2d_bf16 (void)
 #endif
 }
 
+#if defined(BD_HAVE_AMX_KERNELS)
+/* bf16 of @x rounded to nearest, ties to even, as bits: of the two bf16 around @x, the
+ * nearer, by their distances in double (exact for two floats this close). */
+static uint16_t
+nearest_bf16 (float x)
+{
+	uint32_t u;
+	memcpy (&u, &x, sizeof u);
+	uint32_t down = u & 0xffff0000u, up = down + 0x10000u;
+	float a, b;
+	memcpy (&a, &down, sizeof a);
+	memcpy (&b, &up, sizeof b);
+	double da = fabs ((double) x - a), db = fabs ((double) x - b);
+	if (da == db)
+		return (uint16_t) ((down >> 16) & 1 ? up >> 16 : down >> 16);
+	return (uint16_t) (da < db ? down >> 16 : up >> 16);
+}
+
+/* bd_cpu_conv_pack_amx's B tiles, element by element against their layout (row k of a tile:
+ * channels 2k and 2k + 1 of its pair side by side for each output) and bf16's rounding:
+ * weights with ties, denormals, signed zeros, a channel map that leaves stored channels
+ * empty, and an output block with 4 outputs of 16. */
+static void
+test_amx_pack (void)
+{
+	if (!bd_cpu_amx_usable ()) {
+		g_test_skip ("this CPU or system has no AMX (or BACKDROP_CPU_KERNEL asks for another kernel)");
+		return;
+	}
+	bd_thread_pool *pool = bd_thread_pool_new (2);
+	bd_rng rng = { 7 };
+	const uint32_t cout = 20, cin = 37, storage = 70;
+	const uint32_t pair = 2 * BD_LANES, tile = BD_LANES * pair;   /* a tile row, a tile: bf16 values */
+	uint32_t in_map[37];
+	for (uint32_t ci = 0; ci < cin; ci++)
+		in_map[ci] = ci < 20 ? ci : 2 * ci - 6;   /* 20..36 to 34..66, every other stored channel */
+	for (uint32_t taps = 1; taps <= 9; taps += 8) {
+		size_t n = (size_t) cout * cin * taps;
+		float *w = random_array (&rng, n, 4.0f);
+		for (size_t k = 0; k < n; k += 5) {
+			uint32_t bits = (uint32_t) k * 2654435761u, kind = (uint32_t) (k / 5) % 4;
+			if (kind == 0)
+				bits = (bits & 0x80ff0000u) | 0x3f008000u;   /* a tie: the low half 0x8000 */
+			else if (kind == 1)
+				bits &= 0x807fffffu;                         /* a denormal */
+			else if (kind == 2)
+				bits &= 0x80000000u;                         /* a signed zero */
+			else
+				bits = (bits & 0x80ff0000u) | 0x3f007fffu;   /* just under a tie */
+			memcpy (&w[k], &bits, sizeof bits);
+		}
+		float bias[20] = { 0 };
+		bd_cpu_conv conv;
+		g_assert_cmpint (bd_cpu_conv_pack_amx (pool, &conv, w, bias, cout, cin, taps, (size_t) cin * taps, taps, 1,
+		                                       in_map, storage, NULL), ==, BD_OK);
+		uint32_t pairs = (storage + pair - 1) / pair, blocks = (cout + BD_LANES - 1) / BD_LANES;
+		for (uint32_t ob = 0; ob < blocks; ob++)
+			for (uint32_t p = 0; p < pairs; p++)
+				for (uint32_t t = 0; t < taps; t++)
+					for (uint32_t k = 0; k < pair; k++)
+						for (uint32_t o = 0; o < BD_LANES; o++) {
+							uint32_t s = p * pair + k, co = ob * BD_LANES + o;
+							int32_t ci = -1;
+							for (uint32_t c = 0; c < cin; c++)
+								ci = in_map[c] == s ? (int32_t) c : ci;
+							uint16_t want = ci >= 0 && co < cout
+							                        ? nearest_bf16 (w[((size_t) co * cin + (size_t) ci) * taps + t])
+							                        : 0;
+							size_t at = ((size_t) (ob * pairs + p) * taps + t) * tile +
+							            (k / 2) * pair + 2 * o + k % 2;
+							if (conv.weights_amx[at] != want)
+								g_error ("%u taps: output %u, stored channel %u, tap %u: 0x%04x, want 0x%04x", taps,
+								         co, s, t, conv.weights_amx[at], want);
+						}
+		bd_cpu_conv_clear (&conv);
+		g_free (w);
+	}
+	bd_thread_pool_free (pool);
+}
+#endif
+
 /* Besides conv_cases' 3x3 ones, for the AMX kernel: widths that are and are not multiples of
  * 16 (the last tile overlaps the one before) or under 16 (short tiles), odd heights (the last
  * row pair overlaps) and one row, odd plane counts (a pair's second half empty), odd output
@@ -536,6 +617,9 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/ops/conv2d", test_conv2d);
 	g_test_add_func ("/core/ops/conv2d-bf16", test_conv2d_bf16);
 	g_test_add_func ("/core/ops/conv2d-amx", test_conv2d_amx);
+#if defined(BD_HAVE_AMX_KERNELS)
+	g_test_add_func ("/core/ops/amx-pack", test_amx_pack);
+#endif
 	g_test_add_func ("/core/ops/conv-transpose2x2", test_conv_transpose);
 	g_test_add_func ("/core/ops/maxpool2x2", test_maxpool);
 	g_test_add_func ("/core/ops/head-sigmoid", test_head);
