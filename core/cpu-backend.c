@@ -559,7 +559,7 @@ pairs_over (const cpu_buffer *b, uint32_t first)
  * Up to the head; false when cancelled. */
 static bool
 forward_amx (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *pool, const float *input,
-             const bd_run_options *opts, int *done, int total)
+             float *output, const bd_run_options *opts, int *done, int total)
 {
 	uint32_t D = m->depth;
 	/* The photo lies over cat[0]'s up half when there is one. */
@@ -588,7 +588,7 @@ forward_amx (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *p
 			bd_cpu_view_bf16 bottom = pairs_over (&p->out[l], 0);
 			bd_conv2d_amx_pairs (pool, &state->enc[l][1], &x, &bottom, true);
 		} else {
-			bd_conv2d_amx (pool, &state->enc[l][1], &x, &p->out[l].view, true);
+			bd_conv2d_amx_head (pool, &state->enc[l][1], &x, state->head_weight, state->head_bias, output);
 		}
 		if (!step (opts, done, total) || !step (opts, done, total))
 			return false;
@@ -603,7 +603,8 @@ forward_amx (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *p
 			bd_cpu_view_bf16 o = pairs_over (&p->out[l], 0);
 			bd_conv2d_amx_pairs (pool, &state->dec[l][1], &t, &o, true);
 		} else {
-			bd_conv2d_amx (pool, &state->dec[l][1], &t, &p->out[l].view, true);
+			/* The head on its outputs as they are made: their fp32 planes never written. */
+			bd_conv2d_amx_head (pool, &state->dec[l][1], &t, state->head_weight, state->head_bias, output);
 		}
 		for (int k = 0; k < 4; k++)
 			if (!step (opts, done, total))
@@ -628,16 +629,18 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 	bool finished;
 #if defined(BD_HAVE_AMX_KERNELS)
 	if (state->kernel == CPU_AMX)
-		finished = forward_amx (state, m, p, session->pool, input, opts, &done, total);
+		finished = forward_amx (state, m, p, session->pool, input, output, opts, &done, total);
 	else
 #endif
 	{
 		fill_input (session->pool, &p->input.view, input);
 		finished = forward_blocked (state, m, p, session->pool, opts, &done, total);
+		if (finished)
+			bd_head_sigmoid (session->pool, state->head_weight, state->head_bias, m->widths[0], &p->out[0].view,
+			                 output);
 	}
 	if (!finished)
 		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
-	bd_head_sigmoid (session->pool, state->head_weight, state->head_bias, m->widths[0], &p->out[0].view, output);
 	step (opts, &done, total);
 	return BD_OK;
 }

@@ -226,6 +226,31 @@ check_amx_pairs_out (bd_thread_pool *pool, const bd_cpu_conv *conv, const blocke
 }
 #endif
 
+#if defined(BD_HAVE_AMX_KERNELS)
+/* bd_conv2d_amx_head against the convolution's ReLU'd fp32 outputs through bd_head_sigmoid,
+ * bit for bit: the fused head adds the same products in the same order. */
+static void
+check_amx_head (bd_thread_pool *pool, bd_rng *rng, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
+                const conv_case *c)
+{
+	blocked relu = blocked_new (c->cout, c->h, c->w);
+	bd_conv2d_amx (pool, conv, in, &relu.view, true);
+	float *weight = random_array (rng, c->cout, 0.5f), bias = bd_rng_uniform (rng, -0.5f, 0.5f);
+	size_t n = (size_t) c->h * c->w;
+	float *want = g_new (float, n), *got = g_new (float, n);
+	bd_head_sigmoid (pool, weight, bias, c->cout, &relu.view, want);
+	for (size_t i = 0; i < n; i++)
+		got[i] = NAN;
+	bd_conv2d_amx_head (pool, conv, in, weight, bias, got);
+	for (size_t i = 0; i < n; i++)
+		if (memcmp (&got[i], &want[i], sizeof got[i]) != 0)
+			g_error ("AMX conv 3x3 %u->%u at %ux%u with the head: pixel %zu is %.9g, not %.9g", c->cin, c->cout,
+			         c->w, c->h, i, got[i], want[i]);
+	bd_free_aligned (relu.base);
+	g_free (weight); g_free (want); g_free (got);
+}
+#endif
+
 #if defined(BD_HAVE_BF16_KERNELS)
 /* One 3x3 case through a bf16 kernel, against the reference on the same inputs and weights
  * rounded to bf16 (so only the fp32 sums differ: as tight as fp32), and against the
@@ -271,6 +296,7 @@ check_bf16_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, bf16_ker
 		g_assert_null (conv.weights);
 		bd_cpu_view_bf16 hv = bd_to_bf16_pairs (pool, &bin.view, bin.planes, half);
 		bd_conv2d_amx (pool, &conv, &hv, &bout.view, c->relu);
+		check_amx_head (pool, rng, &conv, &hv, c);
 #endif
 	}
 	float *got = blocked_to_dense (&bout);

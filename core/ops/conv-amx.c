@@ -12,7 +12,9 @@
  *
  * Each task owns two output rows and two output blocks: four C tiles of sums, fed by two A
  * tiles (one per row) and two B tiles (one per block), the eight tiles the unit has. Rows
- * narrower than a tile use shorter tiles; any size runs. */
+ * narrower than a tile use shorter tiles; any size runs. The network's last convolution
+ * gives its sums to the head instead of writing them (bd_conv2d_amx_head): its tasks take
+ * every block of their two rows, one pair of blocks after the other. */
 #include "amx-tiles.h"
 
 #include <cpuid.h>
@@ -168,7 +170,10 @@ typedef struct {
 	const bd_cpu_view      *out;      /* fp32 outputs, or */
 	const bd_cpu_view_bf16 *pairs;    /* bf16 pairs */
 	bool                    relu;
-	uint32_t                groups;
+	uint32_t                groups;       /* pairs of output blocks */
+	const float            *head_weight;  /* bd_conv2d_amx_head's */
+	float                   head_bias;
+	float                  *prob;
 } amx_ctx;
 
 /* The sums of one row (@sums[0], @sums[1]: its two blocks' tiles) as fp32 planes. */
@@ -233,61 +238,133 @@ pair_taps (const uint16_t *a, ptrdiff_t row, const uint16_t *b0, const uint16_t 
 		}
 }
 
+/* The sums of output rows y and y + 1 (row y alone without @two_rows) at pixels x.. of
+ * blocks ob and ob + 1 (@w0, @w1: their weights) into @sums (row r, block j at 2r + j),
+ * starting from @bias (each block's as 16 rows of a tile). */
+static inline __attribute__ ((always_inline)) void
+tile_sums (const amx_ctx *c, uint32_t y, uint32_t x, const uint16_t *w0, const uint16_t *w1, bool two_rows,
+           float (*bias)[VL][VL], float (*sums)[VL][VL])
+{
+	const bd_cpu_view_bf16 *in = c->in;
+	uint32_t pairs = (c->conv->in_channels + PAIR - 1) / PAIR;
+	ptrdiff_t row = (ptrdiff_t) in->row_stride;
+	_tile_loadd (0, bias[0], 64);
+	_tile_loadd (1, bias[1], 64);
+	_tile_loadd (2, bias[0], 64);
+	_tile_loadd (3, bias[1], 64);
+	for (uint32_t p = 0; p < pairs; p++) {
+		const uint16_t *a = in->data + (size_t) p * in->plane_stride + ((ptrdiff_t) y - 1) * row +
+		                    ((ptrdiff_t) x - 1) * PAIR;
+		const uint16_t *b0 = w0 + (size_t) p * 9 * TILE_WEIGHTS, *b1 = w1 + (size_t) p * 9 * TILE_WEIGHTS;
+		if (two_rows)
+			pair_taps (a, row, b0, b1, true);
+		else
+			pair_taps (a, row, b0, b1, false);
+	}
+	_tile_stored (0, sums[0], 64);
+	_tile_stored (1, sums[1], 64);
+	_tile_stored (2, sums[2], 64);
+	_tile_stored (3, sums[3], 64);
+}
+
+/* Block ob's bias (and ob + 1's, or ob's again where it is the last) as tile rows. */
+static void
+fill_bias (const bd_cpu_conv *conv, uint32_t ob, float (*bias)[VL][VL])
+{
+	bool two_blocks = ob + 1 < conv->cout_blocks;
+	for (int j = 0; j < 2; j++)
+		for (int m = 0; m < VL; m++)
+			memcpy (bias[j][m], conv->bias + (size_t) (two_blocks ? ob + j : ob) * VL, sizeof bias[j][m]);
+}
+
+/* Task @index's first output row: two a task; an odd height's last task redoes the row above
+ * its own and writes only its own (*@write_first_row false); a photo one row high has one. */
+static uint32_t
+task_rows (const bd_cpu_view_bf16 *in, uint32_t pair_index, bool *two_rows, bool *write_first_row)
+{
+	uint32_t y = 2 * pair_index;
+	*two_rows = in->height >= 2;
+	*write_first_row = true;
+	if (*two_rows && y + 1 >= in->height) {
+		y = in->height - 2;
+		*write_first_row = false;
+	}
+	return y;
+}
+
 static void
 amx_task (void *data, size_t index)
 {
 	const amx_ctx *c = data;
 	const bd_cpu_conv *conv = c->conv;
-	const bd_cpu_view_bf16 *in = c->in;
-	uint32_t width = in->width, height = in->height;
-	uint32_t y = 2 * (uint32_t) (index / c->groups), ob = 2 * (uint32_t) (index % c->groups);
-	/* An odd height's last task redoes the row above its own and writes only its own; a
-	 * photo one row high has one row. */
-	bool two_rows = height >= 2, write_first_row = true;
-	if (two_rows && y + 1 >= height) {
-		y = height - 2;
-		write_first_row = false;
-	}
+	uint32_t width = c->in->width, ob = 2 * (uint32_t) (index % c->groups);
+	bool two_rows, write_first_row;
+	uint32_t y = task_rows (c->in, (uint32_t) (index / c->groups), &two_rows, &write_first_row);
 	bool two_blocks = ob + 1 < conv->cout_blocks;
-	uint32_t pairs = (conv->in_channels + PAIR - 1) / PAIR;
-	size_t per_block = (size_t) pairs * 9 * TILE_WEIGHTS;
+	size_t per_block = (size_t) ((conv->in_channels + PAIR - 1) / PAIR) * 9 * TILE_WEIGHTS;
 	const uint16_t *w0 = conv->weights_amx + (size_t) ob * per_block;
 	const uint16_t *w1 = two_blocks ? w0 + per_block : w0;
 
 	/* 16 pixels a tile, or the whole row where it is narrower. */
 	int pixels = width < VL ? (int) width : VL;
 	bd_amx_configure (pixels, 6);
-
 	float bias[2][VL][VL] __attribute__ ((aligned (64)));
 	float sums[4][VL][VL] __attribute__ ((aligned (64)));
-	for (int j = 0; j < 2; j++)
-		for (int m = 0; m < VL; m++)
-			memcpy (bias[j][m], conv->bias + (size_t) (two_blocks ? ob + j : ob) * VL, sizeof bias[j][m]);
-
-	ptrdiff_t row = (ptrdiff_t) in->row_stride;
+	fill_bias (conv, ob, bias);
 	for (uint32_t x0 = 0; x0 < width; x0 += VL) {
 		/* The last 16 pixels of a row whose width is no multiple of 16 overlap the ones
 		 * before: done twice, the same values. */
 		uint32_t x = x0 + VL <= width || width < VL ? x0 : width - VL;
-		_tile_loadd (0, bias[0], 64);
-		_tile_loadd (1, bias[1], 64);
-		_tile_loadd (2, bias[0], 64);
-		_tile_loadd (3, bias[1], 64);
-		for (uint32_t p = 0; p < pairs; p++) {
-			const uint16_t *a = in->data + (size_t) p * in->plane_stride + ((ptrdiff_t) y - 1) * row +
-			                    ((ptrdiff_t) x - 1) * PAIR;
-			const uint16_t *b0 = w0 + (size_t) p * 9 * TILE_WEIGHTS, *b1 = w1 + (size_t) p * 9 * TILE_WEIGHTS;
-			if (two_rows)
-				pair_taps (a, row, b0, b1, true);
-			else
-				pair_taps (a, row, b0, b1, false);
-		}
-		_tile_stored (0, sums[0], 64);
-		_tile_stored (1, sums[1], 64);
-		_tile_stored (2, sums[2], 64);
-		_tile_stored (3, sums[3], 64);
+		tile_sums (c, y, x, w0, w1, two_rows, bias, sums);
 		for (int r = write_first_row ? 0 : 1; r < (two_rows ? 2 : 1); r++)
 			(c->pairs ? write_pairs : write_fp32) (c, &sums[2 * r], y + r, x, ob, pixels, two_blocks);
+	}
+	_tile_release ();
+}
+
+/* bd_conv2d_amx_head's task: two output rows, every block, each block's ReLU'd sums added
+ * into the head's (head-row.c, in channel order, as bd_head_sigmoid adds them). */
+static void
+head_task (void *data, size_t index)
+{
+	const amx_ctx *c = data;
+	const bd_cpu_conv *conv = c->conv;
+	uint32_t width = c->in->width, channels = conv->out_channels;
+	bool two_rows, write_first_row;
+	uint32_t y = task_rows (c->in, (uint32_t) index, &two_rows, &write_first_row);
+	size_t per_block = (size_t) ((conv->in_channels + PAIR - 1) / PAIR) * 9 * TILE_WEIGHTS;
+
+	int pixels = width < VL ? (int) width : VL;
+	bd_amx_configure (pixels, 6);
+	float bias[2][VL][VL] __attribute__ ((aligned (64)));
+	float sums[4][VL][VL] __attribute__ ((aligned (64)));
+	float head[2][VL] __attribute__ ((aligned (64)));
+	if (pixels < VL)   /* the rows past a short tile's, read by the head's transposes, unused */
+		memset (sums, 0, sizeof sums);
+	if (conv->cout_blocks <= 2)
+		fill_bias (conv, 0, bias);
+	for (uint32_t x0 = 0; x0 < width; x0 += VL) {
+		uint32_t x = x0 + VL <= width || width < VL ? x0 : width - VL;
+		for (int r = 0; r < 2; r++)
+			for (int m = 0; m < VL; m++)
+				head[r][m] = c->head_bias;
+		for (uint32_t ob = 0; ob < conv->cout_blocks; ob += 2) {
+			bool two_blocks = ob + 1 < conv->cout_blocks;
+			const uint16_t *w0 = conv->weights_amx + (size_t) ob * per_block;
+			if (conv->cout_blocks > 2)
+				fill_bias (conv, ob, bias);
+			tile_sums (c, y, x, w0, two_blocks ? w0 + per_block : w0, two_rows, bias, sums);
+			for (int r = 0; r < (two_rows ? 2 : 1); r++)
+				for (int j = 0; j < (two_blocks ? 2 : 1); j++) {
+					float (*block)[VL] = sums[2 * r + j];
+					for (int m = 0; m < VL; m++)
+						_mm512_store_ps (block[m], _mm512_max_ps (_mm512_load_ps (block[m]), _mm512_setzero_ps ()));
+					uint32_t first = (ob + (uint32_t) j) * VL;
+					bd_head_block_x86_64_v4 (head[r], &block[0][0], c->head_weight + first, channels - first);
+				}
+		}
+		for (int r = write_first_row ? 0 : 1; r < (two_rows ? 2 : 1); r++)
+			bd_head_sigmoid_x86_64_v4 (head[r], (uint32_t) pixels, c->prob + (size_t) (y + r) * width + x);
 	}
 	_tile_release ();
 }
@@ -317,4 +394,14 @@ bd_conv2d_amx_pairs (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu
                      const bd_cpu_view_bf16 *out, bool relu)
 {
 	run (pool, conv, in, NULL, out, relu);
+}
+
+void
+bd_conv2d_amx_head (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
+                    const float *weight, float bias, float *prob)
+{
+	if (in->height == 0 || in->width == 0)
+		return;
+	amx_ctx c = { .conv = conv, .in = in, .relu = true, .head_weight = weight, .head_bias = bias, .prob = prob };
+	bd_thread_pool_run (pool, (size_t) (in->height + 1) / 2, head_task, &c);
 }

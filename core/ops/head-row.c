@@ -2,7 +2,9 @@
 /* One row of the network's head (head.c): the 1x1 convolution to one channel, then the
  * sigmoid. Built once per x86-64 level and picked at run time, as the convolution's rows are,
  * without fused multiply-adds: every build sums each pixel's channels in the same order with
- * the same roundings, so every build gives the same floats. */
+ * the same roundings, so every build gives the same floats. The x86-64-v4 build also gives the
+ * AMX convolution that feeds the head directly (conv-amx.c) the same arithmetic a block of
+ * channels at a time (BD_HEAD_BLOCK_NAME, BD_HEAD_SIGMOID_NAME). */
 #include "ops.h"
 
 #include <math.h>
@@ -44,24 +46,57 @@ transpose16 (__m512 r[16])
 }
 #endif
 
+#if defined(__AVX512F__) && BD_LANES == 16
+/* @sum plus one block of channels (at most 16, @count) of 16 pixels, @p's pixel m at
+ * p + 16 m: their lanes turned into one vector a channel, each weighed and added in order. */
+static inline __m512
+add_block (__m512 sum, const float *p, const float *weight, uint32_t count)
+{
+	__m512 r[16];
+	for (int m = 0; m < 16; m++)
+		r[m] = _mm512_loadu_ps (p + m * BD_LANES);
+	transpose16 (r);
+	for (uint32_t c = 0; c < BD_LANES && c < count; c++)
+		sum = _mm512_add_ps (sum, _mm512_mul_ps (_mm512_set1_ps (weight[c]), r[c]));
+	return sum;
+}
+
+#if defined(BD_HEAD_BLOCK_NAME)
+void
+BD_HEAD_BLOCK_NAME (float sum[16], const float *pixels, const float *weight, uint32_t count)
+{
+	_mm512_storeu_ps (sum, add_block (_mm512_loadu_ps (sum), pixels, weight, count));
+}
+#endif
+#endif
+
+static inline float
+sigmoid (float v)
+{
+	return 1.0f / (1.0f + expf (-v));
+}
+
+#if defined(BD_HEAD_BLOCK_NAME)
+void
+BD_HEAD_SIGMOID_NAME (const float *sums, uint32_t count, float *out)
+{
+	for (uint32_t x = 0; x < count; x++)
+		out[x] = sigmoid (sums[x]);
+}
+#endif
+
 void
 BD_HEAD_ROW_NAME (const float *weight, float bias, uint32_t channels, const bd_cpu_view *in, size_t y, float *out)
 {
 	uint32_t width = in->width, x = 0;
 	const float *row = in->data + y * in->row_stride;
 #if defined(__AVX512F__) && BD_LANES == 16
-	/* Sixteen pixels at a time: their lanes turned into one vector a channel. */
+	/* Sixteen pixels at a time. */
 	for (; x + 16 <= width; x += 16) {
 		__m512 sum = _mm512_set1_ps (bias);
-		for (uint32_t first = 0; first < channels; first += BD_LANES) {
-			const float *p = row + (size_t) (first / BD_LANES) * in->plane_stride + (size_t) x * BD_LANES;
-			__m512 r[16];
-			for (int m = 0; m < 16; m++)
-				r[m] = _mm512_loadu_ps (p + m * BD_LANES);
-			transpose16 (r);
-			for (uint32_t c = 0; c < BD_LANES && first + c < channels; c++)
-				sum = _mm512_add_ps (sum, _mm512_mul_ps (_mm512_set1_ps (weight[first + c]), r[c]));
-		}
+		for (uint32_t first = 0; first < channels; first += BD_LANES)
+			sum = add_block (sum, row + (size_t) (first / BD_LANES) * in->plane_stride + (size_t) x * BD_LANES,
+			                 weight + first, channels - first);
 		_mm512_storeu_ps (out + x, sum);
 	}
 #endif
@@ -74,5 +109,5 @@ BD_HEAD_ROW_NAME (const float *weight, float bias, uint32_t channels, const bd_c
 			out[rest] += w * p[(size_t) rest * BD_LANES];
 	}
 	for (x = 0; x < width; x++)
-		out[x] = 1.0f / (1.0f + expf (-out[x]));
+		out[x] = sigmoid (out[x]);
 }

@@ -64,6 +64,12 @@ void bd_head_row_x86_64_v3 (const float *weight, float bias, uint32_t channels, 
                             float *out);
 void bd_head_row_x86_64_v4 (const float *weight, float bias, uint32_t channels, const bd_cpu_view *in, size_t y,
                             float *out);
+/* The same arithmetic in pieces, for a convolution that feeds the head its outputs as it makes
+ * them (bd_conv2d_amx_head): @sum[m] plus pixel m's first @count (at most 16) channels, which
+ * lie at @pixels + 16 m, each times its @weight, in channel order; then the sigmoid of @count
+ * such sums into @out. Added one channel at a time as the row does, so the same floats. */
+void bd_head_block_x86_64_v4 (float sum[16], const float *pixels, const float *weight, uint32_t count);
+void bd_head_sigmoid_x86_64_v4 (const float *sums, uint32_t count, float *out);
 
 /* Blocked activations in bfloat16: the same layout and strides (in elements) as bd_cpu_view,
  * or the AMX kernels' pairs of planes (bd_to_bf16_pairs). */
@@ -143,6 +149,12 @@ void bd_conv2d_amx (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_
  * pixels inside @out are written. */
 void bd_conv2d_amx_pairs (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
                           const bd_cpu_view_bf16 *out, bool relu);
+
+/* bd_conv2d_amx with its ReLU, then the network's head on its outputs without writing them:
+ * @prob (rows @in->width apart) gets bd_head_sigmoid's floats for @weight and @bias over all
+ * the convolution's output channels. */
+void bd_conv2d_amx_head (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
+                         const float *weight, float bias, float *prob);
 
 /* bd_conv_transpose2x2 on the tile unit: @taps packed by bd_cpu_conv_pack_amx (1x1), @in in
  * bf16 pairs of planes; the outputs into the fp32 planes @out, or with @out NULL
