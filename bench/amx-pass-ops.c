@@ -2,8 +2,10 @@
 /* The operations of an AMX pass besides its 3x3 convolutions (conv-amx-layers times those),
  * at the shipped model's shape (depth 5, widths 32..512) for a 512x352 pass: the four
  * up-convolutions, bf16 pairs in and out as forward_amx runs them, and the head over the last
- * block's fp32 output. Prints each one's median ms and the total. Built where the AMX kernels
- * are; needs a CPU that runs them (docs/PERFORMANCE.md, "AMX").
+ * block's fp32 output. Prints each one's median ms and the total; then the last 3x3
+ * convolution (32->32) with the head both ways: writing its fp32 planes for the head's own
+ * pass, and feeding the head its sums (bd_conv2d_amx_head, as forward_amx runs it). Built
+ * where the AMX kernels are; needs a CPU that runs them (docs/PERFORMANCE.md, "AMX").
  *
  *   amx-pass-ops [THREADS] [RUNS]     (defaults: one thread per core, 15 runs) */
 #include "ops/ops.h"
@@ -16,6 +18,8 @@
 typedef struct {
 	bd_thread_pool         *pool;
 	const bd_cpu_conv      *taps;       /* an up-convolution's four, or NULL for the head */
+	const bd_cpu_conv      *last;       /* with the head: the 3x3 convolution before it */
+	bool                    fused;      /* ... feeding it its sums */
 	const bd_cpu_view_bf16 *in, *out;
 	const float            *head_weight;
 	const bd_cpu_view      *head_in;
@@ -28,8 +32,13 @@ run_job (void *arg)
 	const job *j = arg;
 	if (j->taps)
 		bd_conv_transpose2x2_amx (j->pool, j->taps, j->in, NULL, j->out);
-	else
+	else if (j->last && j->fused)
+		bd_conv2d_amx_head (j->pool, j->last, j->in, j->head_weight, 0.1f, j->head_out);
+	else {
+		if (j->last)
+			bd_conv2d_amx (j->pool, j->last, j->in, j->head_in, true);
 		bd_head_sigmoid (j->pool, j->head_weight, 0.1f, 32, j->head_in, j->head_out);
+	}
 }
 
 /* A buffer of @planes planes for @h x @w with the engine's one-pixel border; never zeros
@@ -110,7 +119,33 @@ main (int argc, char **argv)
 	printf ("%-10s %10s %9s %8.2f\n", "head", "32->1", "512x352", ms);
 	total += ms;
 	printf ("%-10s %10s %9s %8.2f\n", "total", "", "", total);
+
+	/* dec0.conv2, 32->32 at 512x352, from pairs: fp32 planes and the head's pass, or fused. */
+	bd_cpu_view last_in;
+	float *last_base = planes_new (2, 352, 512, &last_in), *wt = malloc (32 * 32 * 9 * sizeof *wt);
+	uint16_t *last_pairs = bd_alloc_zeroed ((size_t) 2 * last_in.plane_stride, sizeof (uint16_t));
+	float bias[32];
+	bd_cpu_conv last;
+	if (!last_base || !wt || !last_pairs)
+		return 1;
+	for (size_t k = 0; k < 32 * 32 * 9; k++)
+		wt[k] = (float) ((int) (k % 13) - 6) * 0.01f;
+	for (int k = 0; k < 32; k++)
+		bias[k] = (float) (k % 3) * 0.1f;
+	if (bd_cpu_conv_pack_amx (pool, &last, wt, bias, 32, 32, 9, 32 * 9, 9, 1, NULL, 32, NULL))
+		return 1;
+	bd_cpu_view_bf16 last_pin = bd_to_bf16_pairs (pool, &last_in, 2, last_pairs);
+	job planes = { .pool = pool, .last = &last, .in = &last_pin, .head_weight = head_weight, .head_in = &head_in,
+	               .head_out = head_out };
+	job fused = planes;
+	fused.fused = true;
+	printf ("%-10s %10s %9s %8.2f\n", "conv+head", "32->1", "512x352", median_ms_of (runs, run_job, &planes));
+	printf ("%-10s %10s %9s %8.2f\n", "fused", "32->1", "512x352", median_ms_of (runs, run_job, &fused));
 	printf ("threads=%d runs=%d\n", bd_thread_pool_size (pool), runs);
+	bd_cpu_conv_clear (&last);
+	bd_free_aligned (last_base);
+	bd_free_aligned (last_pairs);
+	free (wt);
 	bd_free_aligned (head_base);
 	free (head_out);
 	bd_thread_pool_free (pool);
