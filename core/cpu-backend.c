@@ -549,14 +549,23 @@ pairs_over (const cpu_buffer *b, uint32_t first)
 	};
 }
 
+/* Level @l's input pairs (l > 0), pooled from the skip above: over this level's up half, or
+ * in a buffer of their own where the level is narrower than the one above (plan_layout). */
+static bd_cpu_view_bf16
+pooled_pairs (const cpu_plan *p, const bd_model *m, uint32_t l)
+{
+	uint32_t below = PLANES (m->widths[l - 1]), here = PLANES (m->widths[l]);
+	return l + 1 < m->depth && below <= here ? pairs_over (&p->cat[l], HALF (here)) : pairs_over (&p->pooled[l], 0);
+}
+
 /* The forward pass on AMX: activations pass between the tile kernels as bf16 pairs, in half
  * the bytes of fp32 and with no copies between. A level's cat holds the skip pairs from
  * pair 0 and the up-convolution's from pair HALF (planes), which the decoder's packed weights
  * expect (cpu_init); before the up-convolution writes them, that half holds the level's input
- * (the photo in fp32 at level 0, the pooled pairs below). The first convolution computes in
- * fp32 (three channels gain nothing from tiles) and writes pairs. Outputs that feed an
- * up-convolution are pairs; the last decoder block's, which the head reads, fp32.
- * Up to the head; false when cancelled. */
+ * (the photo in fp32 at level 0, the pooled pairs below, which the block above pools from
+ * its skip as it writes it). The first convolution computes in fp32 (three channels gain
+ * nothing from tiles) and writes pairs. The last convolution gives its sums to the head, the
+ * probabilities into @output. False when cancelled. */
 static bool
 forward_amx (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *pool, const float *input,
              float *output, const bd_run_options *opts, int *done, int total)
@@ -569,21 +578,15 @@ forward_amx (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *p
 		bd_cpu_view_bf16 t = pairs_over (&p->tmp[l], 0), x;
 		if (l == 0) {
 			bd_conv2d_pairs (pool, &state->enc[0][0], &in, &t, true);
-			x = t;
 		} else {
-			uint32_t below = PLANES (m->widths[l - 1]), here = PLANES (m->widths[l]);
-			bd_cpu_view_bf16 skip = pairs_over (&p->cat[l - 1], 0);
-			/* The pooled pairs lie over this level's up half, or in a buffer of their own
-			 * where the level is narrower than the one above (plan_layout). */
-			bd_cpu_view_bf16 pooled = l + 1 < D && below <= here ? pairs_over (&p->cat[l], HALF (here))
-			                                                      : pairs_over (&p->pooled[l], 0);
-			bd_maxpool2x2_pairs (pool, HALF (below), &skip, &pooled);
+			bd_cpu_view_bf16 pooled = pooled_pairs (p, m, l);
 			bd_conv2d_amx_pairs (pool, &state->enc[l][0], &pooled, &t, true);
-			x = t;
 		}
+		x = t;
 		if (l + 1 < D) {
-			bd_cpu_view_bf16 skip = pairs_over (&p->cat[l], 0);
-			bd_conv2d_amx_pairs (pool, &state->enc[l][1], &x, &skip, true);
+			/* The skip, and the next level's input pooled from it as it is made. */
+			bd_cpu_view_bf16 skip = pairs_over (&p->cat[l], 0), pooled = pooled_pairs (p, m, l + 1);
+			bd_conv2d_amx_pairs_pool (pool, &state->enc[l][1], &x, &skip, &pooled, true);
 		} else if (D > 1) {
 			bd_cpu_view_bf16 bottom = pairs_over (&p->out[l], 0);
 			bd_conv2d_amx_pairs (pool, &state->enc[l][1], &x, &bottom, true);

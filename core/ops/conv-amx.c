@@ -12,9 +12,11 @@
  *
  * Each task owns two output rows and two output blocks: four C tiles of sums, fed by two A
  * tiles (one per row) and two B tiles (one per block), the eight tiles the unit has. Rows
- * narrower than a tile use shorter tiles; any size runs. The network's last convolution
- * gives its sums to the head instead of writing them (bd_conv2d_amx_head): its tasks take
- * every block of their two rows, one pair of blocks after the other. */
+ * narrower than a tile use shorter tiles; any size runs. A task's two rows are a 2x2
+ * pooling window's, so an encoder block's skip is pooled for the next level as it is written
+ * (bd_conv2d_amx_pairs_pool). The network's last convolution gives its sums to the head
+ * instead of writing them (bd_conv2d_amx_head): its tasks take every block of their two
+ * rows, one pair of blocks after the other. */
 #include "amx-tiles.h"
 
 #include <cpuid.h>
@@ -169,6 +171,7 @@ typedef struct {
 	const bd_cpu_view_bf16 *in;
 	const bd_cpu_view      *out;      /* fp32 outputs, or */
 	const bd_cpu_view_bf16 *pairs;    /* bf16 pairs */
+	const bd_cpu_view_bf16 *pooled;   /* with pairs: their 2x2 max-pool too, or NULL */
 	bool                    relu;
 	uint32_t                groups;       /* pairs of output blocks */
 	const float            *head_weight;  /* bd_conv2d_amx_head's */
@@ -210,6 +213,33 @@ write_pairs (const amx_ctx *c, float (*sums)[VL][VL], uint32_t y, uint32_t x, ui
 			hi = _mm512_max_ps (hi, _mm512_setzero_ps ());
 		}
 		_mm512_storeu_si512 (dst + m * PAIR, (__m512i) _mm512_cvtne2ps_pbh (hi, lo));
+	}
+}
+
+/* The 2x2 max-pool of two rows' sums (@sums, row r block j at 2r + j; rows y and y + 1, y
+ * even) into pooled row y / 2, as bd_conv2d_amx_pairs' pairs pooled: the largest of four
+ * values rounded is the largest rounded (rounding keeps order), so the same bf16. A window
+ * starts at an even pixel: a last tile that starts at an odd one (it overlaps the one before)
+ * pools from its second pixel, and a last odd pixel is left out, as the pool leaves it. */
+static void
+write_pooled (const amx_ctx *c, float (*sums)[VL][VL], uint32_t y, uint32_t x, uint32_t ob, int pixels,
+              bool two_blocks)
+{
+	const bd_cpu_view_bf16 *out = c->pooled;
+	uint16_t *dst = out->data + (size_t) (ob / 2) * out->plane_stride + (size_t) (y / 2) * out->row_stride;
+	__m512 zero = _mm512_setzero_ps ();
+	for (int m = (int) (x % 2); m + 1 < pixels; m += 2) {
+		__m512 lo = _mm512_max_ps (_mm512_max_ps (_mm512_load_ps (sums[0][m]), _mm512_load_ps (sums[0][m + 1])),
+		                           _mm512_max_ps (_mm512_load_ps (sums[2][m]), _mm512_load_ps (sums[2][m + 1])));
+		__m512 hi = zero;
+		if (two_blocks)
+			hi = _mm512_max_ps (_mm512_max_ps (_mm512_load_ps (sums[1][m]), _mm512_load_ps (sums[1][m + 1])),
+			                    _mm512_max_ps (_mm512_load_ps (sums[3][m]), _mm512_load_ps (sums[3][m + 1])));
+		if (c->relu) {
+			lo = _mm512_max_ps (lo, zero);
+			hi = _mm512_max_ps (hi, zero);
+		}
+		_mm512_storeu_si512 (dst + (size_t) ((x + (uint32_t) m) / 2) * PAIR, (__m512i) _mm512_cvtne2ps_pbh (hi, lo));
 	}
 }
 
@@ -318,6 +348,9 @@ amx_task (void *data, size_t index)
 		tile_sums (c, y, x, w0, w1, two_rows, bias, sums);
 		for (int r = write_first_row ? 0 : 1; r < (two_rows ? 2 : 1); r++)
 			(c->pairs ? write_pairs : write_fp32) (c, &sums[2 * r], y + r, x, ob, pixels, two_blocks);
+		/* y is even where both rows are the task's own. */
+		if (c->pooled && two_rows && write_first_row)
+			write_pooled (c, sums, y, x, ob, pixels, two_blocks);
 	}
 	_tile_release ();
 }
@@ -371,12 +404,12 @@ head_task (void *data, size_t index)
 
 static void
 run (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in, const bd_cpu_view *out,
-     const bd_cpu_view_bf16 *pairs, bool relu)
+     const bd_cpu_view_bf16 *pairs, const bd_cpu_view_bf16 *pooled, bool relu)
 {
 	if (in->height == 0 || in->width == 0 || conv->out_channels == 0)
 		return;
 	amx_ctx c = {
-		.conv = conv, .in = in, .out = out, .pairs = pairs, .relu = relu,
+		.conv = conv, .in = in, .out = out, .pairs = pairs, .pooled = pooled, .relu = relu,
 		.groups = (conv->cout_blocks + 1) / 2,
 	};
 	bd_thread_pool_run (pool, (size_t) (in->height + 1) / 2 * c.groups, amx_task, &c);
@@ -386,14 +419,21 @@ void
 bd_conv2d_amx (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
                const bd_cpu_view *out, bool relu)
 {
-	run (pool, conv, in, out, NULL, relu);
+	run (pool, conv, in, out, NULL, NULL, relu);
 }
 
 void
 bd_conv2d_amx_pairs (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
                      const bd_cpu_view_bf16 *out, bool relu)
 {
-	run (pool, conv, in, NULL, out, relu);
+	run (pool, conv, in, NULL, out, NULL, relu);
+}
+
+void
+bd_conv2d_amx_pairs_pool (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
+                          const bd_cpu_view_bf16 *out, const bd_cpu_view_bf16 *pooled, bool relu)
+{
+	run (pool, conv, in, NULL, out, pooled, relu);
 }
 
 void

@@ -89,10 +89,6 @@ bd_bf16_from_float (float f)
 	return (uint16_t) (u >> 16);
 }
 
-/* bd_maxpool2x2 of @pairs bf16 pairs of planes (maxpool2x2-pairs.c). */
-void bd_maxpool2x2_pairs (bd_thread_pool *pool, uint32_t pairs, const bd_cpu_view_bf16 *in,
-                          const bd_cpu_view_bf16 *out);
-
 /* The bf16 kernels (conv-bf16.c, to-bf16.c), built where the compiler targets AVX-512 BF16. */
 #if defined(BD_HAVE_BF16_KERNELS)
 /* Whether this CPU runs them, and BACKDROP_CPU_KERNEL does not ask for fp32 ("fp32", "v3" or
@@ -149,6 +145,12 @@ void bd_conv2d_amx (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_
  * pixels inside @out are written. */
 void bd_conv2d_amx_pairs (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
                           const bd_cpu_view_bf16 *out, bool relu);
+
+/* The same, and the 2x2 max-pool of those pairs (stride 2, a last odd row or column left out)
+ * into @pooled, half @out's size: an encoder block's skip and the next level's input in one
+ * pass, the skip never read back. */
+void bd_conv2d_amx_pairs_pool (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_bf16 *in,
+                               const bd_cpu_view_bf16 *out, const bd_cpu_view_bf16 *pooled, bool relu);
 
 /* bd_conv2d_amx with its ReLU, then the network's head on its outputs without writing them:
  * @prob (rows @in->width apart) gets bd_head_sigmoid's floats for @weight and @bias over all
