@@ -274,7 +274,7 @@ head_task (void *data, size_t index)
 	float head[2][VL] __attribute__ ((aligned (64)));
 	if (pixels < VL)   /* the rows past a short tile's, read by the head's transposes, unused */
 		memset (sums, 0, sizeof sums);
-	if (conv->cout_blocks <= 2)
+	if (conv->cout_blocks == 1 || conv->cout_blocks == 2)   /* one pair of blocks: its bias once */
 		fill_bias (conv, 0, bias);
 	for (uint32_t x0 = 0; x0 < width; x0 += VL) {
 		uint32_t x = x0 + VL <= width || width < VL ? x0 : width - VL;
