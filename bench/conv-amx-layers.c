@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Every 3x3 convolution of the shipped model's shape (depth 5, widths 32..512) at 512x352 on
  * the CPU, the fp32 kernel against the AMX one (its input in bf16 pairs, its output written as
- * pairs, as forward_amx runs it): where a pass's time goes, layer by layer. Prints each
- * layer's median ms and GFLOP/s and the totals. Built where the AMX kernels are; needs a CPU
- * that runs them (docs/PERFORMANCE.md, "AMX").
+ * pairs, as forward_amx runs most of them; there the encoders' second convolutions also pool
+ * their output and the last one feeds the head, which amx-pass-ops times): where a pass's
+ * time goes, layer by layer. Prints each layer's median ms and GFLOP/s and the totals. Built
+ * where the AMX kernels are; needs a CPU that runs them (docs/PERFORMANCE.md, "AMX").
  *
  *   conv-amx-layers [THREADS] [RUNS]     (defaults: one thread per core, 7 runs) */
 #include "ops/ops.h"
