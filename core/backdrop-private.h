@@ -243,15 +243,16 @@ struct bd_session {
 	void                 *backend_data;
 	bd_thread_pool       *pool;
 	char                  description[128];
-	/* Which of upright.c's runs is under way: 0 the photo's own, 1 and 2 the quick ones as it
-	 * stands and turned, 3 the photo turned. Backends keep each one's buffers apart, so that
-	 * a photo lying down, run at several sizes, makes nothing new for the next. */
-	int                   upright_run;
-	/* Set by upright.c around the photo's own run, so that a photo lying down is turned
-	 * before its mirror pass is spent on it; once a run (bd_between_passes). */
+	/* Which of the quick looks' runs is under way (run-looking.c): 0 the photo's own, 1 and 2
+	 * the quick ones as it stands and turned, 3 the photo turned (upright.c). Backends keep
+	 * each one's buffers apart, so that a photo lying down, run at several sizes, makes
+	 * nothing new for the next. */
+	int                   look_run;
+	/* Set by run-looking.c around the photo's own run, so that a photo lying down is run
+	 * again before its mirror pass is spent on it; once a run (bd_between_passes). */
 	bd_between_passes_fn  between_passes;
 	void                 *between_passes_data;
-	/* Set by upright.c around the run turned (upright_run 3): with mirror averaging, that
+	/* Set by upright.c around the run turned (look_run 3): with mirror averaging, that
 	 * run averages these in instead of running a mirror pass. */
 	const bd_turned_looks *turned_looks;
 };
@@ -262,7 +263,8 @@ bd_status bd_between_passes (bd_session *session, const float *prob, uint32_t wi
                              size_t stride, bool *go_on, bd_error *error);
 
 /* A run's progress shown on [from, to] of an outer run's bar (session.c): a photo's pass and
- * its mirror pass each take half, upright.c's run turned what the photo's own run left. */
+ * its mirror pass each take half, a run again after the quick looks (turned) what the
+ * photo's own run left. */
 typedef struct {
 	const bd_run_options *outer;
 	float                 from, to;
@@ -274,10 +276,10 @@ int bd_progress_in_span (float fraction, void *span);   /* a bd_progress_span */
 typedef bd_status (*bd_run_fn) (bd_session *session, const bd_image *photo, const bd_run_options *options,
                                 uint8_t *alpha, size_t alpha_stride, bd_error *error);
 
-/* @run's mask, but where quick runs find a person more surely in the photo turned a quarter
+/* @run's mask, but where quick looks find a person more surely in the photo turned a quarter
  * one way or the other (people lying down or sideways), @run's mask of the photo turned that
- * way, turned back (upright.c). */
-bd_status bd_run_upright (bd_session *session, const bd_image *photo, const bd_run_options *options,
+ * way, turned back (run-looking.c). */
+bd_status bd_run_looking (bd_session *session, const bd_image *photo, const bd_run_options *options,
                           uint8_t *alpha, size_t alpha_stride, bd_run_fn run, bd_error *error);
 
 extern const bd_backend_ops bd_cpu_backend;

@@ -413,7 +413,7 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 		                     "bd_session_run: the options were not set up by bd_run_options_init");
 	options = &taken;
 
-	st = options->upright ? bd_run_upright (session, photo, options, alpha, alpha_stride, run_raw, error)
+	st = options->upright ? bd_run_looking (session, photo, options, alpha, alpha_stride, run_raw, error)
 	                      : run_raw (session, photo, options, alpha, alpha_stride, error);
 	if (st == BD_OK && options->main_subject_only)
 		st = bd_mask_keep_main_subject (session->pool, alpha, photo->width, photo->height, alpha_stride,

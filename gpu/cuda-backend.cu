@@ -76,7 +76,7 @@ struct gpu_state {
 	float        head_bias;
 	gpu_plan     plan;     /* the photo's canvas, or bd_session_forward's batch */
 	gpu_plan     mirror;   /* the mirror pass's canvas (mirror averaging, another scale) */
-	gpu_plan     probe[2]; /* upright.c's quick looks at a small size, as it stands and turned */
+	gpu_plan     probe[2]; /* quick-look.c's looks at a small size, as it stands and turned */
 	gpu_plan     turned;   /* upright.c's run of a photo turned (no mirror pass: bd_turned_looks) */
 	cudaEvent_t  net_start, net_end;   /* around the last forward's network, for benchmarks */
 	bool         launch_early;         /* kernels start in the tail of the one before (cuda-common.cuh) */
@@ -593,12 +593,12 @@ photo_on_device (bd_session *session, gpu_photo *ph, const uint8_t *pixels, uint
 	const bd_model *m = session->model;
 	bd_letterbox lb = bd_letterbox_for (session, width, height);
 	bd_letterbox lb2 = bd_letterbox_mirror_for (session, width, height);
-	/* bd_session.upright_run: each of upright.c's runs on buffers of its own. */
+	/* bd_session.look_run: each of run-looking.c's runs on buffers of its own. */
 	gpu_plan *p = &s->plan, *p2 = &s->mirror;
-	if (session->upright_run == 3)
+	if (session->look_run == 3)
 		p = &s->turned;
-	else if (session->upright_run)
-		p = &s->probe[session->upright_run - 1];
+	else if (session->look_run)
+		p = &s->probe[session->look_run - 1];
 	/* The run turned averages the quick looks in instead of a mirror pass (upright.c). */
 	const bd_turned_looks *looks = opts->mirror_average ? session->turned_looks : nullptr;
 	bool mirror = opts->mirror_average && !looks;
@@ -680,7 +680,7 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 	BD_CUDA_CHECK (cudaSetDevice (s->device));   /* the calling thread's current device */
 	if (opts->progress && opts->progress (0.0f, opts->user_data))
 		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
-	gpu_photo *ph = session->upright_run == 1 || session->upright_run == 2 ? &s->probe_photo : &s->photo;
+	gpu_photo *ph = session->look_run == 1 || session->look_run == 2 ? &s->probe_photo : &s->photo;
 	bool go_on = true;
 	bd_status st = upload_photo (s, ph, photo, error);
 	if (st == BD_OK) {

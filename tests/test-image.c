@@ -963,7 +963,7 @@ test_session_run (void)
 			g_assert_cmpint (bd_session_forward (s, canvas, l->ph, l->pw, prob[pass], &err), ==, BD_OK);
 		}
 		/* Between the two passes a run shows the first, cropped to the photo, to the session's
-		 * between_passes (upright.c's), once; told to stop, it leaves the mask alone. */
+		 * between_passes (run-looking.c's), once; told to stop, it leaves the mask alone. */
 		first_pass_seen seen = { .go_on = true };
 		s->between_passes = on_first_pass;
 		s->between_passes_data = &seen;
@@ -1258,7 +1258,7 @@ test_rotate_quarter (void)
 		}
 }
 
-/* bd_run_upright's steps, with a run that stands in for the network: a first pass unsure of
+/* bd_run_looking's steps, with a run that stands in for the network: a first pass unsure of
  * its person, quick looks that find nothing as the photo stands and a person surely either
  * way turned. The photo's own run ends between its passes (its mask never written), the run
  * turned to the left takes the rest of the bar, and its mask comes back turned to the right. */
@@ -1280,7 +1280,7 @@ unsure_first_pass (bd_session *session, bool *go_on, bd_error *error)
 	return bd_between_passes (session, prob, 6, 4, 6, go_on, error);
 }
 
-/* A session of the synthetic model and a 40 x 24 photo, for bd_run_upright's stand-ins. */
+/* A session of the synthetic model and a 40 x 24 photo, for bd_run_looking's stand-ins. */
 enum { UPRIGHT_W = 40, UPRIGHT_H = 24 };
 typedef struct {
 	bd_model   *model;
@@ -1315,7 +1315,7 @@ stand_in_run (bd_session *session, const bd_image *photo, const bd_run_options *
               size_t stride, bd_error *error)
 {
 	uint32_t w = photo->width, h = photo->height;
-	if (session->upright_run == 3) {
+	if (session->look_run == 3) {
 		/* Its second view: the quick looks of the photo turned (24 x 40), the left one
 		 * standing, the right one (a level fainter) on her head. */
 		const bd_turned_looks *l = session->turned_looks;
@@ -1328,7 +1328,7 @@ stand_in_run (bd_session *session, const bd_image *photo, const bd_run_options *
 	} else {
 		g_assert_null (session->turned_looks);
 	}
-	if (session->upright_run == 0) {
+	if (session->look_run == 0) {
 		bool go_on;
 		bd_status st = unsure_first_pass (session, &go_on, error);
 		if (st != BD_OK || !go_on)
@@ -1337,16 +1337,16 @@ stand_in_run (bd_session *session, const bd_image *photo, const bd_run_options *
 	for (uint32_t y = 0; y < h; y++)
 		for (uint32_t x = 0; x < w; x++) {
 			uint8_t *a = alpha + y * stride + x;
-			switch (session->upright_run) {
+			switch (session->look_run) {
 			case 0: *a = 77; break;                          /* never to be seen */
 			case 1: *a = 0; break;                           /* nothing as it stands */
 			case 2: *a = y < h / 3 ? (uint8_t) (255 - turned_looks_made) : 0; break;   /* someone either way */
 			default: *a = (uint8_t) turned_mask_value (x, y); break;
 			}
 		}
-	if (session->upright_run == 2)
+	if (session->look_run == 2)
 		turned_looks_made++;
-	if (session->upright_run == 3 && options->progress)
+	if (session->look_run == 3 && options->progress)
 		for (int i = 0; i <= 2; i++)
 			options->progress (0.5f * (float) i, options->user_data);
 	return BD_OK;
@@ -1367,11 +1367,11 @@ test_upright_steps (void)
 	o.user_data = &log;
 	bd_error err = { 0 };
 	turned_looks_made = 0;
-	g_assert_cmpint (bd_run_upright (s, &f.photo, &o, alpha, W, stand_in_run, &err), ==, BD_OK);
+	g_assert_cmpint (bd_run_looking (s, &f.photo, &o, alpha, W, stand_in_run, &err), ==, BD_OK);
 	g_assert_cmpint (turned_looks_made, ==, 2);
 	g_assert_null (s->between_passes);
 	g_assert_null (s->turned_looks);
-	g_assert_cmpint (s->upright_run, ==, 0);
+	g_assert_cmpint (s->look_run, ==, 0);
 	/* Turned to the left, the photo is H wide: the stand-in's pixel (x, y) is the photo's
 	 * (W - 1 - y, x). */
 	for (uint32_t y = 0; y < H; y++)
@@ -1394,25 +1394,25 @@ levels_stand_in (bd_session *session, const bd_image *photo, const bd_run_option
                  size_t stride, bd_error *error)
 {
 	uint32_t w = photo->width, h = photo->height;
-	if (session->upright_run == 0) {
+	if (session->look_run == 0) {
 		bool go_on;
 		bd_status st = unsure_first_pass (session, &go_on, error);
 		if (st != BD_OK || !go_on)
 			return st;
 	}
 	uint8_t level = 0;
-	if (session->upright_run == 2) {
+	if (session->look_run == 2) {
 		g_assert_cmpint (levels_looks_made, <, 2);
 		level = look_levels[1 + levels_looks_made++];
 	}
-	if (session->upright_run == 1)
+	if (session->look_run == 1)
 		level = look_levels[0];
-	levels_own_looks += session->upright_run == 1;
-	levels_runs_turned += session->upright_run == 3;
+	levels_own_looks += session->look_run == 1;
+	levels_runs_turned += session->look_run == 3;
 	for (uint32_t y = 0; y < h; y++)
 		for (uint32_t x = 0; x < w; x++) {
 			uint8_t *a = alpha + y * stride + x;
-			switch (session->upright_run) {
+			switch (session->look_run) {
 			case 0: *a = 77; break;                          /* the photo's own run */
 			case 1:                                          /* the quick looks */
 			case 2: *a = y < h / 3 ? level : 0; break;
@@ -1428,7 +1428,7 @@ typedef struct {
 	uint8_t mask;
 } levels_case;
 
-/* bd_run_upright with levels_stand_in on each case: the turned looks made, the runs turned
+/* bd_run_looking with levels_stand_in on each case: the turned looks made, the runs turned
  * and the mask. */
 static void
 check_levels (const levels_case *cases, size_t n)
@@ -1444,7 +1444,7 @@ check_levels (const levels_case *cases, size_t n)
 		look_levels[2] = cases[c].right;
 		levels_looks_made = levels_own_looks = levels_runs_turned = 0;
 		bd_error err = { 0 };
-		g_assert_cmpint (bd_run_upright (f.session, &f.photo, &o, alpha, UPRIGHT_W, levels_stand_in, &err), ==,
+		g_assert_cmpint (bd_run_looking (f.session, &f.photo, &o, alpha, UPRIGHT_W, levels_stand_in, &err), ==,
 		                 BD_OK);
 		g_assert_cmpint (levels_looks_made, ==, cases[c].looks);
 		g_assert_cmpint (levels_own_looks, ==, cases[c].own);
