@@ -43,7 +43,7 @@ def one_build(build, model_path, photo):
         h, w = px.shape[:2]
         alpha = np.zeros((h, w), np.uint8)
         image = gp.Image(px.ctypes.data, w, h, w * 3, 0)
-        opts = gp.RunOptions(ctypes.sizeof(gp.RunOptions), 1, None, None, 1, passes, passes, 1)
+        opts = gp.RunOptions(ctypes.sizeof(gp.RunOptions), 1, None, None, 1, passes, passes, 1, 1)
         times = []
         for i in range(60):
             t0 = time.perf_counter()

@@ -244,17 +244,20 @@ struct bd_session {
 	bd_thread_pool       *pool;
 	char                  description[128];
 	/* Which of the quick looks' runs is under way (run-looking.c): 0 the photo's own, 1 and 2
-	 * the quick ones as it stands and turned, 3 the photo turned (upright.c). Backends keep
-	 * each one's buffers apart, so that a photo lying down, run at several sizes, makes
-	 * nothing new for the next. */
+	 * the quick ones as it stands and turned, 3 the photo turned (upright.c), 4 the photo at
+	 * the looks' size (close-up.c). Backends keep each one's buffers apart, so that a photo
+	 * lying down or close, run at several sizes, makes nothing new for the next. */
 	int                   look_run;
-	/* Set by run-looking.c around the photo's own run, so that a photo lying down is run
-	 * again before its mirror pass is spent on it; once a run (bd_between_passes). */
+	/* Set by run-looking.c around the photo's own run, so that a photo lying down or close
+	 * is run again before its mirror pass is spent on it; once a run (bd_between_passes). */
 	bd_between_passes_fn  between_passes;
 	void                 *between_passes_data;
 	/* Set by upright.c around the run turned (look_run 3): with mirror averaging, that
 	 * run averages these in instead of running a mirror pass. */
 	const bd_turned_looks *turned_looks;
+	/* Set by close-up.c around a close-up's run (look_run 4): the long side the network sees
+	 * the photo at, in place of the session's (0: the session's). */
+	uint32_t              run_side;
 };
 
 /* What a run calls between the photo's pass and its mirror pass: the session's
@@ -263,8 +266,8 @@ bd_status bd_between_passes (bd_session *session, const float *prob, uint32_t wi
                              size_t stride, bool *go_on, bd_error *error);
 
 /* A run's progress shown on [from, to] of an outer run's bar (session.c): a photo's pass and
- * its mirror pass each take half, a run again after the quick looks (turned) what the
- * photo's own run left. */
+ * its mirror pass each take half, a run again after the quick looks (turned, or a close-up at
+ * their size) what the photo's own run left. */
 typedef struct {
 	const bd_run_options *outer;
 	float                 from, to;
@@ -277,8 +280,10 @@ typedef bd_status (*bd_run_fn) (bd_session *session, const bd_image *photo, cons
                                 uint8_t *alpha, size_t alpha_stride, bd_error *error);
 
 /* @run's mask, but where quick looks find a person more surely in the photo turned a quarter
- * one way or the other (people lying down or sideways), @run's mask of the photo turned that
- * way, turned back (run-looking.c). */
+ * one way or the other (people lying down or sideways; options->upright), @run's mask of the
+ * photo turned that way, turned back, and where the look as it stands finds her more surely
+ * than the photo's own pass (a close-up; options->close_ups), @run's mask with the network at
+ * the looks' size (run-looking.c). */
 bd_status bd_run_looking (bd_session *session, const bd_image *photo, const bd_run_options *options,
                           uint8_t *alpha, size_t alpha_stride, bd_run_fn run, bd_error *error);
 

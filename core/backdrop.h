@@ -136,6 +136,10 @@ typedef struct bd_run_options {
 	                               * person turned more surely, lying down or sideways, run
 	                               * the photo turned and turn the mask back (default 1; off
 	                               * for video, whose frames would not all agree) */
+	int            close_ups;     /* non-zero: where a quick pass at 256 pixels finds the
+	                               * person more surely than the photo's own pass (a close-up,
+	                               * a head and shoulders), run the photo at that size (default
+	                               * 1; off for video, as upright) */
 } bd_run_options;
 
 BD_API void        bd_run_options_init (bd_run_options *options);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The quick looks at a photo after its own run's first pass, and what they decide: whether
- * to run it turned a quarter (upright.c: people lying down). quick-look.c makes a look,
- * run-looking.c makes the ones that can matter and runs the photo again as they decide. */
+ * to run it turned a quarter (upright.c: people lying down) or at the looks' size (close-up.c:
+ * people closer than the network learned). quick-look.c makes a look, run-looking.c makes
+ * the ones that can matter and runs the photo again as they decide. */
 #pragma once
 
 #include "backdrop-private.h"
@@ -53,3 +54,14 @@ bd_status bd_upright_choose (bd_session *session, const bd_mask_look *first, con
 bd_status bd_run_turned (bd_session *session, const bd_image *photo, bool clockwise, uint8_t *turned[2],
                          uint32_t width, uint32_t height, const bd_run_options *options, bd_run_fn run,
                          uint8_t *alpha, size_t alpha_stride, bd_error *error);
+
+/* Whether the photo's own first pass (@first) may be a close-up's (a person, some of her
+ * unsure), worth the look as it stands for bd_close_up_is_surer (close-up.c). */
+bool      bd_close_up_worth_a_look (const bd_mask_look *first);
+/* Whether the look as it stands (@look, at BD_LOOK_SIDE) finds the person more surely than
+ * the photo's own first pass (@first): a close-up, run at the looks' size (close-up.c). */
+bool      bd_close_up_is_surer (const bd_mask_look *first, const bd_mask_look *look);
+
+/* @run's mask of @photo with the network at BD_LOOK_SIDE (close-up.c). */
+bd_status bd_run_smaller (bd_session *session, const bd_image *photo, const bd_run_options *options, bd_run_fn run,
+                          uint8_t *alpha, size_t alpha_stride, bd_error *error);

@@ -33,6 +33,7 @@ bd_run_options_init (bd_run_options *options)
 	options->main_subject_only = 1;
 	options->decisive = 1;
 	options->upright = 1;
+	options->close_ups = 1;
 }
 
 /* The caller's option struct @in (NULL: the defaults) as this version's @out, which
@@ -251,6 +252,7 @@ static uint32_t
 network_side (const bd_session *s, uint32_t width, uint32_t height)
 {
 	uint32_t size = s->options.input_size ? s->options.input_size : s->model->input_size;
+	size = s->run_side ? s->run_side : size;
 	uint32_t longest = width > height ? width : height;
 	/* Never enlarge: a small photo runs at its own size. Enlarging adds blur, not detail,
 	 * and the network does worse on it (docs/MODEL.md, "Small photos at their own size"). */
@@ -413,8 +415,9 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 		                     "bd_session_run: the options were not set up by bd_run_options_init");
 	options = &taken;
 
-	st = options->upright ? bd_run_looking (session, photo, options, alpha, alpha_stride, run_raw, error)
-	                      : run_raw (session, photo, options, alpha, alpha_stride, error);
+	bool looking = options->upright || options->close_ups;
+	st = looking ? bd_run_looking (session, photo, options, alpha, alpha_stride, run_raw, error)
+	             : run_raw (session, photo, options, alpha, alpha_stride, error);
 	if (st == BD_OK && options->main_subject_only)
 		st = bd_mask_keep_main_subject (session->pool, alpha, photo->width, photo->height, alpha_stride,
 		                                BD_MAIN_SUBJECT_FRACTION, BD_MAIN_SUBJECT_MIN_HEIGHT, error);

@@ -78,6 +78,7 @@ struct gpu_state {
 	gpu_plan     mirror;   /* the mirror pass's canvas (mirror averaging, another scale) */
 	gpu_plan     probe[2]; /* quick-look.c's looks at a small size, as it stands and turned */
 	gpu_plan     turned;   /* upright.c's run of a photo turned (no mirror pass: bd_turned_looks) */
+	gpu_plan     close_mirror; /* close-up.c's run's mirror pass (its own pass: probe[0]'s size) */
 	cudaEvent_t  net_start, net_end;   /* around the last forward's network, for benchmarks */
 	bool         launch_early;         /* kernels start in the tail of the one before (cuda-common.cuh) */
 };
@@ -442,6 +443,7 @@ cuda_destroy (bd_session *session)
 	plan_free (&s->probe[0]);
 	plan_free (&s->probe[1]);
 	plan_free (&s->turned);
+	plan_free (&s->close_mirror);
 	photo_free (&s->photo);
 	photo_free (&s->probe_photo);
 	cudaFree (s->small);
@@ -593,12 +595,17 @@ photo_on_device (bd_session *session, gpu_photo *ph, const uint8_t *pixels, uint
 	const bd_model *m = session->model;
 	bd_letterbox lb = bd_letterbox_for (session, width, height);
 	bd_letterbox lb2 = bd_letterbox_mirror_for (session, width, height);
-	/* bd_session.look_run: each of run-looking.c's runs on buffers of its own. */
+	/* bd_session.look_run: each of run-looking.c's runs on buffers of its own. A close-up's
+	 * run is at the size of its look as it stands, whose plan it shares. */
 	gpu_plan *p = &s->plan, *p2 = &s->mirror;
-	if (session->look_run == 3)
+	if (session->look_run == 3) {
 		p = &s->turned;
-	else if (session->look_run)
+	} else if (session->look_run == 4) {
+		p = &s->probe[0];
+		p2 = &s->close_mirror;
+	} else if (session->look_run) {
 		p = &s->probe[session->look_run - 1];
+	}
 	/* The run turned averages the quick looks in instead of a mirror pass (upright.c). */
 	const bd_turned_looks *looks = opts->mirror_average ? session->turned_looks : nullptr;
 	bool mirror = opts->mirror_average && !looks;

@@ -41,7 +41,7 @@ class Image(ctypes.Structure):
 class RunOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_size_t), ("refine_edges", ctypes.c_int), ("progress", ctypes.c_void_p), ("user_data", ctypes.c_void_p),
                 ("mirror_average", ctypes.c_int), ("main_subject_only", ctypes.c_int), ("decisive", ctypes.c_int),
-                ("upright", ctypes.c_int)]
+                ("upright", ctypes.c_int), ("close_ups", ctypes.c_int)]
 
 
 CPU, CUDA = 1, 2
@@ -130,7 +130,7 @@ def check(lib, path, h, w, rng):
     return rows, desc
 
 
-def run_photo(lib, s, rgb, main_subject_only=1, decisive=1, upright=1, rgba_padded=False):
+def run_photo(lib, s, rgb, main_subject_only=1, decisive=1, upright=1, rgba_padded=False, close_ups=1):
     h, w, _ = rgb.shape
     img = Image(rgb.ctypes.data, w, h, w * 3, 0)
     if rgba_padded:
@@ -141,7 +141,8 @@ def run_photo(lib, s, rgb, main_subject_only=1, decisive=1, upright=1, rgba_padd
         img = Image(padded.ctypes.data, w, h, w * 4 + 12, 1)
     alpha = np.zeros((h, w), dtype=np.uint8)
     err = Error()
-    if lib.bd_session_run(s, ctypes.byref(img), ctypes.byref(RunOptions(ctypes.sizeof(RunOptions), 1, None, None, 1, main_subject_only, decisive, upright)),
+    if lib.bd_session_run(s, ctypes.byref(img), ctypes.byref(RunOptions(ctypes.sizeof(RunOptions), 1, None, None, 1, main_subject_only, decisive, upright,
+                                                                      close_ups)),
                           alpha.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(w), ctypes.byref(err)):
         raise RuntimeError(err.message.decode())
     return alpha

@@ -970,6 +970,7 @@ test_session_run (void)
 		bd_run_options plain;
 		bd_run_options_init (&plain);
 		plain.upright = 0;
+		plain.close_ups = 0;
 		plain.main_subject_only = 0;
 		plain.decisive = 0;
 		g_assert_cmpint (bd_session_run (s, &photo, &plain, a2, W, &err), ==, BD_OK);
@@ -1483,6 +1484,130 @@ test_upright_second_look (void)
 	check_levels (cases, G_N_ELEMENTS (cases));
 }
 
+/* The close-up check (run-looking.c, close-up.c) with a stand-in for the network on a
+ * 300 x 200 photo. Its first pass (300 x 200 too) calls person the rows above first_rows at
+ * first_p and an unsure band of band_rows below them at 0.5; its look as it stands (256 x
+ * 171) the top 57 rows at look_level and look_band rows below them at 128 (unsure), and its
+ * turned looks the top third at turned_level. The run at the looks' size writes 200, the
+ * photo's own run 77. */
+typedef struct {
+	float   first_p;
+	int     first_rows, band_rows;
+	uint8_t look_level;
+	int     look_band;
+	uint8_t turned_level;
+	bool    upright;
+	int     own_looks, smaller_runs;   /* expected: looks as it stands, runs at the looks' size */
+} close_up_case;
+
+static const close_up_case *close_up_now;
+static int                  close_up_own_looks, close_up_smaller_runs;
+
+static bd_status
+close_up_stand_in (bd_session *session, const bd_image *photo, const bd_run_options *options, uint8_t *alpha,
+                   size_t stride, bd_error *error)
+{
+	const close_up_case *c = close_up_now;
+	uint32_t w = photo->width, h = photo->height;
+	if (session->look_run == 0) {
+		enum { FW = 300, FH = 200 };
+		static float prob[FW * FH];
+		for (int y = 0; y < FH; y++)
+			for (int x = 0; x < FW; x++)
+				prob[y * FW + x] = y < c->first_rows ? c->first_p
+				                   : y < c->first_rows + c->band_rows ? 0.5f : 0.0f;
+		bool go_on = true;
+		bd_status st = bd_between_passes (session, prob, FW, FH, FW, &go_on, error);
+		if (st != BD_OK || !go_on)
+			return st;
+	}
+	if (session->look_run == 4) {
+		/* With the network at the looks' size, mirror pass and all. */
+		g_assert_cmpuint (session->run_side, ==, 256);
+		bd_letterbox lb = bd_letterbox_for (session, w, h);
+		g_assert_cmpuint (lb.sw, ==, 256);
+		g_assert_cmpuint (lb.sh, ==, 171);
+		g_assert_true (options->mirror_average);
+		close_up_smaller_runs++;
+	}
+	if (session->look_run == 1) {
+		g_assert_cmpuint (w, ==, 256);
+		g_assert_cmpuint (h, ==, 171);
+		close_up_own_looks++;
+	}
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x++) {
+			uint8_t *a = alpha + y * stride + x;
+			switch (session->look_run) {
+			case 0: *a = 77; break;
+			case 1: *a = y < 57 ? c->look_level : y < 57u + (uint32_t) c->look_band ? 128 : 0; break;
+			case 2: *a = y < h / 3 ? c->turned_level : 0; break;
+			case 4: *a = 200; break;
+			default: g_assert_not_reached ();
+			}
+		}
+	return BD_OK;
+}
+
+/* The first pass below: sure 0.8375 ((0.95 x 60 + 0.5 x 20) / 80), a tenth of it unsure. A
+ * look as it stands at 217 / 255 = 0.851, surer by less than the 0.02 that turning needs,
+ * runs the photo at its size; at the same level against a first pass at 0.97 (sure 0.8525)
+ * it does not. An unsure band in the look of 13 rows (0.076 of it) is under 0.8 x 0.1 and
+ * runs it smaller; 14 rows (0.082) does not. A first pass that finds nobody (mass under
+ * 0.06), or has only 1% of its pixels unsure, makes no look; 1.5%, it does. With the turned looks on: a first pass unsure enough for them whose
+ * left look finds nobody makes the look as it stands for the close-up alone; one whose left
+ * look finds someone uses upright.c's look as it stands, not a second one. */
+static void
+test_close_up (void)
+{
+	const close_up_case cases[] = {
+		{ 0.95f, 60, 20, 217, 0, 0, false, 1, 1 },   /* surer by 0.0135: smaller */
+		{ 0.97f, 60, 20, 217, 0, 0, false, 1, 0 },   /* not surer */
+		{ 0.95f, 60, 20, 250, 13, 0, false, 1, 1 },  /* unsure 0.076 < 0.08 */
+		{ 0.95f, 60, 20, 250, 14, 0, false, 1, 0 },  /* unsure 0.082 */
+		{ 0.95f, 4, 4, 250, 0, 0, false, 0, 0 },     /* mass 0.029: nobody, no look */
+		{ 0.95f, 60, 2, 250, 0, 0, false, 0, 0 },    /* unsure 0.01: no look */
+		{ 0.95f, 60, 3, 250, 0, 0, false, 1, 1 },    /* unsure 0.015: a look, surer */
+		{ 0.95f, 60, 20, 217, 0, 0, true, 1, 1 },    /* the left look finds nobody */
+		{ 0.95f, 60, 20, 217, 0, 230, true, 1, 1 },  /* upright.c's look as it stands */
+	};
+	bd_model *m = synthetic_model ();
+	bd_session *s = NULL;
+	g_assert_cmpint (bd_session_new (m, NULL, &s, NULL), ==, BD_OK);
+	enum { W = 300, H = 200 };
+	g_autofree uint8_t *px = g_malloc (W * H * 3), *alpha = g_malloc (W * H);
+	for (int i = 0; i < W * H * 3; i++)
+		px[i] = (uint8_t) (i * 13);
+	bd_image photo = { px, W, H, W * 3, BD_PIXEL_RGB8 };
+	for (size_t i = 0; i < G_N_ELEMENTS (cases); i++) {
+		close_up_now = &cases[i];
+		close_up_own_looks = close_up_smaller_runs = 0;
+		bd_run_options o;
+		bd_run_options_init (&o);
+		o.upright = cases[i].upright;
+		bd_error err = { 0 };
+		g_assert_cmpint (bd_run_looking (s, &photo, &o, alpha, W, close_up_stand_in, &err), ==, BD_OK);
+		g_assert_cmpint (close_up_own_looks, ==, cases[i].own_looks);
+		g_assert_cmpint (close_up_smaller_runs, ==, cases[i].smaller_runs);
+		g_assert_cmpuint (s->run_side, ==, 0);
+		g_assert_cmpint (s->look_run, ==, 0);
+		g_assert_null (s->between_passes);
+		for (int p = 0; p < W * H; p++)
+			g_assert_cmpuint (alpha[p], ==, cases[i].smaller_runs ? 200 : 77);
+	}
+	/* Without close_ups, none of it. */
+	close_up_now = &cases[0];
+	close_up_own_looks = close_up_smaller_runs = 0;
+	bd_run_options o;
+	bd_run_options_init (&o);
+	o.upright = 0;
+	o.close_ups = 0;
+	g_assert_cmpint (bd_run_looking (s, &photo, &o, alpha, W, close_up_stand_in, NULL), ==, BD_OK);
+	g_assert_cmpint (close_up_own_looks + close_up_smaller_runs, ==, 0);
+	bd_session_free (s);
+	bd_model_free (m);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1512,6 +1637,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/upright-steps", test_upright_steps);
 	g_test_add_func ("/core/image/upright-bar", test_upright_bar);
 	g_test_add_func ("/core/image/upright-second-look", test_upright_second_look);
+	g_test_add_func ("/core/image/close-up", test_close_up);
 	int ret = g_test_run ();
 	bd_thread_pool_free (pool);
 	return ret;

@@ -199,6 +199,7 @@ run_options (const BdVideoFrame *frame, bd_run_options *run)
 	/* A clip's people do not turn from frame to frame, and frames that chose differently
 	 * would flicker; the quick look would also cost every frame. */
 	run->upright = 0;
+	run->close_ups = 0;
 }
 
 BdVideoFrame *
