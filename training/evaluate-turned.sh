@@ -13,11 +13,5 @@ cli=$(realpath "$1") model=$(realpath "$2") sets=$(realpath "$3") out=$4
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 python=${PYTHON:-python3}
 [[ -d $out/images ]] || "$python" "$here/turned_people.py" make "$sets" "$out"
-rm -rf "$out/pred"
-mkdir -p "$out/pred"
-"$cli" --quiet --device "${DEVICE:-auto}" --precision "${PRECISION:-fast}" --model "$model" --output mask \
-    "$out/images" --output-dir "$out/pred"
-for f in "$out/pred"/*-mask.png; do
-    mv "$f" "${f%-mask.png}.png"
-done
+"$here/cli-masks.sh" "$cli" "$model" "$out/images" "$out/pred"
 "$python" "$here/turned_people.py" score "$out/pred" "$out"
