@@ -105,4 +105,3 @@ bd_look_quickly (bd_session *session, const bd_image *view, const bd_run_options
 		*look = look_at (alpha, view->width, view->height, view->width);
 	return st;
 }
-

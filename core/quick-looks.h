@@ -40,14 +40,14 @@ bd_status bd_look_quickly (bd_session *session, const bd_image *view, const bd_r
 
 /* Where to turn @photo (upright.c): *@way 0 as it stands, 1 to the left, 2 to the right.
  * Where its first pass (@first) is unsure of its person, from quick looks at its small copy
- * (@small, made here if not yet), each made only where it can still change that; @turned gets the two turned looks' masks ([0]
- * left, [1] right; one block for the caller to free, NULL where none was made or on an
- * error), each *@width x *@height, and *@standing the look as it stands where it was made
- * (*@stood). */
+ * (@small, made here if not yet), each made only where it can still change that. @turned
+ * gets the two turned looks' masks ([0] left, [1] right; one block for the caller to free,
+ * NULL where none was made or on an error), each *@width x *@height, and *@standing the
+ * look as it stands where it was made (*@stood). */
 bd_status bd_upright_choose (bd_session *session, const bd_mask_look *first, const bd_image *photo,
-                             bd_small_photo *small, const bd_run_options *options, bd_run_fn run, int *way, uint8_t *turned[2],
-                             uint32_t *width, uint32_t *height, bd_mask_look *standing, bool *stood,
-                             bd_error *error);
+                             bd_small_photo *small, const bd_run_options *options, bd_run_fn run, int *way,
+                             uint8_t *turned[2], uint32_t *width, uint32_t *height, bd_mask_look *standing,
+                             bool *stood, bd_error *error);
 
 /* @run's mask of @photo turned a quarter (to the right with @clockwise), turned back, its
  * second view the turned looks @turned ([0] left, [1] right, @width x @height) (upright.c). */
