@@ -288,7 +288,8 @@ bd_status bd_run_looking (bd_session *session, const bd_image *photo, const bd_r
                           uint8_t *alpha, size_t alpha_stride, bd_run_fn run, bd_error *error);
 
 extern const bd_backend_ops bd_cpu_backend;
-/* What runs a CPU session's convolutions in bf16 ("AMX BF16", "AVX-512 BF16"), or NULL: fp32. */
+/* What runs a CPU session's convolutions below fp32 ("AMX BF16", "AVX-512 BF16", "AVX-512 VNNI
+ * int16"), or NULL: fp32. */
 const char *bd_cpu_backend_low_precision (const bd_session *session);
 /* NULL when built without CUDA. */
 const bd_backend_ops *bd_cuda_backend_get (void);

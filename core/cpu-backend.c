@@ -12,10 +12,11 @@
 #define PLANES(c) (((c) + BD_LANES - 1) / BD_LANES)
 #define HALF(planes) (((planes) + 1) / 2)   /* bf16 pairs of that many planes */
 
-/* What runs the 3x3 convolutions but the first: fp32 (exact precision, or fast where bf16
- * does not pay), bf16 dot products (AVX-512 BF16 on AMD), or bf16 tiles (AMX on Intel, which
- * also runs the up-convolutions). */
-typedef enum { CPU_FP32, CPU_BF16, CPU_AMX } cpu_kernel;
+/* What runs the 3x3 convolutions but the first: fp32 (exact precision, or fast where nothing
+ * else pays), bf16 dot products (AVX-512 BF16 on AMD), bf16 tiles (AMX on Intel, which also
+ * runs the up-convolutions), or 16-bit integer dot products (AVX-512 VNNI on Intel without
+ * AMX). */
+typedef enum { CPU_FP32, CPU_BF16, CPU_AMX, CPU_INT16 } cpu_kernel;
 
 typedef struct {
 	size_t   offset;    /* floats from the arena's start */
@@ -32,7 +33,7 @@ typedef struct {
 	uint32_t    geo_height, geo_width;   /* the rows and planes are this size's */
 	uint64_t    last_used;
 	size_t      floats;                /* the arena it needs */
-	size_t      half_floats;           /* AVX-512 BF16 sessions: the largest convolution input's copy */
+	size_t      half_floats;           /* bf16 and int16 sessions: the largest convolution input's copy */
 	cpu_buffer  input;                 /* level 0, 3 channels */
 	cpu_buffer  pooled[BD_MAX_DEPTH];  /* level l's input, l >= 1 */
 	cpu_buffer  tmp[BD_MAX_DEPTH];     /* first conv of a block */
@@ -58,7 +59,7 @@ typedef struct {
 	bool        fresh;      /* the arena is all zero: no plan has been bound to it yet */
 	float      *arena;
 	size_t      arena_floats;
-	uint16_t   *half;       /* AVX-512 BF16 sessions: a convolution's input in bf16 */
+	uint16_t   *half;       /* bf16 and int16 sessions: a convolution's input in 16 bits */
 	size_t      half_floats;
 	uint64_t    uses;
 	cpu_kernel  kernel;     /* for the 3x3 convolutions but the first */
@@ -192,7 +193,7 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, ui
 	/* Every convolution input is one whole buffer; the largest is cat[0] (or the
 	 * bottleneck's at depth 1). On AMX the convolutions pass bf16 pairs to each other
 	 * (forward_amx) and nothing is copied. */
-	for (uint32_t l = 0; kernel == CPU_BF16 && l < m->depth; l++) {
+	for (uint32_t l = 0; (kernel == CPU_BF16 || kernel == CPU_INT16) && l < m->depth; l++) {
 		const cpu_buffer *in[] = { &s->pooled[l], &s->tmp[l], &s->cat[l] };
 		for (int i = 0; i < 3; i++)
 			s->half_floats = in[i]->floats > s->half_floats ? in[i]->floats : s->half_floats;
@@ -295,8 +296,8 @@ widen_into (bd_thread_pool *pool, widened *into, const bd_weight *w)
 	return into->data;
 }
 
-/* A 3x3 convolution's weights for @kernel: fp32, fp32 with a bf16 copy, or for AMX alone,
- * each from the model's values widened into @scratch. The network's first convolution stays
+/* A 3x3 convolution's weights for @kernel: fp32, fp32 with a bf16 copy, or for AMX or the
+ * integer kernel alone, each from the model's values widened into @scratch. The network's first convolution stays
  * fp32 (@first): three input channels gain nothing from pairs, and the photo itself keeps its
  * 8 bits. */
 static bd_status
@@ -312,6 +313,10 @@ pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, bool first, bd_cpu_conv *
 		return bd_cpu_conv_pack_amx (pool, c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map,
 		                             in_storage, error);
 #endif
+#if defined(BD_HAVE_INT16_KERNELS)
+	if (kernel == CPU_INT16 && !first)
+		return bd_cpu_conv_pack_int16 (pool, c, weights, bias, cout, cin, in_map, in_storage, error);
+#endif
 	bd_status st = bd_cpu_conv_pack (c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map, in_storage,
 	                                 error);
 #if defined(BD_HAVE_BF16_KERNELS)
@@ -323,7 +328,8 @@ pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, bool first, bd_cpu_conv *
 }
 
 /* Fast precision in bf16 where the CPU runs it faster than fp32: on AMX first (Intel, where
- * AVX-512 BF16 alone is slower than fp32), else with AVX-512 BF16 on AMD. */
+ * AVX-512 BF16 alone is slower than fp32), else with AVX-512 BF16 on AMD; on Intel without
+ * AMX in 16-bit integers. */
 static cpu_kernel
 pick_kernel (bd_precision precision)
 {
@@ -336,6 +342,10 @@ pick_kernel (bd_precision precision)
 #if defined(BD_HAVE_BF16_KERNELS)
 	if (bd_cpu_bf16_pays ())
 		return CPU_BF16;
+#endif
+#if defined(BD_HAVE_INT16_KERNELS)
+	if (bd_cpu_int16_pays ())
+		return CPU_INT16;
 #endif
 	return CPU_FP32;
 }
@@ -423,7 +433,7 @@ bd_cpu_backend_low_precision (const bd_session *session)
 	const cpu_state *s = session->backend_data;
 	if (!s || s->kernel == CPU_FP32)
 		return NULL;
-	return s->kernel == CPU_AMX ? "AMX BF16" : "AVX-512 BF16";
+	return s->kernel == CPU_AMX ? "AMX BF16" : s->kernel == CPU_INT16 ? "AVX-512 VNNI int16" : "AVX-512 BF16";
 }
 
 static void
@@ -447,11 +457,19 @@ cpu_destroy (bd_session *session)
 	session->backend_data = NULL;
 }
 
-/* A 3x3 convolution over the whole buffer @in: in bf16 when its weights have a bf16 copy. */
+/* A 3x3 convolution over the whole buffer @in: in bf16 or int16 when its weights have such a
+ * copy. */
 static void
 conv3x3 (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv *conv, const cpu_buffer *in,
          const bd_cpu_view *out)
 {
+#if defined(BD_HAVE_INT16_KERNELS)
+	if (conv->weights_int16) {
+		bd_cpu_view_int16 q = bd_to_int16 (pool, &in->view, in->planes, conv->int16_levels, (int16_t *) s->half);
+		bd_conv2d_int16 (pool, conv, &q, out, true);
+		return;
+	}
+#endif
 #if defined(BD_HAVE_BF16_KERNELS)
 	if (conv->weights_bf16) {
 		bd_cpu_view_bf16 half = bd_to_bf16 (pool, &in->view, in->planes, s->half);

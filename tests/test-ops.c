@@ -355,6 +355,105 @@ test_conv2d_bf16 (void)
 #endif
 }
 
+#if defined(BD_HAVE_INT16_KERNELS)
+/* One 3x3 case through the integer kernel. The reference runs on the inputs and weights
+ * rounded as the kernel rounds them (the inputs to multiples of max |in| / levels, each
+ * output's weights to multiples of its max |w| / levels), so only the fp32 sums differ; and
+ * against the unrounded reference within a few of those levels. @same: every input 1 and
+ * every weight 0.5, where each chunk's 32-bit sum is at its largest (levels must keep it from
+ * overflowing). Rows below the view, beyond its zero border, hold 1000: a larger pass's
+ * leftovers, which the scale must not count. */
+static void
+check_int16_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, bool same)
+{
+	size_t nin = (size_t) c->cin * c->h * c->w, nout = (size_t) c->cout * c->h * c->w;
+	size_t nw = (size_t) c->cout * c->cin * 9;
+	float *in = random_array (rng, nin, 1), *w = random_array (rng, nw, 0.5f);
+	float *bias = random_array (rng, c->cout, 0.5f);
+	for (size_t k = 0; same && k < nin; k++)
+		in[k] = 1;
+	for (size_t k = 0; same && k < nw; k++)
+		w[k] = 0.5f;
+
+	bd_cpu_conv conv;
+	g_assert_cmpint (bd_cpu_conv_pack_int16 (pool, &conv, w, bias, c->cout, c->cin, NULL, c->cin, NULL), ==, BD_OK);
+	g_assert_null (conv.weights);
+	float levels = conv.int16_levels;
+	g_assert_cmpfloat (levels, >=, 127);
+	g_assert_cmpfloat (levels, <=, 32767);
+
+	float largest = 0;
+	for (size_t k = 0; k < nin; k++)
+		largest = fmaxf (largest, fabsf (in[k]));
+	float *in_r = g_new (float, nin), *w_r = g_new (float, nw);
+	for (size_t k = 0; k < nin; k++)
+		in_r[k] = nearbyintf (in[k] * (levels / largest)) * (largest / levels);   /* as bd_to_int16 */
+	for (uint32_t co = 0; co < c->cout; co++) {
+		float top = 0;
+		for (size_t k = 0; k < (size_t) c->cin * 9; k++)
+			top = fmaxf (top, fabsf (w[co * (size_t) c->cin * 9 + k]));
+		for (size_t k = 0; k < (size_t) c->cin * 9; k++) {
+			size_t i = co * (size_t) c->cin * 9 + k;
+			w_r[i] = nearbyintf (w[i] / top * levels) * (top / levels);
+		}
+	}
+	float *want = g_new (float, nout), *want_rounded = g_new (float, nout);
+	ref_conv2d (in, c->cin, c->h, c->w, w, bias, c->cout, 3, c->relu, want);
+	ref_conv2d (in_r, c->cin, c->h, c->w, w_r, bias, c->cout, 3, c->relu, want_rounded);
+
+	blocked bin = blocked_new (c->cin, c->h + 2, c->w), bout = blocked_new (c->cout, c->h, c->w);
+	bin.view.height = c->h;
+	blocked_from_dense (&bin, in);
+	for (uint32_t ch = 0; ch < c->cin; ch++)
+		for (uint32_t x = 0; x < c->w; x++)
+			*at (&bin, ch, c->h + 1, x) = 1000;
+	blocked_poison (&bout);
+	size_t nq = (size_t) bin.planes * bin.view.plane_stride;
+	int16_t *q = bd_alloc_zeroed (nq, sizeof *q);
+	g_assert_nonnull (q);
+	memset (q, 0x7f, nq * sizeof *q);
+	bd_cpu_view_int16 qv = bd_to_int16 (pool, &bin.view, bin.planes, levels, q);
+	g_assert_cmpfloat (fabsf (qv.scale - largest / levels), <=, 1e-6f * largest / levels);
+	bd_conv2d_int16 (pool, &conv, &qv, &bout.view, c->relu);
+
+	float *got = blocked_to_dense (&bout);
+	char *what = g_strdup_printf ("int16 conv 3x3 %u->%u at %ux%u%s", c->cin, c->cout, c->w, c->h,
+	                              same ? ", largest sums" : "");
+	check_close (got, want_rounded, nout, 1e-5, what);
+	double e = ref_relative_error (got, want, nout);
+	if (!(e <= 2e-3))
+		g_error ("%s: relative error %g against the unrounded reference exceeds 2e-3", what, e);
+	g_free (what);
+	bd_cpu_conv_clear (&conv);
+	bd_free_aligned (q);
+	bd_free_aligned (bin.base);
+	bd_free_aligned (bout.base);
+	g_free (in); g_free (w); g_free (bias); g_free (in_r); g_free (w_r);
+	g_free (want); g_free (want_rounded); g_free (got);
+}
+#endif
+
+static void
+test_conv2d_int16 (void)
+{
+#if defined(BD_HAVE_INT16_KERNELS)
+	if (!bd_cpu_int16_usable ()) {
+		g_test_skip ("this CPU has no AVX-512 VNNI (or BACKDROP_CPU_KERNEL asks for another kernel)");
+		return;
+	}
+	bd_thread_pool *pool = bd_thread_pool_new (2);
+	bd_rng rng = { g_test_rand_int () };
+	for (size_t i = 0; i < G_N_ELEMENTS (conv_cases); i++)
+		if (conv_cases[i].k == 3)
+			check_int16_case (pool, &rng, &conv_cases[i], false);
+	/* A chunk of 128 inputs and a part of one, at their largest. */
+	check_int16_case (pool, &rng, &(conv_case) { 150, 20, 6, 6, 3, false }, true);
+	bd_thread_pool_free (pool);
+#else
+	g_test_skip ("built without the integer kernel (the compiler has no -mavx512vnni)");
+#endif
+}
+
 #if defined(BD_HAVE_AMX_KERNELS)
 /* bf16 of @x rounded to nearest, ties to even, as bits: of the two bf16 around @x, the
  * nearer, by their distances in double (exact for two floats this close). */
@@ -625,6 +724,7 @@ main (int argc, char **argv)
 	g_test_init (&argc, &argv, NULL);
 	g_test_add_func ("/core/ops/conv2d", test_conv2d);
 	g_test_add_func ("/core/ops/conv2d-bf16", test_conv2d_bf16);
+	g_test_add_func ("/core/ops/conv2d-int16", test_conv2d_int16);
 	g_test_add_func ("/core/ops/conv2d-amx", test_conv2d_amx);
 #if defined(BD_HAVE_AMX_KERNELS)
 	g_test_add_func ("/core/ops/amx-pack", test_amx_pack);

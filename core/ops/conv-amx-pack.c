@@ -93,18 +93,10 @@ bd_cpu_conv_pack_amx (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, c
 	conv->out_channels = out_channels;
 	conv->taps = taps;
 	conv->cout_blocks = blocks;
-	/* Which of the weights' channels each stored channel holds (in_map, or the same). */
-	int32_t *channel_of = malloc ((size_t) in_storage * sizeof *channel_of);
+	int32_t *channel_of = bd_cpu_channel_of (in_map, in_channels, in_storage);
 	if (!channel_of) {
 		bd_cpu_conv_clear (conv);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
-	}
-	for (uint32_t s = 0; s < in_storage; s++)
-		channel_of[s] = -1;
-	for (uint32_t ci = 0; ci < in_channels; ci++) {
-		uint32_t s = in_map ? in_map[ci] : ci;
-		if (s < in_storage)
-			channel_of[s] = (int32_t) ci;
 	}
 	pack_ctx c = { w, s_co, s_ci, s_tap, channel_of, out_channels, taps, conv };
 	bd_thread_pool_run (pool, blocks, pack_task, &c);

@@ -43,6 +43,22 @@ bd_cpu_conv_pack (bd_cpu_conv *conv, const float *w, const float *bias,
 	return BD_OK;
 }
 
+int32_t *
+bd_cpu_channel_of (const uint32_t *in_map, uint32_t in_channels, uint32_t in_storage)
+{
+	int32_t *channel_of = malloc ((in_storage ? in_storage : 1) * sizeof *channel_of);
+	if (!channel_of)
+		return NULL;
+	for (uint32_t s = 0; s < in_storage; s++)
+		channel_of[s] = -1;
+	for (uint32_t ci = 0; ci < in_channels; ci++) {
+		uint32_t s = in_map ? in_map[ci] : ci;
+		if (s < in_storage)
+			channel_of[s] = (int32_t) ci;
+	}
+	return channel_of;
+}
+
 void
 bd_cpu_conv_clear (bd_cpu_conv *conv)
 {
@@ -50,6 +66,8 @@ bd_cpu_conv_clear (bd_cpu_conv *conv)
 	bd_free_aligned (conv->bias);
 	bd_free_aligned (conv->weights_bf16);
 	bd_free_aligned (conv->weights_amx);
+	bd_free_aligned (conv->weights_int16);
+	bd_free_aligned (conv->int16_scale);
 	memset (conv, 0, sizeof *conv);
 }
 

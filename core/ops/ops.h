@@ -28,6 +28,9 @@ typedef struct {
 	uint16_t *weights_bf16; /* NULL, or the 3x3 weights for bd_conv2d_bf16 (conv-bf16.c) */
 	uint16_t *weights_amx;  /* NULL, or the weights for the AMX kernels (conv-amx.c,
 	                         * conv-transpose-amx.c); weights is then NULL */
+	int16_t  *weights_int16; /* NULL, or the 3x3 weights for bd_conv2d_int16 (conv-int16.c), */
+	float    *int16_scale;   /* each output's integers times its scale (cout_blocks * 16), */
+	float     int16_levels;  /* for inputs scaled to at most this many levels */
 	uint32_t in_channels;   /* storage channels read: planes * 16, or fewer in the last plane */
 	uint32_t out_channels;
 	uint32_t taps;          /* 9 for 3x3, 1 for 1x1 */
@@ -41,6 +44,10 @@ bd_status bd_cpu_conv_pack (bd_cpu_conv *conv, const float *w, const float *bias
                             size_t s_co, size_t s_ci, size_t s_tap,
                             const uint32_t *in_map, uint32_t in_storage, bd_error *error);
 void      bd_cpu_conv_clear (bd_cpu_conv *conv);
+
+/* For each of @in_storage stored input channels, the weights' channel that in_map puts there
+ * (NULL: the same), or -1; malloc'd (NULL when out of memory). */
+int32_t  *bd_cpu_channel_of (const uint32_t *in_map, uint32_t in_channels, uint32_t in_storage);
 
 /* out = act(conv(in) + bias) for a 3x3 (padding 1) or 1x1 convolution, stride 1. */
 void bd_conv2d (bd_thread_pool *pool, const bd_cpu_conv *conv,
@@ -89,7 +96,12 @@ bd_bf16_from_float (float f)
 	return (uint16_t) (u >> 16);
 }
 
-/* The bf16 kernels (conv-bf16.c, to-bf16.c), built where the compiler targets AVX-512 BF16. */
+/* Input planes the pairs kernels (conv-dot-pairs.c) sum before the next chunk: as conv2d.c
+ * reduces, and for the integer kernel the span of one 32-bit sum (conv-int16.c). */
+#define BD_DOT_CHUNK 8
+
+/* The bf16 kernels (conv-bf16.c, conv-dot-pairs.c, to-bf16.c), built where the compiler
+ * targets AVX-512 BF16. */
 #if defined(BD_HAVE_BF16_KERNELS)
 /* Whether this CPU runs them, and BACKDROP_CPU_KERNEL does not ask for fp32 ("fp32", "v3" or
  * "generic"). */
@@ -118,6 +130,40 @@ bd_cpu_view_bf16 bd_to_bf16_pairs (bd_thread_pool *pool, const bd_cpu_view *in, 
  * @out are written. Needs an x86-64-v4 CPU with AVX-512 BF16. */
 void bd_conv2d_pairs (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view *in,
                       const bd_cpu_view_bf16 *out, bool relu);
+#endif
+
+/* The integer kernels (conv-int16.c, conv-dot-pairs.c, to-int16.c), built where the compiler
+ * targets AVX-512 VNNI. */
+#if defined(BD_HAVE_INT16_KERNELS)
+/* Blocked activations as 16-bit integers, each value times @scale. */
+typedef struct {
+	int16_t        *data;
+	uint32_t        height, width;
+	size_t          row_stride, plane_stride;
+	float           scale;
+} bd_cpu_view_int16;
+
+/* Whether this CPU runs them, and BACKDROP_CPU_KERNEL does not ask for another kernel. */
+bool bd_cpu_int16_usable (void);
+
+/* Whether fast precision should use them: usable, and an Intel processor (or asked for). */
+bool bd_cpu_int16_pays (void);
+
+/* bd_cpu_conv_pack for a 3x3 convolution run by the integer kernel only: its weights
+ * w[co][ci][tap] as integers with a scale per output (weights_int16, int16_scale; no fp32
+ * copy), packed by @pool's threads. */
+bd_status bd_cpu_conv_pack_int16 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, const float *bias,
+                                  uint32_t out_channels, uint32_t in_channels, const uint32_t *in_map,
+                                  uint32_t in_storage, bd_error *error);
+
+/* @planes planes of @in, borders included, into @dst (planes * plane_stride elements),
+ * scaled so that the largest |value| inside @in is @levels (a convolution's int16_levels). */
+bd_cpu_view_int16 bd_to_int16 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, float levels,
+                               int16_t *dst);
+
+/* bd_conv2d for a 3x3 convolution with integer weights and inputs, fp32 outputs. */
+void bd_conv2d_int16 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int16 *in,
+                      const bd_cpu_view *out, bool relu);
 #endif
 
 /* The AMX kernels (conv-amx.c, conv-transpose-amx.c), built where the compiler targets
