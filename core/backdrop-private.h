@@ -289,7 +289,7 @@ bd_status bd_run_looking (bd_session *session, const bd_image *photo, const bd_r
 
 extern const bd_backend_ops bd_cpu_backend;
 /* What runs a CPU session's convolutions below fp32 ("AMX BF16", "AVX-512 BF16", "AVX-512 VNNI
- * int16"), or NULL: fp32. */
+ * int8/int16"), or NULL: fp32. */
 const char *bd_cpu_backend_low_precision (const bd_session *session);
 /* NULL when built without CUDA. */
 const bd_backend_ops *bd_cuda_backend_get (void);

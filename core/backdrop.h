@@ -48,8 +48,8 @@ typedef enum {
 typedef enum {
 	BD_PRECISION_FAST = 0, /* fp16 tensor cores on the GPU; on the CPU bf16 convolutions with
 	                        * fp32 sums where that is faster (Intel with AMX, AMD with AVX-512
-	                        * BF16), 16-bit integer ones on other Intel CPUs with AVX-512 VNNI,
-	                        * else fp32 */
+	                        * BF16), 8-bit integer ones (16-bit at full resolution) on other
+	                        * Intel CPUs with AVX-512 VNNI, else fp32 */
 	BD_PRECISION_EXACT,    /* fp32 everywhere */
 } bd_precision;
 

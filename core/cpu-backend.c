@@ -14,9 +14,9 @@
 
 /* What runs the 3x3 convolutions but the first: fp32 (exact precision, or fast where nothing
  * else pays), bf16 dot products (AVX-512 BF16 on AMD), bf16 tiles (AMX on Intel, which also
- * runs the up-convolutions), or 16-bit integer dot products (AVX-512 VNNI on Intel without
- * AMX). */
-typedef enum { CPU_FP32, CPU_BF16, CPU_AMX, CPU_INT16 } cpu_kernel;
+ * runs the up-convolutions), or integer dot products (AVX-512 VNNI on Intel without AMX: 16
+ * bits at full resolution, 8 below). */
+typedef enum { CPU_FP32, CPU_BF16, CPU_AMX, CPU_VNNI } cpu_kernel;
 
 typedef struct {
 	size_t   offset;    /* floats from the arena's start */
@@ -193,7 +193,7 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, ui
 	/* Every convolution input is one whole buffer; the largest is cat[0] (or the
 	 * bottleneck's at depth 1). On AMX the convolutions pass bf16 pairs to each other
 	 * (forward_amx) and nothing is copied. */
-	for (uint32_t l = 0; (kernel == CPU_BF16 || kernel == CPU_INT16) && l < m->depth; l++) {
+	for (uint32_t l = 0; (kernel == CPU_BF16 || kernel == CPU_VNNI) && l < m->depth; l++) {
 		const cpu_buffer *in[] = { &s->pooled[l], &s->tmp[l], &s->cat[l] };
 		for (int i = 0; i < 3; i++)
 			s->half_floats = in[i]->floats > s->half_floats ? in[i]->floats : s->half_floats;
@@ -296,13 +296,16 @@ widen_into (bd_thread_pool *pool, widened *into, const bd_weight *w)
 	return into->data;
 }
 
-/* A 3x3 convolution's weights for @kernel: fp32, fp32 with a bf16 copy, or for AMX or the
- * integer kernel alone, each from the model's values widened into @scratch. The network's first convolution stays
- * fp32 (@first): three input channels gain nothing from pairs, and the photo itself keeps its
- * 8 bits. */
+/* A 3x3 convolution's weights for @kernel: fp32, fp32 with a bf16 copy, or for AMX or an
+ * integer kernel alone, each from the model's values widened into @scratch. The network's
+ * first convolution stays fp32 (@first): three input channels gain nothing from pairs, and
+ * the photo itself keeps its 8 bits. With integers, the convolutions at full resolution
+ * (@level 0) take 16 bits, the others 8: at 8 bits the edges and the smallest people lost a
+ * little (docs/PERFORMANCE.md). */
 static bd_status
-pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, bool first, bd_cpu_conv *c, const bd_conv_weights *w,
-              const uint32_t *in_map, uint32_t in_storage, widened *scratch, bd_error *error)
+pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, uint32_t level, bool first, bd_cpu_conv *c,
+              const bd_conv_weights *w, const uint32_t *in_map, uint32_t in_storage, widened *scratch,
+              bd_error *error)
 {
 	uint32_t cout = w->weight.dims[0], cin = w->weight.dims[1];
 	const float *weights = widen_into (pool, &scratch[0], &w->weight), *bias = widen_into (pool, &scratch[1], &w->bias);
@@ -313,9 +316,10 @@ pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, bool first, bd_cpu_conv *
 		return bd_cpu_conv_pack_amx (pool, c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map,
 		                             in_storage, error);
 #endif
-#if defined(BD_HAVE_INT16_KERNELS)
-	if (kernel == CPU_INT16 && !first)
-		return bd_cpu_conv_pack_int16 (pool, c, weights, bias, cout, cin, in_map, in_storage, error);
+#if defined(BD_HAVE_VNNI_KERNELS)
+	if (kernel == CPU_VNNI && !first)
+		return level == 0 ? bd_cpu_conv_pack_int16 (pool, c, weights, bias, cout, cin, in_map, in_storage, error)
+		                  : bd_cpu_conv_pack_int8 (pool, c, weights, bias, cout, cin, in_map, in_storage, error);
 #endif
 	bd_status st = bd_cpu_conv_pack (c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map, in_storage,
 	                                 error);
@@ -324,12 +328,13 @@ pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, bool first, bd_cpu_conv *
 		st = bd_cpu_conv_pack_bf16 (c, error);
 #endif
 	(void) first;
+	(void) level;
 	return st;
 }
 
 /* Fast precision in bf16 where the CPU runs it faster than fp32: on AMX first (Intel, where
  * AVX-512 BF16 alone is slower than fp32), else with AVX-512 BF16 on AMD; on Intel without
- * AMX in 16-bit integers. */
+ * AMX in integers (AVX-512 VNNI). */
 static cpu_kernel
 pick_kernel (bd_precision precision)
 {
@@ -343,9 +348,9 @@ pick_kernel (bd_precision precision)
 	if (bd_cpu_bf16_pays ())
 		return CPU_BF16;
 #endif
-#if defined(BD_HAVE_INT16_KERNELS)
-	if (bd_cpu_int16_pays ())
-		return CPU_INT16;
+#if defined(BD_HAVE_VNNI_KERNELS)
+	if (bd_cpu_vnni_pays ())
+		return CPU_VNNI;
 #endif
 	return CPU_FP32;
 }
@@ -373,9 +378,9 @@ cpu_init (bd_session *session, bd_error *error)
 	scratch[0].count = scratch[0].data ? largest : 0;
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
 		uint32_t cin = l == 0 ? 3 : m->widths[l - 1];
-		st = pack_conv3x3 (pool, k, l == 0, &s->enc[l][0], &m->enc[l][0], NULL, cin, scratch, error);
+		st = pack_conv3x3 (pool, k, l, l == 0, &s->enc[l][0], &m->enc[l][0], NULL, cin, scratch, error);
 		if (st == BD_OK)
-			st = pack_conv3x3 (pool, k, false, &s->enc[l][1], &m->enc[l][1], NULL, m->widths[l], scratch, error);
+			st = pack_conv3x3 (pool, k, l, false, &s->enc[l][1], &m->enc[l][1], NULL, m->widths[l], scratch, error);
 	}
 	for (uint32_t l = 0; l + 1 < m->depth && st == BD_OK; l++) {
 		uint32_t c = m->widths[l], cn = m->widths[l + 1];
@@ -408,9 +413,9 @@ cpu_init (bd_session *session, bd_error *error)
 		for (uint32_t ci = 0; ci < 2 * c; ci++)
 			map[ci] = ci < c ? ci : up_start + (ci - c);
 		if (st == BD_OK)
-			st = pack_conv3x3 (pool, k, false, &s->dec[l][0], &m->dec[l][0], map, up_start + c, scratch, error);
+			st = pack_conv3x3 (pool, k, l, false, &s->dec[l][0], &m->dec[l][0], map, up_start + c, scratch, error);
 		if (st == BD_OK)
-			st = pack_conv3x3 (pool, k, false, &s->dec[l][1], &m->dec[l][1], NULL, c, scratch, error);
+			st = pack_conv3x3 (pool, k, l, false, &s->dec[l][1], &m->dec[l][1], NULL, c, scratch, error);
 	}
 	/* The head's weights, read every run. */
 	if (st == BD_OK && !(s->head_weight = malloc (m->widths[0] * sizeof *s->head_weight)))
@@ -433,7 +438,7 @@ bd_cpu_backend_low_precision (const bd_session *session)
 	const cpu_state *s = session->backend_data;
 	if (!s || s->kernel == CPU_FP32)
 		return NULL;
-	return s->kernel == CPU_AMX ? "AMX BF16" : s->kernel == CPU_INT16 ? "AVX-512 VNNI int16" : "AVX-512 BF16";
+	return s->kernel == CPU_AMX ? "AMX BF16" : s->kernel == CPU_VNNI ? "AVX-512 VNNI int8/int16" : "AVX-512 BF16";
 }
 
 static void
@@ -457,13 +462,17 @@ cpu_destroy (bd_session *session)
 	session->backend_data = NULL;
 }
 
-/* A 3x3 convolution over the whole buffer @in: in bf16 or int16 when its weights have such a
- * copy. */
+/* A 3x3 convolution over the whole buffer @in: in bf16 or integers when its weights are such. */
 static void
 conv3x3 (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv *conv, const cpu_buffer *in,
          const bd_cpu_view *out)
 {
-#if defined(BD_HAVE_INT16_KERNELS)
+#if defined(BD_HAVE_VNNI_KERNELS)
+	if (conv->weights_int8) {
+		bd_cpu_view_int8 q = bd_to_int8 (pool, &in->view, in->planes, (uint8_t *) s->half);
+		bd_conv2d_int8 (pool, conv, &q, out, true);
+		return;
+	}
 	if (conv->weights_int16) {
 		bd_cpu_view_int16 q = bd_to_int16 (pool, &in->view, in->planes, conv->int16_levels, (int16_t *) s->half);
 		bd_conv2d_int16 (pool, conv, &q, out, true);

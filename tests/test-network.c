@@ -14,8 +14,8 @@
 typedef struct { uint32_t depth, widths[4], h, w; } net_case;
 
 /* Fast precision runs the convolutions in bf16 on CPUs with AMX (ops/conv-amx.c) or, on AMD,
- * AVX-512 BF16 (ops/conv-bf16.c), and in 16-bit integers on other Intel CPUs with AVX-512 VNNI
- * (ops/conv-int16.c); exact precision is fp32 everywhere. */
+ * AVX-512 BF16 (ops/conv-bf16.c), and in integers on other Intel CPUs with AVX-512 VNNI
+ * (ops/conv-int16.c, ops/conv-int8.c); exact precision is fp32 everywhere. */
 static bd_session *
 open_cpu_session (const char *path, bd_model **model, bd_precision precision)
 {
@@ -54,8 +54,8 @@ case_session (const net_case *c, uint64_t seed, uint8_t **bytes, bd_model **mode
 }
 
 /* Relative error allowed: fp32 sums in another order, or bf16 inputs and weights (8
- * significant bits; the integer kernel's 2,500 to 5,000 levels on the shipped model are
- * finer) through a few layers. */
+ * significant bits; the integer kernels' 255 levels of an input's range and 127 of a weight's
+ * are about as fine) through a few layers. */
 #define EXACT_TOLERANCE 1e-5
 #define BF16_TOLERANCE  3e-2
 
@@ -267,10 +267,12 @@ test_golden (void)
 	g_assert_cmpuint (len, ==, 20 + 4 * 4 * n);
 	const float *in = (const float *) (data + 20), *want = in + 3 * n;
 
-	/* Exact against PyTorch's fp32; fast (bf16 where the CPU has it) within bf16's reach. */
-	static const struct { bd_precision precision; const char *name; double worst; } runs[] = {
-		{ BD_PRECISION_EXACT, "exact", 1e-3 },
-		{ BD_PRECISION_FAST, "fast", 0.03 },
+	/* Exact against PyTorch's fp32; fast (bf16 where the CPU has it) within bf16's reach, or
+	 * with 8-bit integers (Intel without AMX) within theirs: on this photo the largest
+	 * difference 0.089 against bf16's 0.012, the mean 1.9e-4 against 4.1e-5. */
+	static const struct { bd_precision precision; const char *name; double worst, worst_int8, mean; } runs[] = {
+		{ BD_PRECISION_EXACT, "exact", 1e-3, 1e-3, 1e-6 },
+		{ BD_PRECISION_FAST, "fast", 0.03, 0.15, 5e-4 },
 	};
 	for (size_t r = 0; r < G_N_ELEMENTS (runs); r++) {
 		bd_model *m = NULL;
@@ -288,7 +290,9 @@ test_golden (void)
 		g_test_message ("%s (%s): largest difference from PyTorch %g, mean %g, %zu of %zu pixels on the "
 		                "other side of 0.5", runs[r].name, bd_session_device_description (s), worst, sum / (double) n,
 		                flipped, n);
-		g_assert_cmpfloat (worst, <, runs[r].worst);
+		bool int8 = strstr (bd_session_device_description (s), "int8") != NULL;
+		g_assert_cmpfloat (worst, <, int8 ? runs[r].worst_int8 : runs[r].worst);
+		g_assert_cmpfloat (sum / (double) n, <, runs[r].mean);
 		g_assert_cmpuint (flipped * 1000, <=, n);   /* at most 0.1% of pixels change side */
 		bd_session_free (s);
 		bd_model_free (m);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The bf16 convolution's choice and weights, for CPUs with AVX-512 BF16 (Zen 4 and later,
  * Sapphire Rapids and later): 3x3 convolutions with inputs and weights rounded to bf16 (8
- * significant bits), sums, bias and outputs in fp32, run by conv-dot-pairs.c built as
+ * significant bits), sums, bias and outputs in fp32, run by conv-dot.c built as
  * bd_conv2d_bf16. Meson builds this file with -mavx512bf16 only; bd_conv2d_bf16's callers
  * check bd_cpu_bf16_usable () first. */
 #include "ops.h"

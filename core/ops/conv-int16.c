@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The integer convolution's choice and weights, for Intel processors with AVX-512 VNNI but no
- * AMX (Ice Lake, Tiger Lake, a Sapphire Rapids whose hypervisor hides the tile unit): 3x3
- * convolutions in 16-bit integers with 32-bit sums, run by conv-dot-pairs.c built as
- * bd_conv2d_int16. vpdpwssd issues at the fp32 multiply-add's rate there and does twice its
- * work, where vdpbf16ps runs at half that rate (docs/PERFORMANCE.md). Meson builds this file
- * with -mavx512vnni only; callers check bd_cpu_int16_usable () first.
+/* The integer convolutions' choice, and the 16-bit one's weights. On Intel processors with
+ * AVX-512 VNNI but no AMX (Ice Lake, Tiger Lake, a Sapphire Rapids whose hypervisor hides the
+ * tile unit) fast precision runs the 3x3 convolutions in integers: at full resolution in 16
+ * bits with 32-bit sums (vpdpwssd, two input channels a lane: twice the fp32 multiply-add's
+ * work at its rate), below it in 8 bits (conv-int8.c, four times). Both are conv-dot.c's
+ * loop (bd_conv2d_int16, bd_conv2d_int8). Meson builds this file with -mavx512vnni only.
  *
- * Weights are scaled per output channel and inputs per buffer (bd_to_int16) to integers of
- * at most `levels` (conv->int16_levels), chosen when packing so that no 32-bit sum of one
- * chunk of input planes (BD_DOT_CHUNK) can overflow; each chunk's sums are then scaled back
- * into the fp32 outputs. */
+ * 16 bits: weights are scaled per output channel and inputs per buffer (bd_to_int16) to
+ * integers of at most `levels` (conv->int16_levels), chosen when packing so that no 32-bit
+ * sum of one chunk of input planes (BD_DOT_CHUNK) can overflow; each chunk's sums are then
+ * scaled back into the fp32 outputs. */
 #include "ops.h"
 
 #include <math.h>
@@ -20,7 +20,7 @@
 #define SUM_LIMIT 2147483647.0   /* the largest 32-bit sum */
 
 bool
-bd_cpu_int16_usable (void)
+bd_cpu_vnni_usable (void)
 {
 	const char *force = getenv ("BACKDROP_CPU_KERNEL");
 	if (force && (!strcmp (force, "generic") || !strcmp (force, "v3") || !strcmp (force, "fp32") ||
@@ -30,16 +30,17 @@ bd_cpu_int16_usable (void)
 	return __builtin_cpu_supports ("avx512vnni") && __builtin_cpu_supports ("x86-64-v4");
 }
 
-/* On Intel, vpdpwssd issues on both multiply-add ports (a measured 0.20 ns an instruction
- * against vdpbf16ps's 0.78 on a Sapphire Rapids), so integers pay where AMX is not there.
- * AMD's Zen 4 and 5 run bf16 at that rate already, without the scaling: they keep it. */
+/* On Intel, vpdpwssd and vpdpbusd issue on both multiply-add ports (a measured 0.20 and
+ * 0.19 ns an instruction against vdpbf16ps's 0.78 on a Sapphire Rapids), so integers pay
+ * where AMX is not there. AMD's Zen 4 and 5 run bf16 at fp32's rate doubled already, without
+ * the scaling; untried there with integers, they keep it. */
 bool
-bd_cpu_int16_pays (void)
+bd_cpu_vnni_pays (void)
 {
-	if (!bd_cpu_int16_usable ())
+	if (!bd_cpu_vnni_usable ())
 		return false;
 	const char *force = getenv ("BACKDROP_CPU_KERNEL");
-	if (force && !strcmp (force, "int16"))
+	if (force && !strcmp (force, "vnni"))
 		return true;
 	return __builtin_cpu_is ("intel");
 }

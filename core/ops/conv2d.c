@@ -68,6 +68,9 @@ bd_cpu_conv_clear (bd_cpu_conv *conv)
 	bd_free_aligned (conv->weights_amx);
 	bd_free_aligned (conv->weights_int16);
 	bd_free_aligned (conv->int16_scale);
+	bd_free_aligned (conv->weights_int8);
+	bd_free_aligned (conv->int8_scale);
+	bd_free_aligned (conv->int8_sums);
 	memset (conv, 0, sizeof *conv);
 }
 

@@ -31,6 +31,9 @@ typedef struct {
 	int16_t  *weights_int16; /* NULL, or the 3x3 weights for bd_conv2d_int16 (conv-int16.c), */
 	float    *int16_scale;   /* each output's integers times its scale (cout_blocks * 16), */
 	float     int16_levels;  /* for inputs scaled to at most this many levels */
+	int8_t   *weights_int8;  /* NULL, or the 3x3 weights for bd_conv2d_int8 (conv-int8.c), */
+	float    *int8_scale;    /* each output's integers times its scale, */
+	int32_t  *int8_sums;     /* and each chunk's sum of them: [chunk][cout_blocks * 16] */
 	uint32_t in_channels;   /* storage channels read: planes * 16, or fewer in the last plane */
 	uint32_t out_channels;
 	uint32_t taps;          /* 9 for 3x3, 1 for 1x1 */
@@ -96,11 +99,11 @@ bd_bf16_from_float (float f)
 	return (uint16_t) (u >> 16);
 }
 
-/* Input planes the pairs kernels (conv-dot-pairs.c) sum before the next chunk: as conv2d.c
- * reduces, and for the integer kernel the span of one 32-bit sum (conv-int16.c). */
+/* Input planes the kernels of conv-dot.c sum before the next chunk: as conv2d.c reduces, and
+ * for the integer kernels the span of one 32-bit sum (conv-int16.c, conv-int8.c). */
 #define BD_DOT_CHUNK 8
 
-/* The bf16 kernels (conv-bf16.c, conv-dot-pairs.c, to-bf16.c), built where the compiler
+/* The bf16 kernels (conv-bf16.c, conv-dot.c, to-bf16.c), built where the compiler
  * targets AVX-512 BF16. */
 #if defined(BD_HAVE_BF16_KERNELS)
 /* Whether this CPU runs them, and BACKDROP_CPU_KERNEL does not ask for fp32 ("fp32", "v3" or
@@ -132,9 +135,9 @@ void bd_conv2d_pairs (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cp
                       const bd_cpu_view_bf16 *out, bool relu);
 #endif
 
-/* The integer kernels (conv-int16.c, conv-dot-pairs.c, to-int16.c), built where the compiler
- * targets AVX-512 VNNI. */
-#if defined(BD_HAVE_INT16_KERNELS)
+/* The integer kernels (conv-int16.c, conv-int8.c, conv-dot.c, to-int16.c, to-int8.c), built
+ * where the compiler targets AVX-512 VNNI. */
+#if defined(BD_HAVE_VNNI_KERNELS)
 /* Blocked activations as 16-bit integers, each value times @scale. */
 typedef struct {
 	int16_t        *data;
@@ -143,27 +146,49 @@ typedef struct {
 	float           scale;
 } bd_cpu_view_int16;
 
+/* Blocked activations as 8-bit unsigned integers, each value (q - @offset) times @scale. */
+typedef struct {
+	uint8_t        *data;
+	uint32_t        height, width;
+	size_t          row_stride, plane_stride;
+	float           scale;
+	int32_t         offset;
+} bd_cpu_view_int8;
+
 /* Whether this CPU runs them, and BACKDROP_CPU_KERNEL does not ask for another kernel. */
-bool bd_cpu_int16_usable (void);
+bool bd_cpu_vnni_usable (void);
 
-/* Whether fast precision should use them: usable, and an Intel processor (or asked for). */
-bool bd_cpu_int16_pays (void);
+/* Whether fast precision should use them: usable, and an Intel processor (or asked for with
+ * BACKDROP_CPU_KERNEL=vnni). */
+bool bd_cpu_vnni_pays (void);
 
-/* bd_cpu_conv_pack for a 3x3 convolution run by the integer kernel only: its weights
- * w[co][ci][tap] as integers with a scale per output (weights_int16, int16_scale; no fp32
- * copy), packed by @pool's threads. */
+/* bd_cpu_conv_pack for a 3x3 convolution run by an integer kernel only: its weights
+ * w[co][ci][tap] as integers with a scale per output (no fp32 copy), packed by @pool's
+ * threads; 16 bits (weights_int16, int16_scale, int16_levels) or 8 (weights_int8,
+ * int8_scale, int8_sums). */
 bd_status bd_cpu_conv_pack_int16 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, const float *bias,
                                   uint32_t out_channels, uint32_t in_channels, const uint32_t *in_map,
                                   uint32_t in_storage, bd_error *error);
+bd_status bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, const float *bias,
+                                 uint32_t out_channels, uint32_t in_channels, const uint32_t *in_map,
+                                 uint32_t in_storage, bd_error *error);
 
-/* @planes planes of @in, borders included, into @dst (planes * plane_stride elements),
- * scaled so that the largest |value| inside @in is @levels (a convolution's int16_levels). */
+/* The least and largest of the values of @planes planes of @in, pixels inside only, zero
+ * included. */
+void bd_value_range (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, float *least, float *largest);
+
+/* @planes planes of @in, borders included, into @dst (planes * plane_stride elements):
+ * scaled so that the largest |value| inside @in is @levels (a convolution's int16_levels),
+ * or to 255 levels over the range of the values inside @in. */
 bd_cpu_view_int16 bd_to_int16 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, float levels,
                                int16_t *dst);
+bd_cpu_view_int8  bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, uint8_t *dst);
 
 /* bd_conv2d for a 3x3 convolution with integer weights and inputs, fp32 outputs. */
 void bd_conv2d_int16 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int16 *in,
                       const bd_cpu_view *out, bool relu);
+void bd_conv2d_int8 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int8 *in,
+                     const bd_cpu_view *out, bool relu);
 #endif
 
 /* The AMX kernels (conv-amx.c, conv-transpose-amx.c), built where the compiler targets

@@ -1,58 +1,73 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The 3x3 convolution (padding 1) + bias + optional ReLU whose instruction multiplies two input
- * channels by their weights and adds both products into one 32-bit lane: built twice, as
- * bd_conv2d_bf16 (-DBD_DOT_BF16: vdpbf16ps, bf16 inputs and weights, fp32 sums; conv-bf16.c
- * packs its weights) and as bd_conv2d_int16 (-DBD_DOT_INT16: vpdpwssd, 16-bit integers, 32-bit
- * integer sums turned to fp32 once a chunk; conv-int16.c). Either way a tile takes half the
- * instructions of the fp32 kernel (conv-kernel.c).
+/* The 3x3 convolution (padding 1) + bias + optional ReLU whose instruction multiplies a group
+ * of input channels by their weights and adds the products into one 32-bit lane, built three
+ * times: bd_conv2d_bf16 (-DBD_DOT_BF16: vdpbf16ps, pairs of bf16, fp32 sums; weights from
+ * conv-bf16.c), bd_conv2d_int16 (-DBD_DOT_INT16: vpdpwssd, pairs of 16-bit integers;
+ * conv-int16.c) and bd_conv2d_int8 (-DBD_DOT_INT8: vpdpbusd, quads of 8-bit integers;
+ * conv-int8.c). The integers' 32-bit sums turn to fp32 once a chunk of input planes. A tile
+ * takes a half or a quarter of the fp32 kernel's instructions (conv-kernel.c).
  *
- * Weights are packed [out block][input pair][tap][16 outputs][2 inputs], so one 512-bit load
- * is the tap's weights of 16 outputs for two inputs; inputs lie in the fp32 planes' order, so
- * an input pair is one 32-bit broadcast. */
+ * Weights are packed [out block][input group][tap][16 outputs][group], so one 512-bit load
+ * is the tap's weights of 16 outputs for a group of inputs; inputs lie in the fp32 planes'
+ * order, so an input group is one 32-bit broadcast. */
 #include "ops.h"
 
 #include <immintrin.h>
 #include <string.h>
 
 #define VL BD_LANES
-#define PAIRS (VL / 2)      /* input pairs in a plane of 16 channels */
-#define CHUNK BD_DOT_CHUNK
+#define CHUNK BD_DOT_CHUNK   /* input planes a chunk */
 #define MAX_P 26
 
 #if defined(BD_DOT_BF16)
-typedef uint16_t         pair_t;
+#define GROUP            2     /* input channels a 32-bit lane */
+typedef uint16_t         in_t;
+typedef uint16_t         w_t;
 typedef bd_cpu_view_bf16 view_t;
 typedef __m512           acc_t;
 #define WEIGHTS(conv)    ((conv)->weights_bf16)
 #define DOT(acc, v, w)   _mm512_dpbf16_ps ((acc), (__m512bh) (v), (__m512bh) (w))
 #define CONV_NAME        bd_conv2d_bf16
 #elif defined(BD_DOT_INT16)
-typedef int16_t           pair_t;
+#define GROUP             2
+typedef int16_t           in_t;
+typedef int16_t           w_t;
 typedef bd_cpu_view_int16 view_t;
 typedef __m512i           acc_t;
 #define WEIGHTS(conv)     ((conv)->weights_int16)
 #define DOT(acc, v, w)    _mm512_dpwssd_epi32 ((acc), (v), (w))
 #define CONV_NAME         bd_conv2d_int16
+#elif defined(BD_DOT_INT8)
+#define GROUP             4
+typedef uint8_t           in_t;
+typedef int8_t            w_t;
+typedef bd_cpu_view_int8  view_t;
+typedef __m512i           acc_t;
+#define WEIGHTS(conv)     ((conv)->weights_int8)
+#define DOT(acc, v, w)    _mm512_dpbusd_epi32 ((acc), (v), (w))
+#define CONV_NAME         bd_conv2d_int8
 #else
-#error "build with BD_DOT_BF16 or BD_DOT_INT16"
+#error "build with BD_DOT_BF16, BD_DOT_INT16 or BD_DOT_INT8"
 #endif
 
 typedef struct {
-	const pair_t *in;         /* input pixel (y, 0) of the chunk's first plane */
+	const in_t *in;         /* input pixel (y, 0) of the chunk's first plane */
 	size_t        in_row, in_plane;
-	uint32_t      pairs_last, planes;
-	const pair_t *w;          /* the group's first block, at the chunk's first pair */
+	uint32_t      groups_last, planes;
+	const w_t    *w;          /* the task's first block, at the chunk's first group */
 	size_t        wblock;     /* elements from one output block's weights to the next */
 	const float  *bias;
-	const float  *scale;      /* int16: the group's first block's weight scales */
-	float         in_scale;   /* int16: the input's */
+	const float  *scale;      /* integers: the task's first block's weight scales */
+	float         in_scale;   /* integers: the input's */
+	const int32_t *sums;      /* int8: the chunk's weight sums of the task's first block */
+	int32_t       offset;     /* int8: the input's zero */
 	float        *out;
 	size_t        out_plane;
 	bool          first, last, relu;
 } dot_job;
 
-static inline __m512i load_pairs (const pair_t *p) { return _mm512_loadu_si512 (p); }
-static inline __m512i splat_pair (const pair_t *p)
+static inline __m512i load_weights (const w_t *p) { return _mm512_loadu_si512 (p); }
+static inline __m512i splat_group (const in_t *p)
 {
 	int32_t v;
 	memcpy (&v, p, sizeof v);
@@ -76,25 +91,25 @@ tile (const dot_job *job, uint32_t x, const int P, const int NB)
 			acc[p][j] = _mm512_setzero_si512 ();
 #endif
 
-	const pair_t *wp = job->w;
+	const w_t *wp = job->w;
 	for (uint32_t b = 0; b < job->planes; b++) {
-		const pair_t *row = job->in + b * job->in_plane + (size_t) x * VL - (job->in_row + VL);
-		uint32_t pairs = b + 1 == job->planes ? job->pairs_last : PAIRS;
-		for (uint32_t q = 0; q < pairs; q++, row += 2) {
-			/* As the fp32 kernel: a row of taps at a time, each broadcast input pair feeding
+		const in_t *row = job->in + b * job->in_plane + (size_t) x * VL - (job->in_row + VL);
+		uint32_t groups = b + 1 == job->planes ? job->groups_last : VL / GROUP;
+		for (uint32_t q = 0; q < groups; q++, row += GROUP) {
+			/* As the fp32 kernel: a row of taps at a time, each broadcast input group feeding
 			 * the three outputs it touches. */
 #pragma GCC unroll 1
-			for (int ky = 0; ky < 3; ky++, wp += 3 * 2 * VL) {
+			for (int ky = 0; ky < 3; ky++, wp += 3 * GROUP * VL) {
 				__m512i w0[3], w1[3];
 #pragma GCC unroll 3
 				for (int kx = 0; kx < 3; kx++) {
-					w0[kx] = load_pairs (wp + kx * 2 * VL);
-					w1[kx] = NB > 1 ? load_pairs (wp + job->wblock + kx * 2 * VL) : w0[kx];
+					w0[kx] = load_weights (wp + kx * GROUP * VL);
+					w1[kx] = NB > 1 ? load_weights (wp + job->wblock + kx * GROUP * VL) : w0[kx];
 				}
-				const pair_t *src = row + ky * job->in_row;
+				const in_t *src = row + ky * job->in_row;
 #pragma GCC unroll 28
 				for (int j = 0; j < P + 2; j++) {
-					__m512i v = splat_pair (src + j * VL);
+					__m512i v = splat_group (src + j * VL);
 #pragma GCC unroll 3
 					for (int kx = 0; kx < 3; kx++) {
 						int p = j - kx;
@@ -109,7 +124,7 @@ tile (const dot_job *job, uint32_t x, const int P, const int NB)
 		}
 	}
 
-#if defined(BD_DOT_INT16)
+#if !defined(BD_DOT_BF16)
 	__m512 scale[2];
 #pragma GCC unroll 2
 	for (int j = 0; j < NB; j++)
@@ -124,6 +139,9 @@ tile (const dot_job *job, uint32_t x, const int P, const int NB)
 			__m512 v = acc[p][j];
 #else
 			__m512 base = job->first ? _mm512_loadu_ps (job->bias + VL * j) : _mm512_loadu_ps (o);
+#if defined(BD_DOT_INT8)
+			acc[p][j] = _mm512_sub_epi32 (acc[p][j], _mm512_mullo_epi32 (_mm512_loadu_si512 (job->sums + VL * j), _mm512_set1_epi32 (job->offset)));
+#endif
 			__m512 v = _mm512_fmadd_ps (_mm512_cvtepi32_ps (acc[p][j]), scale[j], base);
 #endif
 			if (job->last && job->relu)
@@ -164,15 +182,19 @@ conv_task (void *data, size_t index)
 	uint32_t y = (uint32_t) (index / c->groups), block = 2 * (uint32_t) (index % c->groups);
 	int nb = block + 1 < conv->cout_blocks ? 2 : 1;
 	uint32_t in_planes = (conv->in_channels + VL - 1) / VL;
-	uint32_t pairs = (conv->in_channels + 1) / 2;
+	uint32_t groups = (conv->in_channels + GROUP - 1) / GROUP;
 	dot_job job = {
 		.in_row = c->in->row_stride,
 		.in_plane = c->in->plane_stride,
-		.wblock = (size_t) pairs * 9 * 2 * VL,
+		.wblock = (size_t) groups * 9 * GROUP * VL,
 		.bias = conv->bias + (size_t) block * VL,
 #if defined(BD_DOT_INT16)
 		.scale = conv->int16_scale + (size_t) block * VL,
 		.in_scale = c->in->scale,
+#elif defined(BD_DOT_INT8)
+		.scale = conv->int8_scale + (size_t) block * VL,
+		.in_scale = c->in->scale,
+		.offset = c->in->offset,
 #endif
 		.out = c->out->data + (size_t) block * c->out->plane_stride + (size_t) y * c->out->row_stride,
 		.out_plane = c->out->plane_stride,
@@ -180,10 +202,13 @@ conv_task (void *data, size_t index)
 	};
 	for (uint32_t b0 = 0; b0 < in_planes; b0 += CHUNK) {
 		uint32_t b1 = b0 + CHUNK < in_planes ? b0 + CHUNK : in_planes;
-		job.in = (const pair_t *) c->in->data + (size_t) b0 * c->in->plane_stride + (size_t) y * c->in->row_stride;
+		job.in = (const in_t *) c->in->data + (size_t) b0 * c->in->plane_stride + (size_t) y * c->in->row_stride;
 		job.planes = b1 - b0;
-		job.pairs_last = b1 == in_planes ? pairs - (in_planes - 1) * PAIRS : PAIRS;
-		job.w = WEIGHTS (conv) + (size_t) block * job.wblock + (size_t) b0 * PAIRS * 9 * 2 * VL;
+		job.groups_last = b1 == in_planes ? groups - (in_planes - 1) * (VL / GROUP) : VL / GROUP;
+		job.w = WEIGHTS (conv) + (size_t) block * job.wblock + (size_t) b0 * VL * 9 * VL;
+#if defined(BD_DOT_INT8)
+		job.sums = conv->int8_sums + (size_t) (b0 / CHUNK) * conv->cout_blocks * VL + (size_t) block * VL;
+#endif
 		job.first = b0 == 0;
 		job.last = b1 == in_planes;
 		/* 26 (or 2 x 12) accumulators beside the three (six) weight vectors and a broadcast. */
