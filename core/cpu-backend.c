@@ -33,7 +33,7 @@ typedef struct {
 	uint32_t    geo_height, geo_width;   /* the rows and planes are this size's */
 	uint64_t    last_used;
 	size_t      floats;                /* the arena it needs */
-	size_t      half_floats;           /* bf16 and int16 sessions: the largest convolution input's copy */
+	size_t      half_floats;           /* bf16 and integer sessions: the largest convolution input's copy */
 	cpu_buffer  input;                 /* level 0, 3 channels */
 	cpu_buffer  pooled[BD_MAX_DEPTH];  /* level l's input, l >= 1 */
 	cpu_buffer  tmp[BD_MAX_DEPTH];     /* first conv of a block */
@@ -59,7 +59,7 @@ typedef struct {
 	bool        fresh;      /* the arena is all zero: no plan has been bound to it yet */
 	float      *arena;
 	size_t      arena_floats;
-	uint16_t   *half;       /* bf16 and int16 sessions: a convolution's input in 16 bits */
+	uint16_t   *half;       /* bf16 and integer sessions: a convolution's input in 16 or 8 bits */
 	size_t      half_floats;
 	uint64_t    uses;
 	cpu_kernel  kernel;     /* for the 3x3 convolutions but the first */
@@ -529,8 +529,8 @@ fill_input (bd_thread_pool *pool, const bd_cpu_view *in, const float *input)
 	bd_thread_pool_run (pool, in->height, fill_row, &c);
 }
 
-/* The forward pass up to the head, in fp32 or with bf16 copies of the convolutions' inputs
- * (AVX-512 BF16); false when cancelled. */
+/* The forward pass up to the head, in fp32 or with bf16 (AVX-512 BF16) or integer (AVX-512
+ * VNNI) copies of the convolutions' inputs; false when cancelled. */
 static bool
 forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *pool,
                  const bd_run_options *opts, int *done, int total)

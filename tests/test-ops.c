@@ -356,38 +356,55 @@ test_conv2d_bf16 (void)
 }
 
 #if defined(BD_HAVE_VNNI_KERNELS)
-/* One 3x3 case through the integer kernel. The reference runs on the inputs and weights
- * rounded as the kernel rounds them (the inputs to multiples of max |in| / levels, each
- * output's weights to multiples of its max |w| / levels), so only the fp32 sums differ; and
- * against the unrounded reference within a few of those levels. @same: every input 1 and
- * every weight 0.5, where each chunk's 32-bit sum is at its largest (levels must keep it from
- * overflowing). Rows below the view, beyond its zero border, hold 1000: a larger pass's
- * leftovers, which the scale must not count. */
+typedef enum {
+	INPUTS_RANDOM,     /* in [-1, 1] */
+	INPUTS_POSITIVE,   /* in [0, 3], a ReLU's output: 8 bits keep all 255 levels from zero */
+	INPUTS_LARGEST,    /* every input 1 and every weight 0.5: each chunk's 32-bit sum at its
+	                    * largest, which 16 bits' levels must keep from overflowing */
+} int_inputs;
+
+/* One 3x3 case through an integer kernel (16 or 8 @bits), against the reference on the
+ * inputs and weights rounded as the kernel rounds them, so only the fp32 sums differ, and
+ * against the unrounded reference within a few levels. 16 bits: inputs to multiples of
+ * max |in| / levels, each output's weights to multiples of its max |w| / levels. 8 bits:
+ * inputs to 255 levels over [min, max] with zero an integer level (the copy's offset), each
+ * output's weights to 127 levels of its max |w|. Rows below the view, beyond its zero border,
+ * hold 1000 and -1000: a larger pass's leftovers, which the scale must not count. */
 static void
-check_int16_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, bool same)
+check_int_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, int bits, int_inputs inputs)
 {
 	size_t nin = (size_t) c->cin * c->h * c->w, nout = (size_t) c->cout * c->h * c->w;
 	size_t nw = (size_t) c->cout * c->cin * 9;
 	float *in = random_array (rng, nin, 1), *w = random_array (rng, nw, 0.5f);
 	float *bias = random_array (rng, c->cout, 0.5f);
-	for (size_t k = 0; same && k < nin; k++)
-		in[k] = 1;
-	for (size_t k = 0; same && k < nw; k++)
+	for (size_t k = 0; k < nin; k++)
+		in[k] = inputs == INPUTS_LARGEST ? 1 : inputs == INPUTS_POSITIVE ? fabsf (in[k]) * 3 : in[k];
+	for (size_t k = 0; inputs == INPUTS_LARGEST && k < nw; k++)
 		w[k] = 0.5f;
 
 	bd_cpu_conv conv;
-	g_assert_cmpint (bd_cpu_conv_pack_int16 (pool, &conv, w, bias, c->cout, c->cin, NULL, c->cin, NULL), ==, BD_OK);
+	bd_status st = bits == 16 ? bd_cpu_conv_pack_int16 (pool, &conv, w, bias, c->cout, c->cin, NULL, c->cin, NULL)
+	                          : bd_cpu_conv_pack_int8 (pool, &conv, w, bias, c->cout, c->cin, NULL, c->cin, NULL);
+	g_assert_cmpint (st, ==, BD_OK);
 	g_assert_null (conv.weights);
-	float levels = conv.int16_levels;
+	float levels = bits == 16 ? conv.int16_levels : 127;
 	g_assert_cmpfloat (levels, >=, 127);
 	g_assert_cmpfloat (levels, <=, 32767);
 
-	float largest = 0;
-	for (size_t k = 0; k < nin; k++)
-		largest = fmaxf (largest, fabsf (in[k]));
+	float hi = 0, lo = 0;
+	for (size_t k = 0; k < nin; k++) {
+		hi = fmaxf (hi, in[k]);
+		lo = fminf (lo, in[k]);
+	}
+	/* As bd_to_int16 and bd_to_int8 round. */
+	float scale = bits == 16 ? fmaxf (hi, -lo) / levels : (hi - lo) / 255.0f;
+	float zero = bits == 16 ? 0 : nearbyintf (-lo / scale);
 	float *in_r = g_new (float, nin), *w_r = g_new (float, nw);
-	for (size_t k = 0; k < nin; k++)
-		in_r[k] = nearbyintf (in[k] * (levels / largest)) * (largest / levels);   /* as bd_to_int16 */
+	for (size_t k = 0; k < nin; k++) {
+		float q = bits == 16 ? nearbyintf (in[k] * (levels / fmaxf (hi, -lo)))
+		                     : fminf (fmaxf (nearbyintf (in[k] * (1.0f / scale)) + zero, 0), 255) - zero;
+		in_r[k] = q * scale;
+	}
 	for (uint32_t co = 0; co < c->cout; co++) {
 		float top = 0;
 		for (size_t k = 0; k < (size_t) c->cin * 9; k++)
@@ -406,101 +423,33 @@ check_int16_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, bool sa
 	blocked_from_dense (&bin, in);
 	for (uint32_t ch = 0; ch < c->cin; ch++)
 		for (uint32_t x = 0; x < c->w; x++)
-			*at (&bin, ch, c->h + 1, x) = 1000;
-	blocked_poison (&bout);
-	size_t nq = (size_t) bin.planes * bin.view.plane_stride;
-	int16_t *q = bd_alloc_zeroed (nq, sizeof *q);
-	g_assert_nonnull (q);
-	memset (q, 0x7f, nq * sizeof *q);
-	bd_cpu_view_int16 qv = bd_to_int16 (pool, &bin.view, bin.planes, levels, q);
-	g_assert_cmpfloat (fabsf (qv.scale - largest / levels), <=, 1e-6f * largest / levels);
-	bd_conv2d_int16 (pool, &conv, &qv, &bout.view, c->relu);
-
-	float *got = blocked_to_dense (&bout);
-	char *what = g_strdup_printf ("int16 conv 3x3 %u->%u at %ux%u%s", c->cin, c->cout, c->w, c->h,
-	                              same ? ", largest sums" : "");
-	check_close (got, want_rounded, nout, 1e-5, what);
-	double e = ref_relative_error (got, want, nout);
-	if (!(e <= 2e-3))
-		g_error ("%s: relative error %g against the unrounded reference exceeds 2e-3", what, e);
-	g_free (what);
-	bd_cpu_conv_clear (&conv);
-	bd_free_aligned (q);
-	bd_free_aligned (bin.base);
-	bd_free_aligned (bout.base);
-	g_free (in); g_free (w); g_free (bias); g_free (in_r); g_free (w_r);
-	g_free (want); g_free (want_rounded); g_free (got);
-}
-#endif
-
-#if defined(BD_HAVE_VNNI_KERNELS)
-/* One 3x3 case through the 8-bit kernel, against the reference on the inputs and weights
- * rounded as the kernel rounds them: inputs to 255 levels over [min, max] (zero included,
- * zero an integer level), each output's weights to 127 levels of its max |w|; and against
- * the unrounded reference within 8 bits' reach. @positive: inputs >= 0 (a ReLU's output,
- * all 255 levels from zero up). Rows below the view hold 1000 and -1000, which the range
- * must not count. */
-static void
-check_int8_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, bool positive)
-{
-	size_t nin = (size_t) c->cin * c->h * c->w, nout = (size_t) c->cout * c->h * c->w;
-	size_t nw = (size_t) c->cout * c->cin * 9;
-	float *in = random_array (rng, nin, 1), *w = random_array (rng, nw, 0.5f);
-	float *bias = random_array (rng, c->cout, 0.5f);
-	for (size_t k = 0; positive && k < nin; k++)
-		in[k] = fabsf (in[k]) * 3;
-
-	bd_cpu_conv conv;
-	g_assert_cmpint (bd_cpu_conv_pack_int8 (pool, &conv, w, bias, c->cout, c->cin, NULL, c->cin, NULL), ==, BD_OK);
-	g_assert_null (conv.weights);
-
-	float hi = 0, lo = 0;
-	for (size_t k = 0; k < nin; k++) {
-		hi = fmaxf (hi, in[k]);
-		lo = fminf (lo, in[k]);
-	}
-	float scale = (hi - lo) / 255.0f;
-	float zero = nearbyintf (-lo / scale);
-	float *in_r = g_new (float, nin), *w_r = g_new (float, nw);
-	for (size_t k = 0; k < nin; k++)   /* as bd_to_int8 */
-		in_r[k] = (fminf (fmaxf (nearbyintf (in[k] * (1.0f / scale)) + zero, 0), 255) - zero) * scale;
-	for (uint32_t co = 0; co < c->cout; co++) {
-		float top = 0;
-		for (size_t k = 0; k < (size_t) c->cin * 9; k++)
-			top = fmaxf (top, fabsf (w[co * (size_t) c->cin * 9 + k]));
-		for (size_t k = 0; k < (size_t) c->cin * 9; k++) {
-			size_t i = co * (size_t) c->cin * 9 + k;
-			w_r[i] = nearbyintf (w[i] / top * 127.0f) * (top / 127.0f);
-		}
-	}
-	float *want = g_new (float, nout), *want_rounded = g_new (float, nout);
-	ref_conv2d (in, c->cin, c->h, c->w, w, bias, c->cout, 3, c->relu, want);
-	ref_conv2d (in_r, c->cin, c->h, c->w, w_r, bias, c->cout, 3, c->relu, want_rounded);
-
-	blocked bin = blocked_new (c->cin, c->h + 2, c->w), bout = blocked_new (c->cout, c->h, c->w);
-	bin.view.height = c->h;
-	blocked_from_dense (&bin, in);
-	for (uint32_t ch = 0; ch < c->cin; ch++)
-		for (uint32_t x = 0; x < c->w; x++)
 			*at (&bin, ch, c->h + 1, x) = x % 2 ? 1000 : -1000;
 	blocked_poison (&bout);
-	size_t nq = (size_t) bin.planes * bin.view.plane_stride;
+	size_t nq = (size_t) bin.planes * bin.view.plane_stride * (size_t) bits / 8;
 	uint8_t *q = bd_alloc_zeroed (nq, 1);
 	g_assert_nonnull (q);
-	memset (q, 0x55, nq);
-	bd_cpu_view_int8 qv = bd_to_int8 (pool, &bin.view, bin.planes, q);
-	g_assert_cmpfloat (fabsf (qv.scale - scale), <=, 1e-6f * scale);
-	g_assert_cmpint (qv.offset, ==, (int32_t) zero);
-	g_assert_true (!positive || qv.offset == 0);
-	bd_conv2d_int8 (pool, &conv, &qv, &bout.view, c->relu);
+	memset (q, 0x55, nq);   /* the copy must write every element, borders included */
+	float got_scale;
+	if (bits == 16) {
+		bd_cpu_view_int16 qv = bd_to_int16 (pool, &bin.view, bin.planes, levels, (int16_t *) q);
+		got_scale = qv.scale;
+		bd_conv2d_int16 (pool, &conv, &qv, &bout.view, c->relu);
+	} else {
+		bd_cpu_view_int8 qv = bd_to_int8 (pool, &bin.view, bin.planes, q);
+		got_scale = qv.scale;
+		g_assert_cmpint (qv.offset, ==, (int32_t) zero);
+		g_assert_true (inputs != INPUTS_POSITIVE || qv.offset == 0);
+		bd_conv2d_int8 (pool, &conv, &qv, &bout.view, c->relu);
+	}
+	g_assert_cmpfloat (fabsf (got_scale - scale), <=, 1e-6f * scale);
 
 	float *got = blocked_to_dense (&bout);
-	char *what = g_strdup_printf ("int8 conv 3x3 %u->%u at %ux%u%s", c->cin, c->cout, c->w, c->h,
-	                              positive ? ", inputs >= 0" : "");
+	char *what = g_strdup_printf ("int%d conv 3x3 %u->%u at %ux%u, inputs %d", bits, c->cin, c->cout, c->w, c->h,
+	                              (int) inputs);
 	check_close (got, want_rounded, nout, 1e-5, what);
-	double e = ref_relative_error (got, want, nout);
-	if (!(e <= 2e-2))
-		g_error ("%s: relative error %g against the unrounded reference exceeds 2e-2", what, e);
+	double e = ref_relative_error (got, want, nout), reach = bits == 16 ? 2e-3 : 2e-2;
+	if (!(e <= reach))
+		g_error ("%s: relative error %g against the unrounded reference exceeds %g", what, e, reach);
 	g_free (what);
 	bd_cpu_conv_clear (&conv);
 	bd_free_aligned (q);
@@ -511,8 +460,9 @@ check_int8_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, bool pos
 }
 #endif
 
+/* The integer kernels: 16 bits (full resolution) and 8 (below), on every 3x3 case. */
 static void
-test_conv2d_int8 (void)
+test_conv2d_int (void)
 {
 #if defined(BD_HAVE_VNNI_KERNELS)
 	if (!bd_cpu_vnni_usable ()) {
@@ -523,30 +473,13 @@ test_conv2d_int8 (void)
 	bd_rng rng = { g_test_rand_int () };
 	for (size_t i = 0; i < G_N_ELEMENTS (conv_cases); i++)
 		if (conv_cases[i].k == 3) {
-			check_int8_case (pool, &rng, &conv_cases[i], false);
-			check_int8_case (pool, &rng, &conv_cases[i], true);
+			check_int_case (pool, &rng, &conv_cases[i], 16, INPUTS_RANDOM);
+			check_int_case (pool, &rng, &conv_cases[i], 8, INPUTS_RANDOM);
+			check_int_case (pool, &rng, &conv_cases[i], 8, INPUTS_POSITIVE);
 		}
-	bd_thread_pool_free (pool);
-#else
-	g_test_skip ("built without the integer kernels (the compiler has no -mavx512vnni)");
-#endif
-}
-
-static void
-test_conv2d_int16 (void)
-{
-#if defined(BD_HAVE_VNNI_KERNELS)
-	if (!bd_cpu_vnni_usable ()) {
-		g_test_skip ("this CPU has no AVX-512 VNNI (or BACKDROP_CPU_KERNEL asks for another kernel)");
-		return;
-	}
-	bd_thread_pool *pool = bd_thread_pool_new (2);
-	bd_rng rng = { g_test_rand_int () };
-	for (size_t i = 0; i < G_N_ELEMENTS (conv_cases); i++)
-		if (conv_cases[i].k == 3)
-			check_int16_case (pool, &rng, &conv_cases[i], false);
 	/* A chunk of 128 inputs and a part of one, at their largest. */
-	check_int16_case (pool, &rng, &(conv_case) { 150, 20, 6, 6, 3, false }, true);
+	check_int_case (pool, &rng, &(conv_case) { 150, 20, 6, 6, 3, false }, 16, INPUTS_LARGEST);
+	check_int_case (pool, &rng, &(conv_case) { 150, 20, 6, 6, 3, false }, 8, INPUTS_LARGEST);
 	bd_thread_pool_free (pool);
 #else
 	g_test_skip ("built without the integer kernels (the compiler has no -mavx512vnni)");
@@ -823,8 +756,7 @@ main (int argc, char **argv)
 	g_test_init (&argc, &argv, NULL);
 	g_test_add_func ("/core/ops/conv2d", test_conv2d);
 	g_test_add_func ("/core/ops/conv2d-bf16", test_conv2d_bf16);
-	g_test_add_func ("/core/ops/conv2d-int16", test_conv2d_int16);
-	g_test_add_func ("/core/ops/conv2d-int8", test_conv2d_int8);
+	g_test_add_func ("/core/ops/conv2d-int", test_conv2d_int);
 	g_test_add_func ("/core/ops/conv2d-amx", test_conv2d_amx);
 #if defined(BD_HAVE_AMX_KERNELS)
 	g_test_add_func ("/core/ops/amx-pack", test_amx_pack);

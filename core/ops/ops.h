@@ -135,8 +135,8 @@ void bd_conv2d_pairs (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cp
                       const bd_cpu_view_bf16 *out, bool relu);
 #endif
 
-/* The integer kernels (conv-int16.c, conv-int8.c, conv-dot.c, to-int16.c, to-int8.c), built
- * where the compiler targets AVX-512 VNNI. */
+/* The integer kernels (conv-int16.c, conv-int8.c, conv-dot.c, value-range.c, to-int16.c,
+ * to-int8.c), built where the compiler targets AVX-512 VNNI. */
 #if defined(BD_HAVE_VNNI_KERNELS)
 /* Blocked activations as 16-bit integers, each value times @scale. */
 typedef struct {
