@@ -114,7 +114,7 @@ bd_cpu_conv_pack_int16 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w,
 	conv->int16_scale = bd_alloc_zeroed ((size_t) blocks * VL, sizeof (float));
 	conv->bias = bd_alloc_zeroed ((size_t) blocks * VL, sizeof (float));
 	int32_t *channel_of = bd_cpu_channel_of (in_map, in_channels, in_storage);
-	float *ratio = malloc ((size_t) out_channels * sizeof *ratio);
+	float *ratio = malloc ((out_channels ? out_channels : 1) * sizeof *ratio);
 	if (!conv->weights_int16 || !conv->int16_scale || !conv->bias || !channel_of || !ratio) {
 		free (channel_of);
 		free (ratio);
