@@ -83,7 +83,8 @@ test_good (void)
 }
 
 /* f16 weights are widened as a session packs them: the network must agree with the f32 file
- * closely. */
+ * closely. In exact precision, so that only the f16 rounding differs (fast precision's
+ * integers on some CPUs would add their own). */
 static void
 test_f16 (void)
 {
@@ -96,6 +97,7 @@ test_f16 (void)
 	bd_session_options o;
 	bd_session_options_init (&o);
 	o.device = BD_DEVICE_CPU;
+	o.precision = BD_PRECISION_EXACT;
 	g_assert_cmpint (bd_model_open (p32, &m32, NULL), ==, BD_OK);
 	g_assert_cmpint (bd_model_open (p16, &m16, NULL), ==, BD_OK);
 	g_assert_cmpint (bd_session_new (m32, &o, &a, NULL), ==, BD_OK);
@@ -107,7 +109,8 @@ test_f16 (void)
 		in[i] = bd_rng_uniform (&rng, -2, 2);
 	g_assert_cmpint (bd_session_forward (a, in, h, w, out32, NULL), ==, BD_OK);
 	g_assert_cmpint (bd_session_forward (b, in, h, w, out16, NULL), ==, BD_OK);
-	g_assert_cmpfloat (ref_relative_error (out16, out32, h * w), <, 1e-2);
+	g_test_message ("f16 against f32 weights: relative error %g", ref_relative_error (out16, out32, h * w));
+	g_assert_cmpfloat (ref_relative_error (out16, out32, h * w), <, 3e-3);
 	bd_session_free (a);
 	bd_session_free (b);
 	bd_model_free (m32);
