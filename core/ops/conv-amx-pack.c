@@ -82,17 +82,12 @@ bd_cpu_conv_pack_amx (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, c
 	size_t n;
 	if (!bd_size_mul3 ((size_t) pairs * taps, TILE_WEIGHTS, blocks, &n))
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "convolution too large");
+	bool begun = bd_cpu_conv_begin (conv, bias, out_channels, in_storage, taps);
 	conv->weights_amx = bd_alloc_aligned (n, sizeof *conv->weights_amx);   /* pack_task writes it all */
-	conv->bias = bd_alloc_zeroed ((size_t) blocks * VL, sizeof (float));
-	if (!conv->weights_amx || !conv->bias) {
+	if (!begun || !conv->weights_amx) {
 		bd_cpu_conv_clear (conv);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
 	}
-	memcpy (conv->bias, bias, out_channels * sizeof (float));
-	conv->in_channels = in_storage;
-	conv->out_channels = out_channels;
-	conv->taps = taps;
-	conv->cout_blocks = blocks;
 	int32_t *channel_of = bd_cpu_channel_of (in_map, in_channels, in_storage);
 	if (!channel_of) {
 		bd_cpu_conv_clear (conv);

@@ -105,27 +105,23 @@ bd_cpu_conv_pack_int16 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w,
                         uint32_t out_channels, uint32_t in_channels, const uint32_t *in_map, uint32_t in_storage,
                         bd_error *error)
 {
-	memset (conv, 0, sizeof *conv);
 	uint32_t blocks = (out_channels + VL - 1) / VL, pairs = (in_storage + 1) / 2;
 	size_t n;
-	if (!bd_size_mul3 ((size_t) pairs * 9, 2 * VL, blocks, &n))
+	if (!bd_size_mul3 ((size_t) pairs * 9, 2 * VL, blocks, &n)) {
+		memset (conv, 0, sizeof *conv);
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "convolution too large");
+	}
+	bool begun = bd_cpu_conv_begin (conv, bias, out_channels, in_storage, 9);
 	conv->weights_int16 = bd_alloc_aligned (n, sizeof *conv->weights_int16);   /* quantize_task writes it all */
 	conv->int16_scale = bd_alloc_zeroed ((size_t) blocks * VL, sizeof (float));
-	conv->bias = bd_alloc_zeroed ((size_t) blocks * VL, sizeof (float));
 	int32_t *channel_of = bd_cpu_channel_of (in_map, in_channels, in_storage);
 	float *ratio = malloc ((out_channels ? out_channels : 1) * sizeof *ratio);
-	if (!conv->weights_int16 || !conv->int16_scale || !conv->bias || !channel_of || !ratio) {
+	if (!begun || !conv->weights_int16 || !conv->int16_scale || !channel_of || !ratio) {
 		free (channel_of);
 		free (ratio);
 		bd_cpu_conv_clear (conv);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
 	}
-	memcpy (conv->bias, bias, out_channels * sizeof (float));
-	conv->in_channels = in_storage;
-	conv->out_channels = out_channels;
-	conv->taps = 9;
-	conv->cout_blocks = blocks;
 	pack_ctx c = { w, channel_of, out_channels, in_channels, ratio, 0, conv };
 	bd_thread_pool_run (pool, blocks, measure_task, &c);
 	/* Weights and inputs get as many levels each: a weight's largest product with an input

@@ -61,27 +61,23 @@ bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, 
                        uint32_t out_channels, uint32_t in_channels, const uint32_t *in_map, uint32_t in_storage,
                        bd_error *error)
 {
-	memset (conv, 0, sizeof *conv);
 	uint32_t blocks = (out_channels + VL - 1) / VL, quads = (in_storage + 3) / 4;
 	uint32_t chunks = (quads * 4 + BD_DOT_CHUNK * VL - 1) / (BD_DOT_CHUNK * VL);
 	size_t n, sums;
-	if (!bd_size_mul3 ((size_t) quads * 9, 4 * VL, blocks, &n) || !bd_size_mul3 (chunks, blocks, VL, &sums))
+	if (!bd_size_mul3 ((size_t) quads * 9, 4 * VL, blocks, &n) || !bd_size_mul3 (chunks, blocks, VL, &sums)) {
+		memset (conv, 0, sizeof *conv);
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "convolution too large");
+	}
+	bool begun = bd_cpu_conv_begin (conv, bias, out_channels, in_storage, 9);
 	conv->weights_int8 = bd_alloc_aligned (n, 1);   /* pack_task writes it all */
 	conv->int8_scale = bd_alloc_zeroed ((size_t) blocks * VL, sizeof (float));
 	conv->int8_sums = bd_alloc_zeroed (sums, sizeof (int32_t));
-	conv->bias = bd_alloc_zeroed ((size_t) blocks * VL, sizeof (float));
 	int32_t *channel_of = bd_cpu_channel_of (in_map, in_channels, in_storage);
-	if (!conv->weights_int8 || !conv->int8_scale || !conv->int8_sums || !conv->bias || !channel_of) {
+	if (!begun || !conv->weights_int8 || !conv->int8_scale || !conv->int8_sums || !channel_of) {
 		free (channel_of);
 		bd_cpu_conv_clear (conv);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
 	}
-	memcpy (conv->bias, bias, out_channels * sizeof (float));
-	conv->in_channels = in_storage;
-	conv->out_channels = out_channels;
-	conv->taps = 9;
-	conv->cout_blocks = blocks;
 	pack_ctx c = { w, channel_of, out_channels, in_channels, conv };
 	bd_thread_pool_run (pool, blocks, pack_task, &c);
 	free (channel_of);

@@ -43,6 +43,22 @@ bd_cpu_conv_pack (bd_cpu_conv *conv, const float *w, const float *bias,
 	return BD_OK;
 }
 
+bool
+bd_cpu_conv_begin (bd_cpu_conv *conv, const float *bias, uint32_t out_channels, uint32_t in_storage, uint32_t taps)
+{
+	memset (conv, 0, sizeof *conv);
+	uint32_t blocks = (out_channels + VL - 1) / VL;
+	conv->bias = bd_alloc_zeroed ((size_t) blocks * VL, sizeof (float));
+	if (!conv->bias)
+		return false;
+	memcpy (conv->bias, bias, out_channels * sizeof (float));
+	conv->in_channels = in_storage;
+	conv->out_channels = out_channels;
+	conv->taps = taps;
+	conv->cout_blocks = blocks;
+	return true;
+}
+
 int32_t *
 bd_cpu_channel_of (const uint32_t *in_map, uint32_t in_channels, uint32_t in_storage)
 {

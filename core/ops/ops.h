@@ -48,6 +48,12 @@ bd_status bd_cpu_conv_pack (bd_cpu_conv *conv, const float *w, const float *bias
                             const uint32_t *in_map, uint32_t in_storage, bd_error *error);
 void      bd_cpu_conv_clear (bd_cpu_conv *conv);
 
+/* A packer's start, for those that pack from the model's own weights (AMX and integers):
+ * @conv cleared, its bias (@out_channels, zero to a whole block) and sizes set; false when
+ * out of memory (@conv then cleared). */
+bool      bd_cpu_conv_begin (bd_cpu_conv *conv, const float *bias, uint32_t out_channels, uint32_t in_storage,
+                             uint32_t taps);
+
 /* For each of @in_storage stored input channels, the weights' channel that in_map puts there
  * (NULL: the same), or -1; malloc'd (NULL when out of memory). */
 int32_t  *bd_cpu_channel_of (const uint32_t *in_map, uint32_t in_channels, uint32_t in_storage);
@@ -135,8 +141,8 @@ void bd_conv2d_pairs (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cp
                       const bd_cpu_view_bf16 *out, bool relu);
 #endif
 
-/* The integer kernels (conv-int16.c, conv-int8.c, conv-dot.c, value-range.c, to-int16.c,
- * to-int8.c), built where the compiler targets AVX-512 VNNI. */
+/* The integer kernels (conv-int16.c, conv-int8.c, conv-dot.c, to-integers.c), built where the
+ * compiler targets AVX-512 VNNI. */
 #if defined(BD_HAVE_VNNI_KERNELS)
 /* Blocked activations as 16-bit integers, each value times @scale. */
 typedef struct {
@@ -172,10 +178,6 @@ bd_status bd_cpu_conv_pack_int16 (bd_thread_pool *pool, bd_cpu_conv *conv, const
 bd_status bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, const float *bias,
                                  uint32_t out_channels, uint32_t in_channels, const uint32_t *in_map,
                                  uint32_t in_storage, bd_error *error);
-
-/* The least and largest of the values of @planes planes of @in, pixels inside only, zero
- * included. */
-void bd_value_range (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, float *least, float *largest);
 
 /* @planes planes of @in, borders included, into @dst (planes * plane_stride elements):
  * scaled so that the largest |value| inside @in is @levels (a convolution's int16_levels),
