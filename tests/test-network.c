@@ -54,10 +54,12 @@ case_session (const net_case *c, uint64_t seed, uint8_t **bytes, bd_model **mode
 }
 
 /* Relative error allowed: fp32 sums in another order, or bf16 inputs and weights (8
- * significant bits; the integer kernels' 255 levels of an input's range and 127 of a weight's
- * are about as fine) through a few layers. */
+ * significant bits) through a few layers, or 8-bit integers (255 levels of an input's range,
+ * 127 of a weight's): on these random nets a median of 0.005, the largest of 800 runs 0.033
+ * and once 0.042, where a wrong kernel gives about 1. */
 #define EXACT_TOLERANCE 1e-5
 #define BF16_TOLERANCE  3e-2
+#define INT8_TOLERANCE  0.1
 
 static void
 run_case (const net_case *c, uint64_t seed, bd_precision precision)
@@ -65,7 +67,8 @@ run_case (const net_case *c, uint64_t seed, bd_precision precision)
 	g_autofree uint8_t *bytes = NULL;
 	bd_model *m = NULL;
 	bd_session *s = case_session (c, seed, &bytes, &m, precision);
-	double tolerance = precision == BD_PRECISION_EXACT ? EXACT_TOLERANCE : BF16_TOLERANCE;
+	bool int8 = strstr (bd_session_device_description (s), "int8") != NULL;
+	double tolerance = precision == BD_PRECISION_EXACT ? EXACT_TOLERANCE : int8 ? INT8_TOLERANCE : BF16_TOLERANCE;
 	bd_error err = { 0 };
 
 	size_t n = (size_t) c->h * c->w;
