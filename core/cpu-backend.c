@@ -51,8 +51,8 @@ typedef struct {
 	 * mirror pass), which leaves one for a folder's other shape; fewer plans would be
 	 * remade for every photo of a folder. Their buffers share one arena (a forward pass
 	 * keeps nothing for the next): with plan_layout's sharing, about 165 MB instead of
-	 * 480 MB for the shipped model (110 MB on AMX), and half the page faults of a lone photo
-	 * (docs/ARCHITECTURE.md). A smaller size is laid out in a larger one's rows and planes
+	 * 480 MB for the shipped model in fp32 (110 MB on AMX, 113 MB beside the bf16 or
+	 * integer copy), and half the page faults of a lone photo (docs/ARCHITECTURE.md). A smaller size is laid out in a larger one's rows and planes
 	 * (plan_for), so a photo's second pass finds its pages already faulted in. */
 	cpu_plan    plans[6];
 	cpu_plan   *bound;      /* the plan whose views point into the arena, borders zeroed */
@@ -174,6 +174,13 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, ui
 		 * smaller, and fewer of its large pages, faulted in whole for a byte, lie half used. */
 		if (st == BD_OK && kernel == CPU_AMX && has_cat && PLANES (c) % 2 == 0)
 			buffer_alias (&s->tmp[l], &s->cat[l], PLANES (c), c);
+		/* Where every convolution but the first reads a bf16 or integer copy of its input
+		 * (conv3x3), a block's fp32 buffers are dead once copied: tmp lies over the skip
+		 * half, which the block's second convolution writes only after copying tmp, and
+		 * which the decoder's first convolution has copied before writing tmp. The level
+		 * 0 photo, read in fp32 by the first convolution, lies over the up half. */
+		else if (st == BD_OK && (kernel == CPU_BF16 || kernel == CPU_VNNI) && has_cat)
+			buffer_alias (&s->tmp[l], &s->cat[l], 0, c);
 		else if (st == BD_OK)
 			st = buffer_layout (s, &s->tmp[l], c, h, w, gh, gw, error);
 		cpu_buffer *in = l > 0 ? &s->pooled[l] : &s->input;
