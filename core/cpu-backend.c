@@ -15,7 +15,7 @@
 /* What runs the 3x3 convolutions but the first: fp32 (exact precision, or fast where nothing
  * else pays), bf16 dot products (AVX-512 BF16 on AMD), bf16 tiles (AMX on Intel, which also
  * runs the up-convolutions), or integer dot products (AVX-512 VNNI on Intel without AMX: 16
- * bits at full resolution, 8 below). */
+ * bits at full resolution, 8 below and for the up-convolutions). */
 typedef enum { CPU_FP32, CPU_BF16, CPU_AMX, CPU_VNNI } cpu_kernel;
 
 typedef struct {
@@ -325,8 +325,10 @@ pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, uint32_t level, bool firs
 #endif
 #if defined(BD_HAVE_VNNI_KERNELS)
 	if (kernel == CPU_VNNI && !first)
-		return level == 0 ? bd_cpu_conv_pack_int16 (pool, c, weights, bias, cout, cin, in_map, in_storage, error)
-		                  : bd_cpu_conv_pack_int8 (pool, c, weights, bias, cout, cin, in_map, in_storage, error);
+		return level == 0 ? bd_cpu_conv_pack_int16 (pool, c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1,
+		                                            in_map, in_storage, error)
+		                  : bd_cpu_conv_pack_int8 (pool, c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1,
+		                                           in_map, in_storage, error);
 #endif
 	bd_status st = bd_cpu_conv_pack (c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map, in_storage,
 	                                 error);
@@ -403,6 +405,14 @@ cpu_init (bd_session *session, bd_error *error)
 			if (k == CPU_AMX) {
 				st = bd_cpu_conv_pack_amx (pool, &s->up[l][t], up + t, bias, c, cn, 1, 4, (size_t) c * 4, 0, NULL,
 				                           cn, error);
+				continue;
+			}
+#endif
+#if defined(BD_HAVE_VNNI_KERNELS)
+			/* In 8 bits at every level: their inputs are below full resolution. */
+			if (k == CPU_VNNI) {
+				st = bd_cpu_conv_pack_int8 (pool, &s->up[l][t], up + t, bias, c, cn, 1, 4, (size_t) c * 4, 0, NULL,
+				                            cn, error);
 				continue;
 			}
 #endif
@@ -497,6 +507,21 @@ conv3x3 (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv *conv, const cpu_
 	bd_conv2d (pool, conv, &in->view, out, true);
 }
 
+/* An up-convolution from the whole buffer @in: in 8-bit integers when its taps are such. */
+static void
+up_conv (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv taps[4], const cpu_buffer *in, const bd_cpu_view *out)
+{
+#if defined(BD_HAVE_VNNI_KERNELS)
+	if (taps[0].weights_int8) {
+		bd_cpu_view_int8 q = bd_to_int8 (pool, &in->view, in->planes, (uint8_t *) s->half);
+		bd_conv_transpose2x2_int8 (pool, taps, &q, out);
+		return;
+	}
+#endif
+	(void) s;
+	bd_conv_transpose2x2 (pool, taps, &in->view, out);
+}
+
 /* Reports progress after each layer; false when the caller asked to cancel. */
 static bool
 step (const bd_run_options *opts, int *done, int total)
@@ -558,7 +583,7 @@ forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_poo
 	}
 	for (uint32_t l = D - 1; l-- > 0;) {
 		bd_cpu_view up = planes_of (&p->cat[l], PLANES (m->widths[l]));
-		bd_conv_transpose2x2 (pool, state->up[l], &p->out[l + 1].view, &up);
+		up_conv (pool, state, state->up[l], &p->out[l + 1], &up);
 		conv3x3 (pool, state, &state->dec[l][0], &p->cat[l], &p->tmp[l].view);
 		conv3x3 (pool, state, &state->dec[l][1], &p->tmp[l], &p->out[l].view);
 		for (int k = 0; k < 4; k++)

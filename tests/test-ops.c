@@ -276,7 +276,8 @@ static void
 check_bf16_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, bf16_kernel kernel)
 {
 	size_t nin = (size_t) c->cin * c->h * c->w, nout = (size_t) c->cout * c->h * c->w;
-	size_t nw = (size_t) c->cout * c->cin * 9;
+	uint32_t taps = c->k * c->k;
+	size_t nw = (size_t) c->cout * c->cin * taps;
 	float *in = random_array (rng, nin, 1), *w = random_array (rng, nw, 0.5f);
 	float *bias = random_array (rng, c->cout, 0.5f);
 	float *in_r = g_new (float, nin), *w_r = g_new (float, nw);
@@ -363,7 +364,7 @@ typedef enum {
 	                    * largest, which 16 bits' levels must keep from overflowing */
 } int_inputs;
 
-/* One 3x3 case through an integer kernel (16 or 8 @bits), against the reference on the
+/* One 3x3 or 1x1 case through an integer kernel (16 or 8 @bits), against the reference on the
  * inputs and weights rounded as the kernel rounds them, so only the fp32 sums differ, and
  * against the unrounded reference within a few levels. 16 bits: inputs to multiples of
  * max |in| / levels, each output's weights to multiples of its max |w| / levels. 8 bits:
@@ -374,7 +375,8 @@ static void
 check_int_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, int bits, int_inputs inputs)
 {
 	size_t nin = (size_t) c->cin * c->h * c->w, nout = (size_t) c->cout * c->h * c->w;
-	size_t nw = (size_t) c->cout * c->cin * 9;
+	uint32_t taps = c->k * c->k;
+	size_t nw = (size_t) c->cout * c->cin * taps;
 	float *in = random_array (rng, nin, 1), *w = random_array (rng, nw, 0.5f);
 	float *bias = random_array (rng, c->cout, 0.5f);
 	for (size_t k = 0; k < nin; k++)
@@ -383,8 +385,10 @@ check_int_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, int bits,
 		w[k] = 0.5f;
 
 	bd_cpu_conv conv;
-	bd_status st = bits == 16 ? bd_cpu_conv_pack_int16 (pool, &conv, w, bias, c->cout, c->cin, NULL, c->cin, NULL)
-	                          : bd_cpu_conv_pack_int8 (pool, &conv, w, bias, c->cout, c->cin, NULL, c->cin, NULL);
+	bd_status st = bits == 16 ? bd_cpu_conv_pack_int16 (pool, &conv, w, bias, c->cout, c->cin, taps,
+	                                                    (size_t) c->cin * taps, taps, 1, NULL, c->cin, NULL)
+	                          : bd_cpu_conv_pack_int8 (pool, &conv, w, bias, c->cout, c->cin, taps,
+	                                                   (size_t) c->cin * taps, taps, 1, NULL, c->cin, NULL);
 	g_assert_cmpint (st, ==, BD_OK);
 	g_assert_null (conv.weights);
 	float levels = bits == 16 ? conv.int16_levels : 127;
@@ -407,16 +411,16 @@ check_int_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, int bits,
 	}
 	for (uint32_t co = 0; co < c->cout; co++) {
 		float top = 0;
-		for (size_t k = 0; k < (size_t) c->cin * 9; k++)
-			top = fmaxf (top, fabsf (w[co * (size_t) c->cin * 9 + k]));
-		for (size_t k = 0; k < (size_t) c->cin * 9; k++) {
-			size_t i = co * (size_t) c->cin * 9 + k;
+		for (size_t k = 0; k < (size_t) c->cin * taps; k++)
+			top = fmaxf (top, fabsf (w[co * (size_t) c->cin * taps + k]));
+		for (size_t k = 0; k < (size_t) c->cin * taps; k++) {
+			size_t i = co * (size_t) c->cin * taps + k;
 			w_r[i] = nearbyintf (w[i] / top * levels) * (top / levels);
 		}
 	}
 	float *want = g_new (float, nout), *want_rounded = g_new (float, nout);
-	ref_conv2d (in, c->cin, c->h, c->w, w, bias, c->cout, 3, c->relu, want);
-	ref_conv2d (in_r, c->cin, c->h, c->w, w_r, bias, c->cout, 3, c->relu, want_rounded);
+	ref_conv2d (in, c->cin, c->h, c->w, w, bias, c->cout, c->k, c->relu, want);
+	ref_conv2d (in_r, c->cin, c->h, c->w, w_r, bias, c->cout, c->k, c->relu, want_rounded);
 
 	blocked bin = blocked_new (c->cin, c->h + 2, c->w), bout = blocked_new (c->cout, c->h, c->w);
 	bin.view.height = c->h;
@@ -433,19 +437,19 @@ check_int_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, int bits,
 	if (bits == 16) {
 		bd_cpu_view_int16 qv = bd_to_int16 (pool, &bin.view, bin.planes, levels, (int16_t *) q);
 		got_scale = qv.scale;
-		bd_conv2d_int16 (pool, &conv, &qv, &bout.view, c->relu);
+		bd_conv_run_int16 (pool, &conv, &qv, &bout.view, 1, c->relu);
 	} else {
 		bd_cpu_view_int8 qv = bd_to_int8 (pool, &bin.view, bin.planes, q);
 		got_scale = qv.scale;
 		g_assert_cmpint (qv.offset, ==, (int32_t) zero);
 		g_assert_true (inputs != INPUTS_POSITIVE || qv.offset == 0);
-		bd_conv2d_int8 (pool, &conv, &qv, &bout.view, c->relu);
+		bd_conv_run_int8 (pool, &conv, &qv, &bout.view, 1, c->relu);
 	}
 	g_assert_cmpfloat (fabsf (got_scale - scale), <=, 1e-6f * scale);
 
 	float *got = blocked_to_dense (&bout);
-	char *what = g_strdup_printf ("int%d conv 3x3 %u->%u at %ux%u, inputs %d", bits, c->cin, c->cout, c->w, c->h,
-	                              (int) inputs);
+	char *what = g_strdup_printf ("int%d conv %ux%u %u->%u at %ux%u, inputs %d", bits, c->k, c->k, c->cin, c->cout,
+	                              c->w, c->h, (int) inputs);
 	check_close (got, want_rounded, nout, 1e-5, what);
 	double e = ref_relative_error (got, want, nout), reach = bits == 16 ? 2e-3 : 2e-2;
 	if (!(e <= reach))
@@ -460,7 +464,7 @@ check_int_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, int bits,
 }
 #endif
 
-/* The integer kernels: 16 bits (full resolution) and 8 (below), on every 3x3 case. */
+/* The integer kernels: 16 bits (full resolution) and 8 (below), on every case. */
 static void
 test_conv2d_int (void)
 {
@@ -471,12 +475,11 @@ test_conv2d_int (void)
 	}
 	bd_thread_pool *pool = bd_thread_pool_new (2);
 	bd_rng rng = { g_test_rand_int () };
-	for (size_t i = 0; i < G_N_ELEMENTS (conv_cases); i++)
-		if (conv_cases[i].k == 3) {
-			check_int_case (pool, &rng, &conv_cases[i], 16, INPUTS_RANDOM);
-			check_int_case (pool, &rng, &conv_cases[i], 8, INPUTS_RANDOM);
-			check_int_case (pool, &rng, &conv_cases[i], 8, INPUTS_POSITIVE);
-		}
+	for (size_t i = 0; i < G_N_ELEMENTS (conv_cases); i++) {
+		check_int_case (pool, &rng, &conv_cases[i], 16, INPUTS_RANDOM);
+		check_int_case (pool, &rng, &conv_cases[i], 8, INPUTS_RANDOM);
+		check_int_case (pool, &rng, &conv_cases[i], 8, INPUTS_POSITIVE);
+	}
 	/* A chunk of 128 inputs and a part of one, at their largest. */
 	check_int_case (pool, &rng, &(conv_case) { 150, 20, 6, 6, 3, false }, 16, INPUTS_LARGEST);
 	check_int_case (pool, &rng, &(conv_case) { 150, 20, 6, 6, 3, false }, 8, INPUTS_LARGEST);
@@ -628,6 +631,50 @@ test_conv_transpose (void)
 		check_close (got, want, (size_t) cout * 4 * h * w, 1e-5, "transposed conv");
 		for (int t = 0; t < 4; t++)
 			bd_cpu_conv_clear (&taps[t]);
+#if defined(BD_HAVE_VNNI_KERNELS)
+		/* In 8 bits: against the reference on inputs rounded to 255 levels over their range
+		 * (zero a level) and each tap's weights to 127 levels of each output's largest. */
+		if (bd_cpu_vnni_usable ()) {
+			size_t nin = (size_t) cin * h * w, nw = (size_t) cin * cout * 4;
+			float hi = 0, lo = 0;
+			for (size_t k = 0; k < nin; k++) {
+				hi = fmaxf (hi, in[k]);
+				lo = fminf (lo, in[k]);
+			}
+			float scale = (hi - lo) / 255.0f, zero = nearbyintf (-lo / scale);
+			float *in_r = g_new (float, nin), *wt_r = g_new (float, nw);
+			for (size_t k = 0; k < nin; k++)
+				in_r[k] = (fminf (fmaxf (nearbyintf (in[k] * (1.0f / scale)) + zero, 0), 255) - zero) * scale;
+			for (uint32_t co = 0; co < cout; co++)
+				for (int t = 0; t < 4; t++) {
+					float top = 0;
+					for (uint32_t ci = 0; ci < cin; ci++)
+						top = fmaxf (top, fabsf (wt[((size_t) ci * cout + co) * 4 + t]));
+					for (uint32_t ci = 0; ci < cin; ci++) {
+						size_t k = ((size_t) ci * cout + co) * 4 + t;
+						wt_r[k] = nearbyintf (wt[k] / top * 127) * (top / 127);
+					}
+				}
+			ref_conv_transpose2x2 (in_r, cin, h, w, wt_r, bias, cout, want);
+			for (int t = 0; t < 4; t++)
+				g_assert_cmpint (bd_cpu_conv_pack_int8 (pool, &taps[t], wt + t, bias, cout, cin, 1, 4, (size_t) cout * 4,
+				                                        0, NULL, cin, NULL), ==, BD_OK);
+			size_t nq = (size_t) bin.planes * bin.view.plane_stride;
+			uint8_t *q = bd_alloc_zeroed (nq, 1);
+			g_assert_nonnull (q);
+			blocked_poison (&bout);
+			bd_cpu_view_int8 qv = bd_to_int8 (pool, &bin.view, bin.planes, q);
+			bd_conv_transpose2x2_int8 (pool, taps, &qv, &bout.view);
+			g_free (got);
+			got = blocked_to_dense (&bout);
+			check_close (got, want, (size_t) cout * 4 * h * w, 1e-5, "8-bit transposed conv");
+			for (int t = 0; t < 4; t++)
+				bd_cpu_conv_clear (&taps[t]);
+			bd_free_aligned (q);
+			g_free (in_r);
+			g_free (wt_r);
+		}
+#endif
 #if defined(BD_HAVE_AMX_KERNELS)
 		/* On AMX: against the reference on bf16-rounded inputs and weights. */
 		if (bd_cpu_amx_usable ()) {

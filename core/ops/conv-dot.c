@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The 3x3 convolution (padding 1) + bias + optional ReLU whose instruction multiplies a group
- * of input channels by their weights and adds the products into one 32-bit lane, built three
+ * of input channels by their weights and adds the products into one 32-bit lane, and for the
+ * integers the 1x1 one (an up-convolution's tap, bd_conv_transpose2x2_int8), built three
  * times: bd_conv2d_bf16 (-DBD_DOT_BF16: vdpbf16ps, pairs of bf16, fp32 sums; weights from
  * conv-bf16.c), bd_conv2d_int16 (-DBD_DOT_INT16: vpdpwssd, pairs of 16-bit integers;
  * conv-int16.c) and bd_conv2d_int8 (-DBD_DOT_INT8: vpdpbusd, quads of 8-bit integers;
@@ -28,6 +29,7 @@ typedef __m512           acc_t;
 #define WEIGHTS(conv)    ((conv)->weights_bf16)
 #define DOT(acc, v, w)   _mm512_dpbf16_ps ((acc), (__m512bh) (v), (__m512bh) (w))
 #define CONV_NAME        bd_conv2d_bf16
+#define RUN_NAME         bd_conv_run_bf16
 #elif defined(BD_DOT_INT16)
 #define GROUP             2
 typedef int16_t           in_t;
@@ -37,6 +39,7 @@ typedef __m512i           acc_t;
 #define WEIGHTS(conv)     ((conv)->weights_int16)
 #define DOT(acc, v, w)    _mm512_dpwssd_epi32 ((acc), (v), (w))
 #define CONV_NAME         bd_conv2d_int16
+#define RUN_NAME          bd_conv_run_int16
 #elif defined(BD_DOT_INT8)
 #define GROUP             4
 typedef uint8_t           in_t;
@@ -46,6 +49,7 @@ typedef __m512i           acc_t;
 #define WEIGHTS(conv)     ((conv)->weights_int8)
 #define DOT(acc, v, w)    _mm512_dpbusd_epi32 ((acc), (v), (w))
 #define CONV_NAME         bd_conv2d_int8
+#define RUN_NAME          bd_conv_run_int8
 #else
 #error "build with BD_DOT_BF16, BD_DOT_INT16 or BD_DOT_INT8"
 #endif
@@ -74,11 +78,13 @@ static inline __m512i splat_group (const in_t *p)
 	return _mm512_set1_epi32 (v);
 }
 
+/* K = 3: a 3x3 convolution; K = 1: a 1x1 one, its outputs @STEP pixels apart (an
+ * up-convolution's tap, bd_conv_transpose2x2_int8). */
 static inline __attribute__ ((always_inline)) void
-tile (const dot_job *job, uint32_t x, const int P, const int NB)
+tile (const dot_job *job, uint32_t x, const int P, const int NB, const int K, const int STEP)
 {
 	acc_t acc[MAX_P][2];
-	float *out = job->out + (size_t) x * VL;
+	float *out = job->out + (size_t) x * STEP * VL;
 
 	/* bf16 sums onto the bias or the chunks before; integers from zero, a chunk at a time. */
 #pragma GCC unroll 26
@@ -93,9 +99,21 @@ tile (const dot_job *job, uint32_t x, const int P, const int NB)
 
 	const w_t *wp = job->w;
 	for (uint32_t b = 0; b < job->planes; b++) {
-		const in_t *row = job->in + b * job->in_plane + (size_t) x * VL - (job->in_row + VL);
+		const in_t *row = job->in + b * job->in_plane + (size_t) x * VL - (K / 2) * (job->in_row + VL);
 		uint32_t groups = b + 1 == job->planes ? job->groups_last : VL / GROUP;
 		for (uint32_t q = 0; q < groups; q++, row += GROUP) {
+			if (K == 1) {
+				__m512i w0 = load_weights (wp), w1 = NB > 1 ? load_weights (wp + job->wblock) : w0;
+				wp += GROUP * VL;
+#pragma GCC unroll 26
+				for (int p = 0; p < P; p++) {
+					__m512i v = splat_group (row + p * VL);
+					acc[p][0] = DOT (acc[p][0], v, w0);
+					if (NB > 1)
+						acc[p][1] = DOT (acc[p][1], v, w1);
+				}
+				continue;
+			}
 			/* As the fp32 kernel: a row of taps at a time, each broadcast input group feeding
 			 * the three outputs it touches. */
 #pragma GCC unroll 1
@@ -134,7 +152,7 @@ tile (const dot_job *job, uint32_t x, const int P, const int NB)
 	for (int p = 0; p < P; p++)
 #pragma GCC unroll 2
 		for (int j = 0; j < NB; j++) {
-			float *o = out + j * job->out_plane + p * VL;
+			float *o = out + j * job->out_plane + p * STEP * VL;
 #if defined(BD_DOT_BF16)
 			__m512 v = acc[p][j];
 #else
@@ -151,25 +169,26 @@ tile (const dot_job *job, uint32_t x, const int P, const int NB)
 }
 
 static inline __attribute__ ((always_inline)) void
-row_tiles (const dot_job *job, uint32_t width, const int P, const int NB)
+row_tiles (const dot_job *job, uint32_t width, const int P, const int NB, const int K, const int STEP)
 {
 	uint32_t x = 0;
 	for (; x + P <= width; x += P)
-		tile (job, x, P, NB);
+		tile (job, x, P, NB, K, STEP);
 	for (; x + 8 <= width; x += 8)
-		tile (job, x, 8, NB);
+		tile (job, x, 8, NB, K, STEP);
 	for (; x + 4 <= width; x += 4)
-		tile (job, x, 4, NB);
+		tile (job, x, 4, NB, K, STEP);
 	for (; x + 2 <= width; x += 2)
-		tile (job, x, 2, NB);
+		tile (job, x, 2, NB, K, STEP);
 	for (; x < width; x++)
-		tile (job, x, 1, NB);
+		tile (job, x, 1, NB, K, STEP);
 }
 
 typedef struct {
 	const bd_cpu_conv *conv;
 	const view_t      *in;
 	const bd_cpu_view *out;
+	int                step;
 	bool               relu;
 	uint32_t           groups;
 } conv_ctx;
@@ -182,11 +201,11 @@ conv_task (void *data, size_t index)
 	uint32_t y = (uint32_t) (index / c->groups), block = 2 * (uint32_t) (index % c->groups);
 	int nb = block + 1 < conv->cout_blocks ? 2 : 1;
 	uint32_t in_planes = (conv->in_channels + VL - 1) / VL;
-	uint32_t groups = (conv->in_channels + GROUP - 1) / GROUP;
+	uint32_t groups = (conv->in_channels + GROUP - 1) / GROUP, taps = conv->taps;
 	dot_job job = {
 		.in_row = c->in->row_stride,
 		.in_plane = c->in->plane_stride,
-		.wblock = (size_t) groups * 9 * GROUP * VL,
+		.wblock = (size_t) groups * taps * GROUP * VL,
 		.bias = conv->bias + (size_t) block * VL,
 #if defined(BD_DOT_INT16)
 		.scale = conv->int16_scale + (size_t) block * VL,
@@ -196,7 +215,7 @@ conv_task (void *data, size_t index)
 		.in_scale = c->in->scale,
 		.offset = c->in->offset,
 #endif
-		.out = c->out->data + (size_t) block * c->out->plane_stride + (size_t) y * c->out->row_stride,
+		.out = c->out->data + (size_t) block * c->out->plane_stride + (size_t) y * c->step * c->out->row_stride,
 		.out_plane = c->out->plane_stride,
 		.relu = c->relu,
 	};
@@ -205,25 +224,51 @@ conv_task (void *data, size_t index)
 		job.in = (const in_t *) c->in->data + (size_t) b0 * c->in->plane_stride + (size_t) y * c->in->row_stride;
 		job.planes = b1 - b0;
 		job.groups_last = b1 == in_planes ? groups - (in_planes - 1) * (VL / GROUP) : VL / GROUP;
-		job.w = WEIGHTS (conv) + (size_t) block * job.wblock + (size_t) b0 * VL * 9 * VL;
+		job.w = WEIGHTS (conv) + (size_t) block * job.wblock + (size_t) b0 * VL * taps * VL;
 #if defined(BD_DOT_INT8)
 		job.sums = conv->int8_sums + (size_t) (b0 / CHUNK) * conv->cout_blocks * VL + (size_t) block * VL;
 #endif
 		job.first = b0 == 0;
 		job.last = b1 == in_planes;
-		/* 26 (or 2 x 12) accumulators beside the three (six) weight vectors and a broadcast. */
+		/* 26 (or 2 x 12) accumulators beside the three (six) weight vectors and a broadcast;
+		 * a 1x1 convolution's two weight vectors leave room for 2 x 14. bf16 weights are
+		 * 3x3 only (conv-bf16.c). */
+#if !defined(BD_DOT_BF16)
+		if (taps == 1) {
+			if (nb == 2 && c->step == 2)
+				row_tiles (&job, c->in->width, 14, 2, 1, 2);
+			else if (c->step == 2)
+				row_tiles (&job, c->in->width, 26, 1, 1, 2);
+			else if (nb == 2)
+				row_tiles (&job, c->in->width, 14, 2, 1, 1);
+			else
+				row_tiles (&job, c->in->width, 26, 1, 1, 1);
+			continue;
+		}
+#endif
 		if (nb == 2)
-			row_tiles (&job, c->in->width, 12, 2);
+			row_tiles (&job, c->in->width, 12, 2, 3, 1);
 		else
-			row_tiles (&job, c->in->width, 26, 1);
+			row_tiles (&job, c->in->width, 26, 1, 3, 1);
 	}
+}
+
+#if defined(BD_DOT_BF16)
+static
+#endif
+void
+RUN_NAME (bd_thread_pool *pool, const bd_cpu_conv *conv, const view_t *in, const bd_cpu_view *out, int out_step,
+          bool relu)
+{
+	if (in->height == 0 || in->width == 0 || conv->out_channels == 0)
+		return;
+	conv_ctx c = { .conv = conv, .in = in, .out = out, .step = out_step, .relu = relu,
+	               .groups = (conv->cout_blocks + 1) / 2 };
+	bd_thread_pool_run (pool, (size_t) in->height * c.groups, conv_task, &c);
 }
 
 void
 CONV_NAME (bd_thread_pool *pool, const bd_cpu_conv *conv, const view_t *in, const bd_cpu_view *out, bool relu)
 {
-	if (in->height == 0 || in->width == 0 || conv->out_channels == 0)
-		return;
-	conv_ctx c = { .conv = conv, .in = in, .out = out, .relu = relu, .groups = (conv->cout_blocks + 1) / 2 };
-	bd_thread_pool_run (pool, (size_t) in->height * c.groups, conv_task, &c);
+	RUN_NAME (pool, conv, in, out, 1, relu);
 }

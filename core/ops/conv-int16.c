@@ -48,7 +48,8 @@ bd_cpu_vnni_pays (void)
 /* The packing's two steps, each a task an output block: the largest |w| of each output and
  * its largest chunk sum of |w| / largest; then, with the layer's levels, the integers. */
 typedef struct {
-	const float   *w;            /* [out][in][tap], the model's */
+	const float   *w;            /* the model's: w[co * s_co + ci * s_ci + tap * s_tap] */
+	size_t         s_co, s_ci, s_tap;
 	const int32_t *channel_of;   /* per stored input channel, its weights' channel or -1 */
 	uint32_t       out_channels, in_channels;
 	float         *ratio;        /* per output: its largest chunk sum of |w| / largest |w| */
@@ -60,19 +61,22 @@ static void
 measure_task (void *data, size_t ob)
 {
 	const pack_ctx *c = data;
-	uint32_t storage = c->conv->in_channels, chunk_ch = BD_DOT_CHUNK * VL;
+	uint32_t storage = c->conv->in_channels, chunk_ch = BD_DOT_CHUNK * VL, taps = c->conv->taps;
 	for (uint32_t co = (uint32_t) ob * VL; co < c->out_channels && co < (ob + 1) * VL; co++) {
-		const float *wo = c->w + (size_t) co * c->in_channels * 9;
+		const float *wo = c->w + co * c->s_co;
 		float top = 0;
-		for (size_t k = 0; k < (size_t) c->in_channels * 9; k++)
-			top = fmaxf (top, fabsf (wo[k]));
+		for (uint32_t ci = 0; ci < c->in_channels; ci++)
+			for (uint32_t t = 0; t < taps; t++) {
+				float a = fabsf (wo[ci * c->s_ci + t * c->s_tap]);
+				top = a > top ? a : top;
+			}
 		c->conv->int16_scale[co] = top;
 		double ratio = 0;
 		for (uint32_t s0 = 0; top > 0 && s0 < storage; s0 += chunk_ch) {
 			double sum = 0;
 			for (uint32_t s = s0; s < storage && s < s0 + chunk_ch; s++)
-				for (int t = 0; c->channel_of[s] >= 0 && t < 9; t++)
-					sum += fabsf (wo[(size_t) c->channel_of[s] * 9 + t]) / top;
+				for (uint32_t t = 0; c->channel_of[s] >= 0 && t < taps; t++)
+					sum += fabsf (wo[(size_t) c->channel_of[s] * c->s_ci + t * c->s_tap]) / top;
 			ratio = fmax (ratio, sum);
 		}
 		c->ratio[co] = (float) ratio;
@@ -85,33 +89,33 @@ quantize_task (void *data, size_t ob)
 {
 	const pack_ctx *c = data;
 	const bd_cpu_conv *conv = c->conv;
-	uint32_t pairs = (conv->in_channels + 1) / 2;
-	int16_t *dst = conv->weights_int16 + ob * pairs * 9 * 2 * VL;
+	uint32_t pairs = (conv->in_channels + 1) / 2, taps = conv->taps;
+	int16_t *dst = conv->weights_int16 + ob * pairs * taps * 2 * VL;
 	float levels = (float) c->levels;
 	for (uint32_t p = 0; p < pairs; p++)
-		for (int t = 0; t < 9; t++)
+		for (uint32_t t = 0; t < taps; t++)
 			for (uint32_t o = 0; o < VL; o++)
 				for (uint32_t j = 0; j < 2; j++) {
 					uint32_t co = (uint32_t) ob * VL + o, s = 2 * p + j;
 					int32_t ci = s < conv->in_channels ? c->channel_of[s] : -1;
 					float top = co < c->out_channels ? conv->int16_scale[co] : 0;
-					float q = ci < 0 || top == 0 ? 0 : nearbyintf (c->w[((size_t) co * c->in_channels + (size_t) ci) * 9 + t] / top * levels);
+					float q = ci < 0 || top == 0 ? 0 : nearbyintf (c->w[co * c->s_co + (size_t) ci * c->s_ci + t * c->s_tap] / top * levels);
 					*dst++ = (int16_t) q;
 				}
 }
 
 bd_status
 bd_cpu_conv_pack_int16 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, const float *bias,
-                        uint32_t out_channels, uint32_t in_channels, const uint32_t *in_map, uint32_t in_storage,
-                        bd_error *error)
+                        uint32_t out_channels, uint32_t in_channels, uint32_t taps, size_t s_co, size_t s_ci,
+                        size_t s_tap, const uint32_t *in_map, uint32_t in_storage, bd_error *error)
 {
 	uint32_t blocks = (out_channels + VL - 1) / VL, pairs = (in_storage + 1) / 2;
 	size_t n;
-	if (!bd_size_mul3 ((size_t) pairs * 9, 2 * VL, blocks, &n)) {
+	if (!bd_size_mul3 ((size_t) pairs * taps, 2 * VL, blocks, &n)) {
 		memset (conv, 0, sizeof *conv);
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "convolution too large");
 	}
-	bool begun = bd_cpu_conv_begin (conv, bias, out_channels, in_storage, 9);
+	bool begun = bd_cpu_conv_begin (conv, bias, out_channels, in_storage, taps);
 	conv->weights_int16 = bd_alloc_aligned (n, sizeof *conv->weights_int16);   /* quantize_task writes it all */
 	conv->int16_scale = bd_alloc_zeroed ((size_t) blocks * VL, sizeof (float));
 	int32_t *channel_of = bd_cpu_channel_of (in_map, in_channels, in_storage);
@@ -122,16 +126,16 @@ bd_cpu_conv_pack_int16 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w,
 		bd_cpu_conv_clear (conv);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
 	}
-	pack_ctx c = { w, channel_of, out_channels, in_channels, ratio, 0, conv };
+	pack_ctx c = { w, s_co, s_ci, s_tap, channel_of, out_channels, in_channels, ratio, 0, conv };
 	bd_thread_pool_run (pool, blocks, measure_task, &c);
 	/* Weights and inputs get as many levels each: a weight's largest product with an input
 	 * is then levels^2, and a chunk's sums stay within 32 bits while levels^2 times the
 	 * layer's largest chunk sum of |w| / largest |w| does, plus half a level for each of the
-	 * chunk's weights' rounding: levels^2 * ratio + levels * taps / 2 <= SUM_LIMIT. */
-	double most = 1, taps = (double) BD_DOT_CHUNK * VL * 9;
+	 * chunk's weights' rounding: levels^2 * ratio + levels * weights / 2 <= SUM_LIMIT. */
+	double most = 1, weights = (double) BD_DOT_CHUNK * VL * taps;
 	for (uint32_t co = 0; co < out_channels; co++)
 		most = fmax (most, ratio[co]);
-	c.levels = fmin (floor ((sqrt (taps * taps / 4 + 4 * most * SUM_LIMIT) - taps / 2) / (2 * most)), 32767.0);
+	c.levels = fmin (floor ((sqrt (weights * weights / 4 + 4 * most * SUM_LIMIT) - weights / 2) / (2 * most)), 32767.0);
 	bd_thread_pool_run (pool, blocks, quantize_task, &c);
 	for (uint32_t co = 0; co < out_channels; co++)
 		conv->int16_scale[co] /= (float) c.levels;

@@ -28,10 +28,10 @@ typedef struct {
 	uint16_t *weights_bf16; /* NULL, or the 3x3 weights for bd_conv2d_bf16 (conv-bf16.c) */
 	uint16_t *weights_amx;  /* NULL, or the weights for the AMX kernels (conv-amx.c,
 	                         * conv-transpose-amx.c); weights is then NULL */
-	int16_t  *weights_int16; /* NULL, or the 3x3 weights for bd_conv2d_int16 (conv-int16.c), */
+	int16_t  *weights_int16; /* NULL, or the weights for bd_conv_run_int16 (conv-int16.c), */
 	float    *int16_scale;   /* each output's integers times its scale (cout_blocks * 16), */
 	float     int16_levels;  /* for inputs scaled to at most this many levels */
-	int8_t   *weights_int8;  /* NULL, or the 3x3 weights for bd_conv2d_int8 (conv-int8.c), */
+	int8_t   *weights_int8;  /* NULL, or the weights for bd_conv_run_int8 (conv-int8.c), */
 	float    *int8_scale;    /* each output's integers times its scale, */
 	int32_t  *int8_sums;     /* and each chunk's sum of them: [chunk][cout_blocks * 16] */
 	uint32_t in_channels;   /* storage channels read: planes * 16, or fewer in the last plane */
@@ -168,16 +168,18 @@ bool bd_cpu_vnni_usable (void);
  * BACKDROP_CPU_KERNEL=vnni). */
 bool bd_cpu_vnni_pays (void);
 
-/* bd_cpu_conv_pack for a 3x3 convolution run by an integer kernel only: its weights
- * w[co][ci][tap] as integers with a scale per output (no fp32 copy), packed by @pool's
- * threads; 16 bits (weights_int16, int16_scale, int16_levels) or 8 (weights_int8,
- * int8_scale, int8_sums). */
+/* bd_cpu_conv_pack for a 3x3 or 1x1 convolution run by an integer kernel only: its weights
+ * w[co * s_co + ci * s_ci + tap * s_tap] as integers with a scale per output (no fp32 copy),
+ * packed by @pool's threads; 16 bits (weights_int16, int16_scale, int16_levels) or 8
+ * (weights_int8, int8_scale, int8_sums). */
 bd_status bd_cpu_conv_pack_int16 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, const float *bias,
-                                  uint32_t out_channels, uint32_t in_channels, const uint32_t *in_map,
-                                  uint32_t in_storage, bd_error *error);
+                                  uint32_t out_channels, uint32_t in_channels, uint32_t taps, size_t s_co,
+                                  size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t in_storage,
+                                  bd_error *error);
 bd_status bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, const float *bias,
-                                 uint32_t out_channels, uint32_t in_channels, const uint32_t *in_map,
-                                 uint32_t in_storage, bd_error *error);
+                                 uint32_t out_channels, uint32_t in_channels, uint32_t taps, size_t s_co,
+                                 size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t in_storage,
+                                 bd_error *error);
 
 /* @planes planes of @in, borders included, into @dst (planes * plane_stride elements):
  * scaled so that the largest |value| inside @in is @levels (a convolution's int16_levels),
@@ -191,6 +193,16 @@ void bd_conv2d_int16 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cp
                       const bd_cpu_view *out, bool relu);
 void bd_conv2d_int8 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int8 *in,
                      const bd_cpu_view *out, bool relu);
+
+/* bd_conv_run with integer weights and inputs: a 3x3 or 1x1 convolution, as packed. */
+void bd_conv_run_int16 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int16 *in,
+                        const bd_cpu_view *out, int out_step, bool relu);
+void bd_conv_run_int8 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int8 *in,
+                       const bd_cpu_view *out, int out_step, bool relu);
+
+/* bd_conv_transpose2x2 with @taps packed by bd_cpu_conv_pack_int8 (1x1) and @in in 8 bits. */
+void bd_conv_transpose2x2_int8 (bd_thread_pool *pool, const bd_cpu_conv taps[4], const bd_cpu_view_int8 *in,
+                                const bd_cpu_view *out);
 #endif
 
 /* The AMX kernels (conv-amx.c, conv-transpose-amx.c), built where the compiler targets
