@@ -25,40 +25,50 @@ typedef struct {
 	size_t         s_co, s_ci, s_tap;
 	const int32_t *channel_of;   /* per stored input channel, its weights' channel or -1 */
 	uint32_t       out_channels, in_channels;
+	float         *rows;         /* per task, one output's weights [ci][tap] */
 	bd_cpu_conv   *conv;
 } pack_ctx;
 
-/* One output block, [quad][tap][16 outputs][4 inputs], every value written in order (zeros
- * included: the memory needs no zeroing), and each output's weight sum a chunk. */
+/* One output block, [quad][tap][16 outputs][4 inputs]: zeroed, then each output's weights
+ * gathered into a row in the model's order, rounded there (a vector loop: the divisions are
+ * most of the work), and placed with each chunk's weight sum. */
 static void
 pack_task (void *data, size_t ob)
 {
 	const pack_ctx *c = data;
 	bd_cpu_conv *conv = c->conv;
 	uint32_t quads = (conv->in_channels + 3) / 4, chunk_ch = BD_DOT_CHUNK * VL, taps = conv->taps;
-	float top[VL];
-	for (uint32_t o = 0; o < VL; o++) {
-		uint32_t co = (uint32_t) ob * VL + o;
-		top[o] = 0;
-		for (uint32_t ci = 0; co < c->out_channels && ci < c->in_channels; ci++)
-			for (uint32_t t = 0; t < taps; t++) {
-				float a = fabsf (c->w[co * c->s_co + ci * c->s_ci + t * c->s_tap]);
-				top[o] = a > top[o] ? a : top[o];
-			}
-		conv->int8_scale[co] = top[o] / 127.0f;
-	}
+	size_t n = (size_t) c->in_channels * taps;
+	float *row = c->rows + ob * n;
 	int8_t *dst = conv->weights_int8 + ob * quads * taps * 4 * VL;
-	for (uint32_t p = 0; p < quads; p++)
-		for (uint32_t t = 0; t < taps; t++)
-			for (uint32_t o = 0; o < VL; o++)
-				for (uint32_t j = 0; j < 4; j++) {
-					uint32_t co = (uint32_t) ob * VL + o, s = 4 * p + j;
-					int32_t ci = s < conv->in_channels ? c->channel_of[s] : -1;
-					float q = ci < 0 || top[o] == 0 ? 0 :
-					          nearbyintf (c->w[co * c->s_co + (size_t) ci * c->s_ci + t * c->s_tap] / top[o] * 127.0f);
-					*dst++ = (int8_t) q;
-					conv->int8_sums[(size_t) (s / chunk_ch) * conv->cout_blocks * VL + co] += (int32_t) q;
-				}
+	memset (dst, 0, (size_t) quads * taps * 4 * VL);
+	for (uint32_t co = (uint32_t) ob * VL; co < c->out_channels && co < (ob + 1) * VL; co++) {
+		float top = 0;
+		for (uint32_t ci = 0; ci < c->in_channels; ci++)
+			for (uint32_t t = 0; t < taps; t++) {
+				row[ci * taps + t] = c->w[co * c->s_co + ci * c->s_ci + t * c->s_tap];
+				float a = fabsf (row[ci * taps + t]);
+				top = a > top ? a : top;
+			}
+		conv->int8_scale[co] = top / 127.0f;
+		if (top == 0)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			row[k] = nearbyintf (row[k] / top * 127.0f);
+		for (uint32_t s = 0; s < conv->in_channels; s++) {
+			int32_t ci = c->channel_of[s];
+			if (ci < 0)
+				continue;
+			int8_t *d = dst + ((size_t) (s / 4) * taps * VL + co % VL) * 4 + s % 4;
+			int32_t sum = 0;
+			for (uint32_t t = 0; t < taps; t++) {
+				int8_t q = (int8_t) row[(size_t) ci * taps + t];
+				d[(size_t) t * VL * 4] = q;
+				sum += q;
+			}
+			conv->int8_sums[(size_t) (s / chunk_ch) * conv->cout_blocks * VL + co] += sum;
+		}
+	}
 }
 
 bd_status
@@ -74,17 +84,22 @@ bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, 
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "convolution too large");
 	}
 	bool begun = bd_cpu_conv_begin (conv, bias, out_channels, in_storage, taps);
-	conv->weights_int8 = bd_alloc_aligned (n, 1);   /* pack_task writes it all */
+	conv->weights_int8 = bd_alloc_aligned (n, 1);   /* pack_task zeroes and fills it */
 	conv->int8_scale = bd_alloc_zeroed ((size_t) blocks * VL, sizeof (float));
 	conv->int8_sums = bd_alloc_zeroed (sums, sizeof (int32_t));
 	int32_t *channel_of = bd_cpu_channel_of (in_map, in_channels, in_storage);
-	if (!begun || !conv->weights_int8 || !conv->int8_scale || !conv->int8_sums || !channel_of) {
+	size_t row_floats;
+	float *rows = bd_size_mul3 (blocks, in_channels, taps, &row_floats) ? bd_alloc_aligned (row_floats, sizeof (float))
+	                                                                     : NULL;
+	if (!begun || !conv->weights_int8 || !conv->int8_scale || !conv->int8_sums || !channel_of || !rows) {
 		free (channel_of);
+		bd_free_aligned (rows);
 		bd_cpu_conv_clear (conv);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
 	}
-	pack_ctx c = { w, s_co, s_ci, s_tap, channel_of, out_channels, in_channels, conv };
+	pack_ctx c = { w, s_co, s_ci, s_tap, channel_of, out_channels, in_channels, rows, conv };
 	bd_thread_pool_run (pool, blocks, pack_task, &c);
 	free (channel_of);
+	bd_free_aligned (rows);
 	return BD_OK;
 }
