@@ -33,7 +33,8 @@ typedef struct {
 	uint32_t    geo_height, geo_width;   /* the rows and planes are this size's */
 	uint64_t    last_used;
 	size_t      floats;                /* the arena it needs */
-	size_t      half_floats;           /* bf16 and integer sessions: the largest convolution input's copy */
+	size_t      half_floats;           /* bf16 and integer sessions: the copies that need the copy buffer */
+	size_t      level_start[BD_MAX_DEPTH + 1];   /* where each level's buffers begin; the end */
 	cpu_buffer  input;                 /* level 0, 3 channels */
 	cpu_buffer  pooled[BD_MAX_DEPTH];  /* level l's input, l >= 1 */
 	cpu_buffer  tmp[BD_MAX_DEPTH];     /* first conv of a block */
@@ -151,6 +152,25 @@ buffer_alias (cpu_buffer *b, const cpu_buffer *host, uint32_t first, uint32_t ch
 	b->alias = true;
 }
 
+/* The bytes of an integer copy of @b (to-integers.c): in 16 bits for the 3x3 convolutions
+ * at full resolution, else in 8 (pack_conv3x3, cpu_init). */
+static size_t
+copy_bytes (const cpu_buffer *b, bool int16)
+{
+	return (size_t) b->planes * b->view.plane_stride * (int16 ? 2 : 1);
+}
+
+/* Whether the buffers of levels @level and deeper can hold @bytes. A convolution at level
+ * @level - 1 (or the up-convolution into it, which reads level @level) may put its integer
+ * copy there: while it is read they are dead, written later in the encoder and read before
+ * in the decoder, and the copy writes its own borders (to-integers.c), so what it leaves
+ * there is never read as theirs. */
+static bool
+copy_room (const cpu_plan *p, uint32_t level, size_t bytes)
+{
+	return level <= BD_MAX_DEPTH && (p->floats - p->level_start[level]) * sizeof (float) >= bytes;
+}
+
 /* Buffers share memory where their lives do not overlap (the forward pass in cpu_forward_one):
  * a decoder block's output lies over its level's skip half of cat, which the block's first
  * convolution has consumed; the network's input and a level's pooled input lie over the up
@@ -163,6 +183,7 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, ui
 	memset (s, 0, sizeof *s);
 	bd_status st = BD_OK;
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
+		s->level_start[l] = s->floats;
 		uint32_t h = height >> l, w = width >> l, gh = geo_height >> l, gw = geo_width >> l, c = m->widths[l];
 		bool has_cat = l + 1 < m->depth;
 		uint32_t in_channels = l > 0 ? m->widths[l - 1] : 3;
@@ -197,13 +218,25 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, ui
 		memset (s, 0, sizeof *s);
 		return st;
 	}
+	for (uint32_t l = m->depth; l <= BD_MAX_DEPTH; l++)
+		s->level_start[l] = s->floats;
 	/* Every convolution input is one whole buffer; the largest is cat[0] (or the
-	 * bottleneck's at depth 1). On AMX the convolutions pass bf16 pairs to each other
-	 * (forward_amx) and nothing is copied. */
+	 * bottleneck's at depth 1). With bf16 each is copied into the copy buffer; with
+	 * integers, over the deeper levels' buffers where they hold it (integer_copy), so only
+	 * the bottleneck's small copies need the copy buffer. On AMX the convolutions pass bf16
+	 * pairs to each other (forward_amx) and nothing is copied. */
 	for (uint32_t l = 0; (kernel == CPU_BF16 || kernel == CPU_VNNI) && l < m->depth; l++) {
-		const cpu_buffer *in[] = { &s->pooled[l], &s->tmp[l], &s->cat[l] };
-		for (int i = 0; i < 3; i++)
-			s->half_floats = in[i]->floats > s->half_floats ? in[i]->floats : s->half_floats;
+		/* The level's 3x3 convolutions' inputs, and out[l], which the up-convolution of the
+		 * level above reads (in 8 bits; the head reads out[0] as it is). */
+		const cpu_buffer *in[] = { &s->pooled[l], &s->tmp[l], &s->cat[l], l > 0 ? &s->out[l] : NULL };
+		for (int i = 0; i < 4; i++) {
+			if (!in[i])
+				continue;
+			size_t floats = in[i]->floats, bytes = copy_bytes (in[i], l == 0 && i < 3);
+			if (kernel == CPU_VNNI)
+				floats = copy_room (s, l + 1, bytes) ? 0 : (bytes + 1) / 2;
+			s->half_floats = floats > s->half_floats ? floats : s->half_floats;
+		}
 	}
 	s->height = height;
 	s->width = width;
@@ -479,19 +512,33 @@ cpu_destroy (bd_session *session)
 	session->backend_data = NULL;
 }
 
-/* A 3x3 convolution over the whole buffer @in: in bf16 or integers when its weights are such. */
+#if defined(BD_HAVE_VNNI_KERNELS)
+/* Where an integer copy of @bytes goes: over the bound plan's buffers of level @level and
+ * deeper where they hold it (copy_room), else into the copy buffer. */
+static void *
+copy_space (const cpu_state *s, uint32_t level, size_t bytes)
+{
+	const cpu_plan *p = s->bound;
+	return copy_room (p, level, bytes) ? (void *) (s->arena + p->level_start[level]) : (void *) s->half;
+}
+#endif
+
+/* A 3x3 convolution at @level over the whole buffer @in: in bf16 or integers when its
+ * weights are such. */
 static void
-conv3x3 (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv *conv, const cpu_buffer *in,
+conv3x3 (bd_thread_pool *pool, cpu_state *s, uint32_t level, const bd_cpu_conv *conv, const cpu_buffer *in,
          const bd_cpu_view *out)
 {
 #if defined(BD_HAVE_VNNI_KERNELS)
 	if (conv->weights_int8) {
-		bd_cpu_view_int8 q = bd_to_int8 (pool, &in->view, in->planes, (uint8_t *) s->half);
+		uint8_t *copy = copy_space (s, level + 1, copy_bytes (in, false));
+		bd_cpu_view_int8 q = bd_to_int8 (pool, &in->view, in->planes, copy);
 		bd_conv2d_int8 (pool, conv, &q, out, true);
 		return;
 	}
 	if (conv->weights_int16) {
-		bd_cpu_view_int16 q = bd_to_int16 (pool, &in->view, in->planes, conv->int16_levels, (int16_t *) s->half);
+		int16_t *copy = copy_space (s, level + 1, copy_bytes (in, true));
+		bd_cpu_view_int16 q = bd_to_int16 (pool, &in->view, in->planes, conv->int16_levels, copy);
 		bd_conv2d_int16 (pool, conv, &q, out, true);
 		return;
 	}
@@ -504,21 +551,26 @@ conv3x3 (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv *conv, const cpu_
 	}
 #endif
 	(void) s;
+	(void) level;
 	bd_conv2d (pool, conv, &in->view, out, true);
 }
 
-/* An up-convolution from the whole buffer @in: in 8-bit integers when its taps are such. */
+/* The up-convolution into @level from the whole buffer @in (level @level + 1): in 8-bit
+ * integers when its taps are such. */
 static void
-up_conv (bd_thread_pool *pool, cpu_state *s, const bd_cpu_conv taps[4], const cpu_buffer *in, const bd_cpu_view *out)
+up_conv (bd_thread_pool *pool, cpu_state *s, uint32_t level, const bd_cpu_conv taps[4], const cpu_buffer *in,
+         const bd_cpu_view *out)
 {
 #if defined(BD_HAVE_VNNI_KERNELS)
 	if (taps[0].weights_int8) {
-		bd_cpu_view_int8 q = bd_to_int8 (pool, &in->view, in->planes, (uint8_t *) s->half);
+		uint8_t *copy = copy_space (s, level + 2, copy_bytes (in, false));
+		bd_cpu_view_int8 q = bd_to_int8 (pool, &in->view, in->planes, copy);
 		bd_conv_transpose2x2_int8 (pool, taps, &q, out);
 		return;
 	}
 #endif
 	(void) s;
+	(void) level;
 	bd_conv_transpose2x2 (pool, taps, &in->view, out);
 }
 
@@ -576,16 +628,16 @@ forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_poo
 			x = &p->pooled[l];
 		}
 		bd_cpu_view dst = l + 1 < D ? planes_of (&p->cat[l], 0) : p->out[l].view;
-		conv3x3 (pool, state, &state->enc[l][0], x, &p->tmp[l].view);
-		conv3x3 (pool, state, &state->enc[l][1], &p->tmp[l], &dst);
+		conv3x3 (pool, state, l, &state->enc[l][0], x, &p->tmp[l].view);
+		conv3x3 (pool, state, l, &state->enc[l][1], &p->tmp[l], &dst);
 		if (!step (opts, done, total) || !step (opts, done, total))
 			return false;
 	}
 	for (uint32_t l = D - 1; l-- > 0;) {
 		bd_cpu_view up = planes_of (&p->cat[l], PLANES (m->widths[l]));
-		up_conv (pool, state, state->up[l], &p->out[l + 1], &up);
-		conv3x3 (pool, state, &state->dec[l][0], &p->cat[l], &p->tmp[l].view);
-		conv3x3 (pool, state, &state->dec[l][1], &p->tmp[l], &p->out[l].view);
+		up_conv (pool, state, l, state->up[l], &p->out[l + 1], &up);
+		conv3x3 (pool, state, l, &state->dec[l][0], &p->cat[l], &p->tmp[l].view);
+		conv3x3 (pool, state, l, &state->dec[l][1], &p->tmp[l], &p->out[l].view);
 		for (int k = 0; k < 4; k++)
 			if (!step (opts, done, total))
 				return false;

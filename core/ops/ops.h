@@ -181,9 +181,10 @@ bd_status bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const 
                                  size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t in_storage,
                                  bd_error *error);
 
-/* @planes planes of @in, borders included, into @dst (planes * plane_stride elements):
- * scaled so that the largest |value| inside @in is @levels (a convolution's int16_levels),
- * or to 255 levels over the range of the values inside @in. */
+/* The values inside @planes planes of @in into @dst (planes * plane_stride elements, laid
+ * out as @in's), with the border pixels around them zero (8 bits: the copy's offset); @in's
+ * own borders are not read, nor rows below its border. Scaled so that the largest |value|
+ * inside @in is @levels (a convolution's int16_levels), or to 255 levels over their range. */
 bd_cpu_view_int16 bd_to_int16 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, float levels,
                                int16_t *dst);
 bd_cpu_view_int8  bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, uint8_t *dst);

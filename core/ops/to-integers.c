@@ -15,7 +15,6 @@
 
 #define VL    BD_LANES
 #define BANDS 64                   /* tasks finding the range, each a band of rows */
-#define PIECE ((size_t) 1 << 16)   /* values a task converts: 256 KiB in, cache-sized */
 
 typedef struct {
 	const bd_cpu_view *in;
@@ -57,40 +56,57 @@ value_range (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, float
 	}
 }
 
-/* Each value times @inverse, rounded, plus @offset, held to [@low, @high], stored in 16 or 8
- * bits. The buffers are whole pixels of 16 values. */
+/* Each value inside @in times @inverse, rounded, plus @offset, held to [@low, @high], stored
+ * in 16 or 8 bits; the border pixels around them @offset. A task a row of a plane, the
+ * border rows too: only the rows a kernel reads are written, and the fp32 borders are never
+ * read, so the copy may lie over memory another buffer's copy has written (cpu-backend.c). */
 typedef struct {
-	const float *src;
-	void        *dst;
-	size_t       n;
-	float        inverse;
-	int32_t      offset, low, high;
-	bool         bytes;
+	const bd_cpu_view *in;
+	void              *dst;   /* the copy's plane 0, pixel (-1, -1) */
+	float              inverse;
+	int32_t            offset, low, high;
+	bool               bytes;
 } convert_ctx;
+
+static inline void
+store_values (const convert_ctx *c, size_t at, __m512i q)
+{
+	if (c->bytes)
+		_mm_storeu_si128 ((__m128i *) ((uint8_t *) c->dst + at), _mm512_cvtepi32_epi8 (q));
+	else
+		_mm256_storeu_si256 ((__m256i *) ((int16_t *) c->dst + at), _mm512_cvtepi32_epi16 (q));
+}
 
 static void
 convert_task (void *data, size_t index)
 {
 	const convert_ctx *c = data;
-	size_t start = index * PIECE, end = start + PIECE < c->n ? start + PIECE : c->n;
-	__m512 inv = _mm512_set1_ps (c->inverse);
-	__m512i off = _mm512_set1_epi32 (c->offset), low = _mm512_set1_epi32 (c->low), high = _mm512_set1_epi32 (c->high);
-	for (size_t i = start; i < end; i += VL) {
-		__m512i q = _mm512_add_epi32 (_mm512_cvtps_epi32 (_mm512_mul_ps (_mm512_loadu_ps (c->src + i), inv)), off);
-		q = _mm512_min_epi32 (_mm512_max_epi32 (q, low), high);
-		if (c->bytes)
-			_mm_storeu_si128 ((__m128i *) ((uint8_t *) c->dst + i), _mm512_cvtepi32_epi8 (q));
-		else
-			_mm256_storeu_si256 ((__m256i *) ((int16_t *) c->dst + i), _mm512_cvtepi32_epi16 (q));
+	const bd_cpu_view *in = c->in;
+	size_t rows = (size_t) in->height + 2, plane = index / rows, row = index % rows;
+	/* Elements from the copy's start to this row's pixel -1, as in the fp32 buffer. */
+	size_t at = plane * in->plane_stride + row * in->row_stride;
+	__m512i off = _mm512_set1_epi32 (c->offset);
+	if (row == 0 || row == rows - 1) {
+		for (uint32_t x = 0; x < in->width + 2; x++)
+			store_values (c, at + (size_t) x * VL, off);
+		return;
 	}
+	const float *src = in->data + plane * in->plane_stride + (row - 1) * in->row_stride;
+	__m512 inv = _mm512_set1_ps (c->inverse);
+	__m512i low = _mm512_set1_epi32 (c->low), high = _mm512_set1_epi32 (c->high);
+	store_values (c, at, off);
+	for (uint32_t x = 0; x < in->width; x++) {
+		__m512i q = _mm512_add_epi32 (_mm512_cvtps_epi32 (_mm512_mul_ps (_mm512_loadu_ps (src + (size_t) x * VL), inv)), off);
+		store_values (c, at + (size_t) (x + 1) * VL, _mm512_min_epi32 (_mm512_max_epi32 (q, low), high));
+	}
+	store_values (c, at + (size_t) (in->width + 1) * VL, off);
 }
 
 static void
 convert (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, convert_ctx *c)
 {
-	c->src = in->data - (in->row_stride + VL);
-	c->n = (size_t) planes * in->plane_stride;
-	bd_thread_pool_run (pool, (c->n + PIECE - 1) / PIECE, convert_task, c);
+	c->in = in;
+	bd_thread_pool_run (pool, (size_t) planes * (in->height + 2), convert_task, c);
 }
 
 bd_cpu_view_int16
