@@ -524,54 +524,61 @@ copy_space (const cpu_state *s, uint32_t level, size_t bytes)
 #endif
 
 /* A 3x3 convolution at @level over the whole buffer @in: in bf16 or integers when its
- * weights are such. */
-static void
+ * weights are such. Integers copy @in at its range @in_range where the kernels that wrote it
+ * found it (else measured), and widen @out_range to their outputs' range: true then. */
+static bool
 conv3x3 (bd_thread_pool *pool, cpu_state *s, uint32_t level, const bd_cpu_conv *conv, const cpu_buffer *in,
-         const bd_cpu_view *out)
+         const bd_range *in_range, const bd_cpu_view *out, bd_range *out_range)
 {
 #if defined(BD_HAVE_VNNI_KERNELS)
 	if (conv->weights_int8) {
 		uint8_t *copy = copy_space (s, level + 1, copy_bytes (in, false));
-		bd_cpu_view_int8 q = bd_to_int8 (pool, &in->view, in->planes, copy);
-		bd_conv2d_int8 (pool, conv, &q, out, true);
-		return;
+		bd_cpu_view_int8 q = bd_to_int8 (pool, &in->view, in->planes, in_range, copy);
+		bd_conv_run_int8 (pool, conv, &q, out, 1, true, out_range);
+		return true;
 	}
 	if (conv->weights_int16) {
 		int16_t *copy = copy_space (s, level + 1, copy_bytes (in, true));
-		bd_cpu_view_int16 q = bd_to_int16 (pool, &in->view, in->planes, conv->int16_levels, copy);
-		bd_conv2d_int16 (pool, conv, &q, out, true);
-		return;
+		bd_cpu_view_int16 q = bd_to_int16 (pool, &in->view, in->planes, conv->int16_levels, in_range, copy);
+		bd_conv_run_int16 (pool, conv, &q, out, 1, true, out_range);
+		return true;
 	}
 #endif
 #if defined(BD_HAVE_BF16_KERNELS)
 	if (conv->weights_bf16) {
 		bd_cpu_view_bf16 half = bd_to_bf16 (pool, &in->view, in->planes, s->half);
 		bd_conv2d_bf16 (pool, conv, &half, out, true);
-		return;
+		return false;
 	}
 #endif
 	(void) s;
 	(void) level;
+	(void) in_range;
+	(void) out_range;
 	bd_conv2d (pool, conv, &in->view, out, true);
+	return false;
 }
 
 /* The up-convolution into @level from the whole buffer @in (level @level + 1): in 8-bit
- * integers when its taps are such. */
-static void
+ * integers when its taps are such, with the ranges as conv3x3's. */
+static bool
 up_conv (bd_thread_pool *pool, cpu_state *s, uint32_t level, const bd_cpu_conv taps[4], const cpu_buffer *in,
-         const bd_cpu_view *out)
+         const bd_range *in_range, const bd_cpu_view *out, bd_range *out_range)
 {
 #if defined(BD_HAVE_VNNI_KERNELS)
 	if (taps[0].weights_int8) {
 		uint8_t *copy = copy_space (s, level + 2, copy_bytes (in, false));
-		bd_cpu_view_int8 q = bd_to_int8 (pool, &in->view, in->planes, copy);
-		bd_conv_transpose2x2_int8 (pool, taps, &q, out);
-		return;
+		bd_cpu_view_int8 q = bd_to_int8 (pool, &in->view, in->planes, in_range, copy);
+		bd_conv_transpose2x2_int8 (pool, taps, &q, out, out_range);
+		return true;
 	}
 #endif
 	(void) s;
 	(void) level;
+	(void) in_range;
+	(void) out_range;
 	bd_conv_transpose2x2 (pool, taps, &in->view, out);
+	return false;
 }
 
 /* Reports progress after each layer; false when the caller asked to cancel. */
@@ -614,12 +621,16 @@ fill_input (bd_thread_pool *pool, const bd_cpu_view *in, const float *input)
 }
 
 /* The forward pass up to the head, in fp32 or with bf16 (AVX-512 BF16) or integer (AVX-512
- * VNNI) copies of the convolutions' inputs; false when cancelled. */
+ * VNNI) copies of the convolutions' inputs; false when cancelled. The integer kernels find
+ * the range of what they write (a level's cat: its skip and up halves together), so only
+ * the inputs that fp32 and the pooling write are measured before their copies. */
 static bool
 forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *pool,
                  const bd_run_options *opts, int *done, int total)
 {
 	uint32_t D = m->depth;
+	bd_range cat[BD_MAX_DEPTH], out[BD_MAX_DEPTH], tmp;
+	bool cat_found[BD_MAX_DEPTH], out_found[BD_MAX_DEPTH], tmp_found;
 	const cpu_buffer *x = &p->input;
 	for (uint32_t l = 0; l < D; l++) {
 		if (l > 0) {
@@ -628,16 +639,23 @@ forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_poo
 			x = &p->pooled[l];
 		}
 		bd_cpu_view dst = l + 1 < D ? planes_of (&p->cat[l], 0) : p->out[l].view;
-		conv3x3 (pool, state, l, &state->enc[l][0], x, &p->tmp[l].view);
-		conv3x3 (pool, state, l, &state->enc[l][1], &p->tmp[l], &dst);
+		bd_range *written = l + 1 < D ? &cat[l] : &out[l];
+		tmp = *written = (bd_range) { 0, 0 };
+		tmp_found = conv3x3 (pool, state, l, &state->enc[l][0], x, NULL, &p->tmp[l].view, &tmp);
+		bool found = conv3x3 (pool, state, l, &state->enc[l][1], &p->tmp[l], tmp_found ? &tmp : NULL, &dst, written);
+		*(l + 1 < D ? &cat_found[l] : &out_found[l]) = found;
 		if (!step (opts, done, total) || !step (opts, done, total))
 			return false;
 	}
 	for (uint32_t l = D - 1; l-- > 0;) {
 		bd_cpu_view up = planes_of (&p->cat[l], PLANES (m->widths[l]));
-		up_conv (pool, state, l, state->up[l], &p->out[l + 1], &up);
-		conv3x3 (pool, state, l, &state->dec[l][0], &p->cat[l], &p->tmp[l].view);
-		conv3x3 (pool, state, l, &state->dec[l][1], &p->tmp[l], &p->out[l].view);
+		cat_found[l] &= up_conv (pool, state, l, state->up[l], &p->out[l + 1], out_found[l + 1] ? &out[l + 1] : NULL,
+		                         &up, &cat[l]);
+		tmp = out[l] = (bd_range) { 0, 0 };
+		tmp_found = conv3x3 (pool, state, l, &state->dec[l][0], &p->cat[l], cat_found[l] ? &cat[l] : NULL,
+		                     &p->tmp[l].view, &tmp);
+		out_found[l] = conv3x3 (pool, state, l, &state->dec[l][1], &p->tmp[l], tmp_found ? &tmp : NULL,
+		                        &p->out[l].view, &out[l]);
 		for (int k = 0; k < 4; k++)
 			if (!step (opts, done, total))
 				return false;

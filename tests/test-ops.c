@@ -432,31 +432,48 @@ check_int_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, int bits,
 	size_t nq = (size_t) bin.planes * bin.view.plane_stride * (size_t) bits / 8;
 	uint8_t *q = bd_alloc_zeroed (nq, 1);
 	g_assert_nonnull (q);
-	memset (q, 0x55, nq);   /* the copy must write every element, borders included */
+	memset (q, 0x55, nq);   /* the copy must write every element the kernels read, borders included */
+	/* The same copy from the range the writer of the input found (bd_range) as measured. */
+	uint8_t *q_known = bd_alloc_zeroed (nq, 1);
+	g_assert_nonnull (q_known);
+	memset (q_known, 0x55, nq);
+	bd_range in_range = { lo, hi }, found = { 0, 0 };
 	float got_scale;
 	if (bits == 16) {
-		bd_cpu_view_int16 qv = bd_to_int16 (pool, &bin.view, bin.planes, levels, (int16_t *) q);
+		bd_cpu_view_int16 qv = bd_to_int16 (pool, &bin.view, bin.planes, levels, NULL, (int16_t *) q);
+		bd_to_int16 (pool, &bin.view, bin.planes, levels, &in_range, (int16_t *) q_known);
 		got_scale = qv.scale;
-		bd_conv_run_int16 (pool, &conv, &qv, &bout.view, 1, c->relu);
+		bd_conv_run_int16 (pool, &conv, &qv, &bout.view, 1, c->relu, &found);
 	} else {
-		bd_cpu_view_int8 qv = bd_to_int8 (pool, &bin.view, bin.planes, q);
+		bd_cpu_view_int8 qv = bd_to_int8 (pool, &bin.view, bin.planes, NULL, q);
+		bd_to_int8 (pool, &bin.view, bin.planes, &in_range, q_known);
 		got_scale = qv.scale;
 		g_assert_cmpint (qv.offset, ==, (int32_t) zero);
 		g_assert_true (inputs != INPUTS_POSITIVE || qv.offset == 0);
-		bd_conv_run_int8 (pool, &conv, &qv, &bout.view, 1, c->relu);
+		bd_conv_run_int8 (pool, &conv, &qv, &bout.view, 1, c->relu, &found);
 	}
 	g_assert_cmpfloat (fabsf (got_scale - scale), <=, 1e-6f * scale);
+	g_assert_cmpmem (q_known, nq, q, nq);
 
 	float *got = blocked_to_dense (&bout);
 	char *what = g_strdup_printf ("int%d conv %ux%u %u->%u at %ux%u, inputs %d", bits, c->k, c->k, c->cin, c->cout,
 	                              c->w, c->h, (int) inputs);
 	check_close (got, want_rounded, nout, 1e-5, what);
+	/* The range the kernel found as it wrote: its outputs' own, zero included. */
+	float out_least = 0, out_largest = 0;
+	for (size_t k = 0; k < nout; k++) {
+		out_least = fminf (out_least, got[k]);
+		out_largest = fmaxf (out_largest, got[k]);
+	}
+	g_assert_cmpfloat (found.least, ==, out_least);
+	g_assert_cmpfloat (found.largest, ==, out_largest);
 	double e = ref_relative_error (got, want, nout), reach = bits == 16 ? 2e-3 : 2e-2;
 	if (!(e <= reach))
 		g_error ("%s: relative error %g against the unrounded reference exceeds %g", what, e, reach);
 	g_free (what);
 	bd_cpu_conv_clear (&conv);
 	bd_free_aligned (q);
+	bd_free_aligned (q_known);
 	bd_free_aligned (bin.base);
 	bd_free_aligned (bout.base);
 	g_free (in); g_free (w); g_free (bias); g_free (in_r); g_free (w_r);
@@ -663,11 +680,19 @@ test_conv_transpose (void)
 			uint8_t *q = bd_alloc_zeroed (nq, 1);
 			g_assert_nonnull (q);
 			blocked_poison (&bout);
-			bd_cpu_view_int8 qv = bd_to_int8 (pool, &bin.view, bin.planes, q);
-			bd_conv_transpose2x2_int8 (pool, taps, &qv, &bout.view);
+			bd_cpu_view_int8 qv = bd_to_int8 (pool, &bin.view, bin.planes, NULL, q);
+			bd_range found = { 0, 0 };
+			bd_conv_transpose2x2_int8 (pool, taps, &qv, &bout.view, &found);
 			g_free (got);
 			got = blocked_to_dense (&bout);
 			check_close (got, want, (size_t) cout * 4 * h * w, 1e-5, "8-bit transposed conv");
+			float out_least = 0, out_largest = 0;
+			for (size_t k = 0; k < (size_t) cout * 4 * h * w; k++) {
+				out_least = fminf (out_least, got[k]);
+				out_largest = fmaxf (out_largest, got[k]);
+			}
+			g_assert_cmpfloat (found.least, ==, out_least);
+			g_assert_cmpfloat (found.largest, ==, out_largest);
 			for (int t = 0; t < 4; t++)
 				bd_cpu_conv_clear (&taps[t]);
 			bd_free_aligned (q);

@@ -3,10 +3,11 @@
  * of input channels by their weights and adds the products into one 32-bit lane, and for the
  * integers the 1x1 one (an up-convolution's tap, bd_conv_transpose2x2_int8), built three
  * times: bd_conv2d_bf16 (-DBD_DOT_BF16: vdpbf16ps, pairs of bf16, fp32 sums; weights from
- * conv-bf16.c), bd_conv2d_int16 (-DBD_DOT_INT16: vpdpwssd, pairs of 16-bit integers;
- * conv-int16.c) and bd_conv2d_int8 (-DBD_DOT_INT8: vpdpbusd, quads of 8-bit integers;
- * conv-int8.c). The integers' 32-bit sums turn to fp32 once a chunk of input planes. A tile
- * takes a half or a quarter of the fp32 kernel's instructions (conv-kernel.c).
+ * conv-bf16.c), bd_conv_run_int16 (-DBD_DOT_INT16: vpdpwssd, pairs of 16-bit integers;
+ * conv-int16.c) and bd_conv_run_int8 (-DBD_DOT_INT8: vpdpbusd, quads of 8-bit integers;
+ * conv-int8.c). The integers' 32-bit sums turn to fp32 once a chunk of input planes, and
+ * the outputs' range is found as they are written, for the next layer's copy. A tile takes
+ * a half or a quarter of the fp32 kernel's instructions (conv-kernel.c).
  *
  * Weights are packed [out block][input group][tap][16 outputs][group], so one 512-bit load
  * is the tap's weights of 16 outputs for a group of inputs; inputs lie in the fp32 planes'
@@ -28,7 +29,6 @@ typedef bd_cpu_view_bf16 view_t;
 typedef __m512           acc_t;
 #define WEIGHTS(conv)    ((conv)->weights_bf16)
 #define DOT(acc, v, w)   _mm512_dpbf16_ps ((acc), (__m512bh) (v), (__m512bh) (w))
-#define CONV_NAME        bd_conv2d_bf16
 #define RUN_NAME         bd_conv_run_bf16
 #elif defined(BD_DOT_INT16)
 #define GROUP             2
@@ -38,7 +38,6 @@ typedef bd_cpu_view_int16 view_t;
 typedef __m512i           acc_t;
 #define WEIGHTS(conv)     ((conv)->weights_int16)
 #define DOT(acc, v, w)    _mm512_dpwssd_epi32 ((acc), (v), (w))
-#define CONV_NAME         bd_conv2d_int16
 #define RUN_NAME          bd_conv_run_int16
 #elif defined(BD_DOT_INT8)
 #define GROUP             4
@@ -48,7 +47,6 @@ typedef bd_cpu_view_int8  view_t;
 typedef __m512i           acc_t;
 #define WEIGHTS(conv)     ((conv)->weights_int8)
 #define DOT(acc, v, w)    _mm512_dpbusd_epi32 ((acc), (v), (w))
-#define CONV_NAME         bd_conv2d_int8
 #define RUN_NAME          bd_conv_run_int8
 #else
 #error "build with BD_DOT_BF16, BD_DOT_INT16 or BD_DOT_INT8"
@@ -68,6 +66,7 @@ typedef struct {
 	float        *out;
 	size_t        out_plane;
 	bool          first, last, relu;
+	__m512       *least, *largest;   /* integers: the task's outputs' range so far, or NULL */
 } dot_job;
 
 static inline __m512i load_weights (const w_t *p) { return _mm512_loadu_si512 (p); }
@@ -165,6 +164,10 @@ tile (const dot_job *job, uint32_t x, const int P, const int NB, const int K, co
 			if (job->last && job->relu)
 				v = _mm512_max_ps (v, _mm512_setzero_ps ());
 			_mm512_storeu_ps (o, v);
+			if (job->last && job->least) {
+				*job->least = _mm512_min_ps (*job->least, v);
+				*job->largest = _mm512_max_ps (*job->largest, v);
+			}
 		}
 }
 
@@ -191,7 +194,25 @@ typedef struct {
 	int                step;
 	bool               relu;
 	uint32_t           groups;
+	bd_range          *range;
 } conv_ctx;
+
+#if !defined(BD_DOT_BF16)
+/* @range widened to take @least and @largest, by tasks on any thread. */
+static void
+widen_range (bd_range *range, float least, float largest)
+{
+	float seen;
+	__atomic_load (&range->least, &seen, __ATOMIC_RELAXED);
+	while (least < seen && !__atomic_compare_exchange (&range->least, &seen, &least, true, __ATOMIC_RELAXED,
+	                                                   __ATOMIC_RELAXED))
+		;
+	__atomic_load (&range->largest, &seen, __ATOMIC_RELAXED);
+	while (largest > seen && !__atomic_compare_exchange (&range->largest, &seen, &largest, true, __ATOMIC_RELAXED,
+	                                                     __ATOMIC_RELAXED))
+		;
+}
+#endif
 
 static void
 conv_task (void *data, size_t index)
@@ -219,6 +240,12 @@ conv_task (void *data, size_t index)
 		.out_plane = c->out->plane_stride,
 		.relu = c->relu,
 	};
+	/* The range of the outputs as they are written, zero included (as bd_to_int8 measures it). */
+	__m512 least = _mm512_setzero_ps (), largest = _mm512_setzero_ps ();
+	if (c->range) {
+		job.least = &least;
+		job.largest = &largest;
+	}
 	for (uint32_t b0 = 0; b0 < in_planes; b0 += CHUNK) {
 		uint32_t b1 = b0 + CHUNK < in_planes ? b0 + CHUNK : in_planes;
 		job.in = (const in_t *) c->in->data + (size_t) b0 * c->in->plane_stride + (size_t) y * c->in->row_stride;
@@ -251,6 +278,10 @@ conv_task (void *data, size_t index)
 		else
 			row_tiles (&job, c->in->width, 26, 1, 3, 1);
 	}
+#if !defined(BD_DOT_BF16)
+	if (c->range)
+		widen_range (c->range, _mm512_reduce_min_ps (least), _mm512_reduce_max_ps (largest));
+#endif
 }
 
 #if defined(BD_DOT_BF16)
@@ -258,17 +289,19 @@ static
 #endif
 void
 RUN_NAME (bd_thread_pool *pool, const bd_cpu_conv *conv, const view_t *in, const bd_cpu_view *out, int out_step,
-          bool relu)
+          bool relu, bd_range *range)
 {
 	if (in->height == 0 || in->width == 0 || conv->out_channels == 0)
 		return;
 	conv_ctx c = { .conv = conv, .in = in, .out = out, .step = out_step, .relu = relu,
-	               .groups = (conv->cout_blocks + 1) / 2 };
+	               .groups = (conv->cout_blocks + 1) / 2, .range = range };
 	bd_thread_pool_run (pool, (size_t) in->height * c.groups, conv_task, &c);
 }
 
+#if defined(BD_DOT_BF16)
 void
-CONV_NAME (bd_thread_pool *pool, const bd_cpu_conv *conv, const view_t *in, const bd_cpu_view *out, bool relu)
+bd_conv2d_bf16 (bd_thread_pool *pool, const bd_cpu_conv *conv, const view_t *in, const bd_cpu_view *out, bool relu)
 {
-	RUN_NAME (pool, conv, in, out, 1, relu);
+	RUN_NAME (pool, conv, in, out, 1, relu, NULL);
 }
+#endif

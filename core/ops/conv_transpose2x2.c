@@ -29,11 +29,11 @@ bd_conv_transpose2x2 (bd_thread_pool *pool, const bd_cpu_conv taps[4],
 #if defined(BD_HAVE_VNNI_KERNELS)
 void
 bd_conv_transpose2x2_int8 (bd_thread_pool *pool, const bd_cpu_conv taps[4], const bd_cpu_view_int8 *in,
-                           const bd_cpu_view *out)
+                           const bd_cpu_view *out, bd_range *range)
 {
 	for (int t = 0; t < 4; t++) {
 		bd_cpu_view o = tap_output (out, in->height, in->width, t);
-		bd_conv_run_int8 (pool, &taps[t], in, &o, 2, false);
+		bd_conv_run_int8 (pool, &taps[t], in, &o, 2, false, range);
 	}
 }
 #endif

@@ -20,6 +20,12 @@ typedef struct {
 	size_t   plane_stride;
 } bd_cpu_view;
 
+/* The least and largest of a buffer's values inside its border, zero included: found by the
+ * integer kernels as they write them, for the copy the next layer reads (to-integers.c). */
+typedef struct {
+	float least, largest;
+} bd_range;
+
 /* A convolution's weights re-packed once for the kernels: [out block][in channel][tap][16],
  * output channels in blocks of 16 (the last zero-padded), input channels in storage order. */
 typedef struct {
@@ -184,26 +190,24 @@ bd_status bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const 
 /* The values inside @planes planes of @in into @dst (planes * plane_stride elements, laid
  * out as @in's), with the border pixels around them zero (8 bits: the copy's offset); @in's
  * own borders are not read, nor rows below its border. Scaled so that the largest |value|
- * inside @in is @levels (a convolution's int16_levels), or to 255 levels over their range. */
+ * inside @in is @levels (a convolution's int16_levels), or to 255 levels over their range:
+ * @known where the kernels that wrote them found it, else measured here. */
 bd_cpu_view_int16 bd_to_int16 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, float levels,
-                               int16_t *dst);
-bd_cpu_view_int8  bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, uint8_t *dst);
+                               const bd_range *known, int16_t *dst);
+bd_cpu_view_int8  bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes,
+                              const bd_range *known, uint8_t *dst);
 
-/* bd_conv2d for a 3x3 convolution with integer weights and inputs, fp32 outputs. */
-void bd_conv2d_int16 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int16 *in,
-                      const bd_cpu_view *out, bool relu);
-void bd_conv2d_int8 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int8 *in,
-                     const bd_cpu_view *out, bool relu);
-
-/* bd_conv_run with integer weights and inputs: a 3x3 or 1x1 convolution, as packed. */
+/* bd_conv_run with integer weights and inputs, fp32 outputs: a 3x3 or 1x1 convolution, as
+ * packed. With @range, it is widened to the outputs' least and largest (zero included). */
 void bd_conv_run_int16 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int16 *in,
-                        const bd_cpu_view *out, int out_step, bool relu);
+                        const bd_cpu_view *out, int out_step, bool relu, bd_range *range);
 void bd_conv_run_int8 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int8 *in,
-                       const bd_cpu_view *out, int out_step, bool relu);
+                       const bd_cpu_view *out, int out_step, bool relu, bd_range *range);
 
-/* bd_conv_transpose2x2 with @taps packed by bd_cpu_conv_pack_int8 (1x1) and @in in 8 bits. */
+/* bd_conv_transpose2x2 with @taps packed by bd_cpu_conv_pack_int8 (1x1) and @in in 8 bits;
+ * @range as bd_conv_run_int8's. */
 void bd_conv_transpose2x2_int8 (bd_thread_pool *pool, const bd_cpu_conv taps[4], const bd_cpu_view_int8 *in,
-                                const bd_cpu_view *out);
+                                const bd_cpu_view *out, bd_range *range);
 #endif
 
 /* The AMX kernels (conv-amx.c, conv-transpose-amx.c), built where the compiler targets

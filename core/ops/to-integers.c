@@ -43,10 +43,17 @@ range_task (void *data, size_t band)
 	c->largest[band] = _mm512_reduce_max_ps (hi);
 }
 
-/* The least and largest of the values inside @planes planes of @in, zero included. */
+/* The least and largest of the values inside @planes planes of @in, zero included: @known,
+ * or measured. */
 static void
-value_range (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, float *least, float *largest)
+value_range (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, const bd_range *known, float *least,
+             float *largest)
 {
+	if (known) {
+		*least = known->least;
+		*largest = known->largest;
+		return;
+	}
 	range_ctx c = { .in = in, .planes = planes };
 	bd_thread_pool_run (pool, BANDS, range_task, &c);
 	*least = *largest = 0;
@@ -110,10 +117,11 @@ convert (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, convert_c
 }
 
 bd_cpu_view_int16
-bd_to_int16 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, float levels, int16_t *dst)
+bd_to_int16 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, float levels, const bd_range *known,
+             int16_t *dst)
 {
 	float least, largest;
-	value_range (pool, in, planes, &least, &largest);
+	value_range (pool, in, planes, known, &least, &largest);
 	largest = largest > -least ? largest : -least;
 	convert_ctx c = { .dst = dst, .inverse = levels / (largest > 0 ? largest : levels), .low = INT16_MIN,
 	                  .high = INT16_MAX };
@@ -128,10 +136,10 @@ bd_to_int16 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, float
 }
 
 bd_cpu_view_int8
-bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, uint8_t *dst)
+bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, const bd_range *known, uint8_t *dst)
 {
 	float least, largest;
-	value_range (pool, in, planes, &least, &largest);
+	value_range (pool, in, planes, known, &least, &largest);
 	float scale = largest > least ? (largest - least) / 255.0f : 1.0f;
 	int32_t offset = (int32_t) nearbyintf (-least / scale);
 	convert_ctx c = { .dst = dst, .inverse = 1.0f / scale, .offset = offset, .low = 0, .high = 255, .bytes = true };
