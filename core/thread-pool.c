@@ -6,7 +6,16 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+/* How long a thread waits awake for the next job, or for the workers to finish one, before
+ * it sleeps: a forward pass's ops follow one another within microseconds, and waking a
+ * sleeping thread took tens of them on the 2-core virtual machine (docs/PERFORMANCE.md). */
+#define SPIN_NS 200000
 
 struct bd_thread_pool {
 	int             n_threads;
@@ -19,10 +28,44 @@ struct bd_thread_pool {
 	void           *ctx;
 	size_t          count;
 	atomic_size_t   next;
-	int             busy;        /* workers still inside the job */
-	unsigned long   generation;  /* bumped for every job so sleepers know it is new */
-	bool            stopping;
+	atomic_int      busy;        /* workers still inside the job */
+	atomic_ulong    generation;  /* bumped for every job so sleepers know it is new */
+	atomic_bool     stopping;
 };
+
+static uint64_t
+now_ns (void)
+{
+	struct timespec t;
+	clock_gettime (CLOCK_MONOTONIC, &t);
+	return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
+}
+
+static inline void
+pause_briefly (void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	_mm_pause ();
+#endif
+}
+
+/* Spins until a job newer than @seen is posted, the pool stops, or SPIN_NS pass. */
+static void
+spin_for_job (bd_thread_pool *pool, unsigned long seen)
+{
+	uint64_t until = now_ns () + SPIN_NS;
+	while (atomic_load (&pool->generation) == seen && !atomic_load (&pool->stopping) && now_ns () < until)
+		pause_briefly ();
+}
+
+/* Spins until every worker has left the job, or SPIN_NS pass. */
+static void
+spin_for_workers (bd_thread_pool *pool)
+{
+	uint64_t until = now_ns () + SPIN_NS;
+	while (atomic_load (&pool->busy) > 0 && now_ns () < until)
+		pause_briefly ();
+}
 
 static void
 run_tasks (bd_thread_pool *pool, bd_task_fn fn, void *ctx, size_t count)
@@ -41,13 +84,16 @@ worker_main (void *data)
 	bd_thread_pool *pool = data;
 	unsigned long seen = 0;
 
-	pthread_mutex_lock (&pool->lock);
 	for (;;) {
-		while (!pool->stopping && pool->generation == seen)
+		spin_for_job (pool, seen);
+		pthread_mutex_lock (&pool->lock);
+		while (!atomic_load (&pool->stopping) && atomic_load (&pool->generation) == seen)
 			pthread_cond_wait (&pool->wake, &pool->lock);
-		if (pool->stopping)
+		if (atomic_load (&pool->stopping)) {
+			pthread_mutex_unlock (&pool->lock);
 			break;
-		seen = pool->generation;
+		}
+		seen = atomic_load (&pool->generation);
 		bd_task_fn fn = pool->fn;
 		void *ctx = pool->ctx;
 		size_t count = pool->count;
@@ -56,10 +102,10 @@ worker_main (void *data)
 		run_tasks (pool, fn, ctx, count);
 
 		pthread_mutex_lock (&pool->lock);
-		if (--pool->busy == 0)
+		if (atomic_fetch_sub (&pool->busy, 1) == 1)
 			pthread_cond_signal (&pool->done);
+		pthread_mutex_unlock (&pool->lock);
 	}
-	pthread_mutex_unlock (&pool->lock);
 	return NULL;
 }
 
@@ -102,7 +148,7 @@ bd_thread_pool_free (bd_thread_pool *pool)
 		return;
 	if (pool->workers) {
 		pthread_mutex_lock (&pool->lock);
-		pool->stopping = true;
+		atomic_store (&pool->stopping, true);
 		pthread_cond_broadcast (&pool->wake);
 		pthread_mutex_unlock (&pool->lock);
 		for (int i = 0; i < pool->n_threads - 1; i++)
@@ -136,15 +182,16 @@ bd_thread_pool_run (bd_thread_pool *pool, size_t count, bd_task_fn fn, void *ctx
 	pool->ctx = ctx;
 	pool->count = count;
 	atomic_store (&pool->next, 0);
-	pool->busy = pool->n_threads - 1;
-	pool->generation++;
+	atomic_store (&pool->busy, pool->n_threads - 1);
+	atomic_fetch_add (&pool->generation, 1);
 	pthread_cond_broadcast (&pool->wake);
 	pthread_mutex_unlock (&pool->lock);
 
 	run_tasks (pool, fn, ctx, count);
 
+	spin_for_workers (pool);
 	pthread_mutex_lock (&pool->lock);
-	while (pool->busy > 0)
+	while (atomic_load (&pool->busy) > 0)
 		pthread_cond_wait (&pool->done, &pool->lock);
 	pthread_mutex_unlock (&pool->lock);
 }
