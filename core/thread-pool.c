@@ -4,6 +4,7 @@
 #include "backdrop-private.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -41,9 +42,15 @@ now_ns (void)
 	return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
 }
 
+/* A moment's wait while spinning; past the first microseconds it lets another thread that
+ * wants this core have it (more threads than cores: another pool, another process). */
 static inline void
-pause_briefly (void)
+pause_briefly (uint64_t spun_ns)
 {
+	if (spun_ns > 20000) {
+		sched_yield ();
+		return;
+	}
 #if defined(__x86_64__) || defined(__i386__)
 	_mm_pause ();
 #endif
@@ -53,18 +60,22 @@ pause_briefly (void)
 static void
 spin_for_job (bd_thread_pool *pool, unsigned long seen)
 {
-	uint64_t until = now_ns () + SPIN_NS;
-	while (atomic_load (&pool->generation) == seen && !atomic_load (&pool->stopping) && now_ns () < until)
-		pause_briefly ();
+	uint64_t start = now_ns (), now = start;
+	while (atomic_load (&pool->generation) == seen && !atomic_load (&pool->stopping) && now - start < SPIN_NS) {
+		pause_briefly (now - start);
+		now = now_ns ();
+	}
 }
 
 /* Spins until every worker has left the job, or SPIN_NS pass. */
 static void
 spin_for_workers (bd_thread_pool *pool)
 {
-	uint64_t until = now_ns () + SPIN_NS;
-	while (atomic_load (&pool->busy) > 0 && now_ns () < until)
-		pause_briefly ();
+	uint64_t start = now_ns (), now = start;
+	while (atomic_load (&pool->busy) > 0 && now - start < SPIN_NS) {
+		pause_briefly (now - start);
+		now = now_ns ();
+	}
 }
 
 static void
