@@ -12,13 +12,16 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static bd_model *
 synthetic (uint32_t depth, uint32_t width, uint64_t seed)
 {
 	bd_synthetic_spec spec;
 	bd_synthetic_spec_init (&spec, depth, width, 64, seed);
-	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-cuda.bdm", NULL);
+	/* Named for this process: two runs of the test at once must not share it. */
+	g_autofree char *name = g_strdup_printf ("backdrop-test-cuda-%d.bdm", (int) getpid ());
+	g_autofree char *path = g_build_filename (g_get_tmp_dir (), name, NULL);
 	g_assert_true (bd_synthetic_model_write (&spec, path));
 	bd_model *m = NULL;
 	g_assert_cmpint (bd_model_open (path, &m, NULL), ==, BD_OK);

@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 static bd_thread_pool *pool;
 
@@ -866,7 +867,9 @@ synthetic_model (void)
 {
 	bd_synthetic_spec spec;
 	bd_synthetic_spec_init (&spec, 3, 8, 64, 9);
-	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-image.bdm", NULL);
+	/* Named for this process: two runs of the test at once must not share it. */
+	g_autofree char *name = g_strdup_printf ("backdrop-test-image-%d.bdm", (int) getpid ());
+	g_autofree char *path = g_build_filename (g_get_tmp_dir (), name, NULL);
 	g_assert_true (bd_synthetic_model_write (&spec, path));
 	bd_model *m = NULL;
 	bd_error err = { 0 };

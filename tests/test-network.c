@@ -10,6 +10,7 @@
 #include <math.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct { uint32_t depth, widths[4], h, w; } net_case;
 
@@ -46,7 +47,9 @@ case_session (const net_case *c, uint64_t seed, uint8_t **bytes, bd_model **mode
 	memcpy (spec.widths, c->widths, sizeof c->widths);
 	size_t size;
 	*bytes = bd_synthetic_model_bytes (&spec, &size);
-	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-network.bdm", NULL);
+	/* Named for this process: two runs of the test at once must not share it. */
+	g_autofree char *name = g_strdup_printf ("backdrop-test-network-%d.bdm", (int) getpid ());
+	g_autofree char *path = g_build_filename (g_get_tmp_dir (), name, NULL);
 	g_assert_true (g_file_set_contents (path, (const char *) *bytes, (gssize) size, NULL));
 	bd_session *s = open_cpu_session (path, model, precision);
 	g_unlink (path);
@@ -179,7 +182,9 @@ test_bad_sizes (void)
 	bd_synthetic_spec_init (&spec, 3, 4, 64, 3);
 	size_t size;
 	g_autofree uint8_t *bytes = bd_synthetic_model_bytes (&spec, &size);
-	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-network2.bdm", NULL);
+	/* Named for this process: two runs of the test at once must not share it. */
+	g_autofree char *name = g_strdup_printf ("backdrop-test-network2-%d.bdm", (int) getpid ());
+	g_autofree char *path = g_build_filename (g_get_tmp_dir (), name, NULL);
 	g_assert_true (g_file_set_contents (path, (const char *) bytes, (gssize) size, NULL));
 	bd_model *m = NULL;
 	bd_session *s = NULL;
@@ -206,7 +211,9 @@ test_letterbox (void)
 	bd_synthetic_spec_init (&spec, 3, 4, 64, 3);   /* depth 3: multiples of 4; input 64 */
 	size_t size;
 	g_autofree uint8_t *bytes = bd_synthetic_model_bytes (&spec, &size);
-	g_autofree char *path = g_build_filename (g_get_tmp_dir (), "backdrop-test-network3.bdm", NULL);
+	/* Named for this process: two runs of the test at once must not share it. */
+	g_autofree char *name = g_strdup_printf ("backdrop-test-network3-%d.bdm", (int) getpid ());
+	g_autofree char *path = g_build_filename (g_get_tmp_dir (), name, NULL);
 	g_assert_true (g_file_set_contents (path, (const char *) bytes, (gssize) size, NULL));
 	bd_model *m = NULL;
 	bd_session *s = open_cpu_session (path, &m, BD_PRECISION_FAST), *s32 = NULL;
