@@ -66,7 +66,7 @@ value_range (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, const
 /* Each value inside @in times @inverse, rounded, plus @offset, held to [@low, @high], stored
  * in 16 or 8 bits; the border pixels around them @offset. A task a row of a plane, the
  * border rows too: only the rows a kernel reads are written, and the fp32 borders are never
- * read, so the copy may lie over memory another buffer's copy has written (cpu-backend.c). */
+ * read, so the copy may lie over memory another buffer's copy has written (cpu-plan.c). */
 typedef struct {
 	const bd_cpu_view *in;
 	void              *dst;   /* the copy's plane 0, pixel (-1, -1) */
