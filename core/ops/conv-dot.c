@@ -66,8 +66,14 @@ typedef struct {
 	float        *out;
 	size_t        out_plane;
 	bool          first, last, relu;
-	__m512       *least, *largest;   /* integers: the task's outputs' range so far, or NULL */
+	bool          track;      /* integers: find the outputs' range (found) */
 } dot_job;
+
+/* The least and largest output a task has written, lane by lane: carried through its tiles
+ * as values (written through a pointer, they made every tile reload the job's fields). */
+typedef struct {
+	__m512 least, largest;
+} found;
 
 static inline __m512i load_weights (const w_t *p) { return _mm512_loadu_si512 (p); }
 static inline __m512i splat_group (const in_t *p)
@@ -79,8 +85,8 @@ static inline __m512i splat_group (const in_t *p)
 
 /* K = 3: a 3x3 convolution; K = 1: a 1x1 one, its outputs @STEP pixels apart (an
  * up-convolution's tap, bd_conv_transpose2x2_int8). */
-static inline __attribute__ ((always_inline)) void
-tile (const dot_job *job, uint32_t x, const int P, const int NB, const int K, const int STEP)
+static inline __attribute__ ((always_inline)) found
+tile (const dot_job *job, uint32_t x, const int P, const int NB, const int K, const int STEP, found range)
 {
 	acc_t acc[MAX_P][2];
 	float *out = job->out + (size_t) x * STEP * VL;
@@ -164,27 +170,29 @@ tile (const dot_job *job, uint32_t x, const int P, const int NB, const int K, co
 			if (job->last && job->relu)
 				v = _mm512_max_ps (v, _mm512_setzero_ps ());
 			_mm512_storeu_ps (o, v);
-			if (job->last && job->least) {
-				*job->least = _mm512_min_ps (*job->least, v);
-				*job->largest = _mm512_max_ps (*job->largest, v);
+			if (job->last && job->track) {
+				range.least = _mm512_min_ps (range.least, v);
+				range.largest = _mm512_max_ps (range.largest, v);
 			}
 		}
+	return range;
 }
 
-static inline __attribute__ ((always_inline)) void
-row_tiles (const dot_job *job, uint32_t width, const int P, const int NB, const int K, const int STEP)
+static inline __attribute__ ((always_inline)) found
+row_tiles (const dot_job *job, uint32_t width, const int P, const int NB, const int K, const int STEP, found range)
 {
 	uint32_t x = 0;
 	for (; x + P <= width; x += P)
-		tile (job, x, P, NB, K, STEP);
+		range = tile (job, x, P, NB, K, STEP, range);
 	for (; x + 8 <= width; x += 8)
-		tile (job, x, 8, NB, K, STEP);
+		range = tile (job, x, 8, NB, K, STEP, range);
 	for (; x + 4 <= width; x += 4)
-		tile (job, x, 4, NB, K, STEP);
+		range = tile (job, x, 4, NB, K, STEP, range);
 	for (; x + 2 <= width; x += 2)
-		tile (job, x, 2, NB, K, STEP);
+		range = tile (job, x, 2, NB, K, STEP, range);
 	for (; x < width; x++)
-		tile (job, x, 1, NB, K, STEP);
+		range = tile (job, x, 1, NB, K, STEP, range);
+	return range;
 }
 
 typedef struct {
@@ -241,11 +249,8 @@ conv_task (void *data, size_t index)
 		.relu = c->relu,
 	};
 	/* The range of the outputs as they are written, zero included (as bd_to_int8 measures it). */
-	__m512 least = _mm512_setzero_ps (), largest = _mm512_setzero_ps ();
-	if (c->range) {
-		job.least = &least;
-		job.largest = &largest;
-	}
+	found range = { _mm512_setzero_ps (), _mm512_setzero_ps () };
+	job.track = c->range != NULL;
 	for (uint32_t b0 = 0; b0 < in_planes; b0 += CHUNK) {
 		uint32_t b1 = b0 + CHUNK < in_planes ? b0 + CHUNK : in_planes;
 		job.in = (const in_t *) c->in->data + (size_t) b0 * c->in->plane_stride + (size_t) y * c->in->row_stride;
@@ -263,24 +268,24 @@ conv_task (void *data, size_t index)
 #if !defined(BD_DOT_BF16)
 		if (taps == 1) {
 			if (nb == 2 && c->step == 2)
-				row_tiles (&job, c->in->width, 14, 2, 1, 2);
+				range = row_tiles (&job, c->in->width, 14, 2, 1, 2, range);
 			else if (c->step == 2)
-				row_tiles (&job, c->in->width, 26, 1, 1, 2);
+				range = row_tiles (&job, c->in->width, 26, 1, 1, 2, range);
 			else if (nb == 2)
-				row_tiles (&job, c->in->width, 14, 2, 1, 1);
+				range = row_tiles (&job, c->in->width, 14, 2, 1, 1, range);
 			else
-				row_tiles (&job, c->in->width, 26, 1, 1, 1);
+				range = row_tiles (&job, c->in->width, 26, 1, 1, 1, range);
 			continue;
 		}
 #endif
 		if (nb == 2)
-			row_tiles (&job, c->in->width, 12, 2, 3, 1);
+			range = row_tiles (&job, c->in->width, 12, 2, 3, 1, range);
 		else
-			row_tiles (&job, c->in->width, 26, 1, 3, 1);
+			range = row_tiles (&job, c->in->width, 26, 1, 3, 1, range);
 	}
 #if !defined(BD_DOT_BF16)
 	if (c->range)
-		widen_range (c->range, _mm512_reduce_min_ps (least), _mm512_reduce_max_ps (largest));
+		widen_range (c->range, _mm512_reduce_min_ps (range.least), _mm512_reduce_max_ps (range.largest));
 #endif
 }
 

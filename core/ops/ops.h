@@ -197,8 +197,9 @@ bd_cpu_view_int16 bd_to_int16 (bd_thread_pool *pool, const bd_cpu_view *in, uint
 bd_cpu_view_int8  bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes,
                               const bd_range *known, uint8_t *dst);
 
-/* bd_conv_run with integer weights and inputs, fp32 outputs: a 3x3 or 1x1 convolution, as
- * packed. With @range, it is widened to the outputs' least and largest (zero included). */
+/* bd_conv_run with integer weights and inputs, fp32 outputs: a 3x3 convolution (@out_step
+ * 1) or a 1x1 one (1 or 2), as packed. With @range, it is widened to the outputs' least and
+ * largest (zero included). */
 void bd_conv_run_int16 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int16 *in,
                         const bd_cpu_view *out, int out_step, bool relu, bd_range *range);
 void bd_conv_run_int8 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int8 *in,
