@@ -14,6 +14,7 @@
  * (docs/PERFORMANCE.md). Meson builds this file with -mavx512vnni only. */
 #include "ops.h"
 
+#include <immintrin.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,20 @@ typedef struct {
 	bd_cpu_conv   *conv;
 } pack_ctx;
 
+/* The largest |value| of @n floats: 16 lanes at a time (one running maximum a value was a
+ * chain of dependent instructions, most of the packing's time). */
+static float
+largest_magnitude (const float *v, size_t n)
+{
+	__m512 top = _mm512_setzero_ps ();
+	size_t k = 0;
+	for (; k + VL <= n; k += VL)
+		top = _mm512_max_ps (top, _mm512_abs_ps (_mm512_loadu_ps (v + k)));
+	if (k < n)
+		top = _mm512_max_ps (top, _mm512_abs_ps (_mm512_maskz_loadu_ps ((__mmask16) ((1u << (n - k)) - 1), v + k)));
+	return _mm512_reduce_max_ps (top);
+}
+
 /* One output block, [quad][tap][16 outputs][4 inputs]: zeroed, then each output's weights
  * gathered into a row in the model's order, rounded there (a vector loop: the divisions are
  * most of the work), and placed with each chunk's weight sum. */
@@ -43,13 +58,13 @@ pack_task (void *data, size_t ob)
 	int8_t *dst = conv->weights_int8 + ob * quads * taps * 4 * VL;
 	memset (dst, 0, (size_t) quads * taps * 4 * VL);
 	for (uint32_t co = (uint32_t) ob * VL; co < c->out_channels && co < (ob + 1) * VL; co++) {
-		float top = 0;
-		for (uint32_t ci = 0; ci < c->in_channels; ci++)
-			for (uint32_t t = 0; t < taps; t++) {
-				row[ci * taps + t] = c->w[co * c->s_co + ci * c->s_ci + t * c->s_tap];
-				float a = fabsf (row[ci * taps + t]);
-				top = a > top ? a : top;
-			}
+		if (c->s_tap == 1 && c->s_ci == taps)   /* a 3x3 convolution's [out][in][tap] */
+			memcpy (row, c->w + co * c->s_co, n * sizeof *row);
+		else
+			for (uint32_t ci = 0; ci < c->in_channels; ci++)
+				for (uint32_t t = 0; t < taps; t++)
+					row[ci * taps + t] = c->w[co * c->s_co + ci * c->s_ci + t * c->s_tap];
+		float top = largest_magnitude (row, n);
 		conv->int8_scale[co] = top / 127.0f;
 		if (top == 0)
 			continue;
