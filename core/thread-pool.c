@@ -4,7 +4,6 @@
 #include "backdrop-private.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -15,8 +14,11 @@
 
 /* How long a thread waits awake for the next job, or for the workers to finish one, before
  * it sleeps: a forward pass's ops follow one another within microseconds, and waking a
- * sleeping thread took tens of them on the 2-core virtual machine (docs/PERFORMANCE.md). */
-#define SPIN_NS 200000
+ * sleeping thread took tens of them on the 2-core virtual machine. Short, and without
+ * yielding: with more threads than cores (a folder's lanes, two programs) every spin is
+ * time taken from another thread, and a sched_yield loop there cost more than it saved
+ * (docs/PERFORMANCE.md). */
+#define SPIN_NS 50000
 
 struct bd_thread_pool {
 	int             n_threads;
@@ -42,15 +44,9 @@ now_ns (void)
 	return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
 }
 
-/* A moment's wait while spinning; past the first microseconds it lets another thread that
- * wants this core have it (more threads than cores: another pool, another process). */
 static inline void
-pause_briefly (uint64_t spun_ns)
+pause_briefly (void)
 {
-	if (spun_ns > 20000) {
-		sched_yield ();
-		return;
-	}
 #if defined(__x86_64__) || defined(__i386__)
 	_mm_pause ();
 #endif
@@ -62,7 +58,7 @@ spin_for_job (bd_thread_pool *pool, unsigned long seen)
 {
 	uint64_t start = now_ns (), now = start;
 	while (atomic_load (&pool->generation) == seen && !atomic_load (&pool->stopping) && now - start < SPIN_NS) {
-		pause_briefly (now - start);
+		pause_briefly ();
 		now = now_ns ();
 	}
 }
@@ -73,7 +69,7 @@ spin_for_workers (bd_thread_pool *pool)
 {
 	uint64_t start = now_ns (), now = start;
 	while (atomic_load (&pool->busy) > 0 && now - start < SPIN_NS) {
-		pause_briefly (now - start);
+		pause_briefly ();
 		now = now_ns ();
 	}
 }
