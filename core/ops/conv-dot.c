@@ -97,7 +97,7 @@ tile (const dot_job *job, uint32_t x, const int P, const int NB, const int K, co
 #pragma GCC unroll 2
 		for (int j = 0; j < NB; j++)
 #if defined(BD_DOT_BF16)
-			acc[p][j] = job->first ? _mm512_loadu_ps (job->bias + VL * j) : _mm512_loadu_ps (out + j * job->out_plane + p * VL);
+			acc[p][j] = job->first ? _mm512_loadu_ps (job->bias + VL * j) : _mm512_loadu_ps (out + j * job->out_plane + p * STEP * VL);
 #else
 			acc[p][j] = _mm512_setzero_si512 ();
 #endif
