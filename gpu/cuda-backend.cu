@@ -65,6 +65,10 @@ struct gpu_state {
 	gpu_photo    photo;
 	gpu_photo    probe_photo;   /* upright.c's quick looks, made while the photo's run waits */
 	const bd_image *photo_held;   /* while cuda_run's run of it is under way: photo.pixels is it */
+	/* The photo whose first pass (look_run 0) put its pixels into photo.pixels: its run again
+	 * in the same bd_session_run, turned or as a close-up (look_run 3, 4), reads them there
+	 * instead of bringing the photo up a second time. */
+	const bd_image *photo_up;
 	uint8_t     *small, *small_scratch;   /* cuda_resample_rgb's result, its taps and rows */
 	size_t       small_bytes, small_scratch_bytes;
 	bd_gpu_composite_buffers composite;
@@ -689,7 +693,14 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 		return bd_error_set (error, BD_ERR_CANCELLED, "cancelled");
 	gpu_photo *ph = session->look_run == 1 || session->look_run == 2 ? &s->probe_photo : &s->photo;
 	bool go_on = true;
-	bd_status st = upload_photo (s, ph, photo, error);
+	bd_status st = BD_OK;
+	if (ph != &s->photo || session->look_run != 4 || s->photo_up != photo) {
+		if (ph == &s->photo)
+			s->photo_up = nullptr;
+		st = upload_photo (s, ph, photo, error);
+		if (st == BD_OK && ph == &s->photo && session->look_run == 0)
+			s->photo_up = photo;
+	}
 	if (st == BD_OK) {
 		if (ph == &s->photo)
 			s->photo_held = photo;
@@ -723,7 +734,10 @@ cuda_run_turned (bd_session *session, const bd_image *photo, bool clockwise, con
 	size_t pixels = (size_t) w * h;
 	bool go_on = true;
 	/* turned: the photo turned (h x w), then its mask turned back (w x h, dense). */
-	bd_status st = upload_photo (s, ph, photo, error);
+	bd_status st = BD_OK;
+	if (s->photo_up != photo)
+		st = upload_photo (s, ph, photo, error);
+	s->photo_up = nullptr;
 	if (st == BD_OK)
 		st = bd_gpu_grow ((void **) &ph->turned, &ph->turned_bytes, pixels * (ch + 1), error);
 	if (st == BD_OK)
