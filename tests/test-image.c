@@ -637,6 +637,54 @@ test_keep_main_subject (void)
 		g_assert_cmpmem (a, stride * h, ref, stride * h);
 	}
 
+	/* Masks past 512 pixels go by blocks of b x b. A random mask of 400 to 511 pixels on its
+	 * long side, each pixel made a block of 2 x 2 or 3 x 3 that holds the pixel's value once,
+	 * at a random place, and less elsewhere (under 128 where it is 128 or more), gives the
+	 * pass a grid of the small mask's maxima and person counts: the blocks it clears are the
+	 * pixels the reference clears on the small mask. Up to b - 1 empty columns on the right
+	 * leave a last column of part blocks. */
+	for (int t = 0; t < 24; t++) {
+		int b = 2 + t % 2, sw = 400 + (int) bd_rng_uniform (&rng, 0, 111);
+		int sh = 1 + (int) bd_rng_uniform (&rng, 0, (float) sw);
+		if (t % 4 >= 2) {
+			int swap = sw;
+			sw = sh, sh = swap;
+		}
+		int pad = (int) bd_rng_uniform (&rng, 0, (float) b), w = sw * b + pad, h = sh * b;
+		g_autofree uint8_t *small = g_malloc0 ((size_t) sw * sh), *big = g_malloc0 ((size_t) w * h),
+		                   *want = g_malloc0 ((size_t) w * h);
+		static const float peaks[] = { 255, 200, 100, 63, 40 };
+		int discs = 1 + (int) bd_rng_uniform (&rng, 0, 10);
+		for (int d = 0; d < discs; d++) {
+			float cx = bd_rng_uniform (&rng, 0, sw), cy = bd_rng_uniform (&rng, 0, sh);
+			float r = bd_rng_uniform (&rng, 1, 80), soft = bd_rng_uniform (&rng, 0.5f, 25);
+			float peak = peaks[(int) bd_rng_uniform (&rng, 0, 5) % 5];
+			for (int y = 0; y < sh; y++)
+				for (int x = 0; x < sw; x++) {
+					float v = peak * CLAMP ((r - hypotf (x - cx, y - cy)) / soft + 0.5f, 0, 1);
+					small[y * sw + x] = MAX (small[y * sw + x], (uint8_t) v);
+				}
+		}
+		for (int sy = 0; sy < sh; sy++)
+			for (int sx = 0; sx < sw; sx++) {
+				int v = small[sy * sw + sx], below = MIN (v, 128);
+				int at = (int) bd_rng_uniform (&rng, 0, (float) (b * b)) % (b * b);
+				for (int k = 0; k < b * b; k++)
+					big[(size_t) (sy * b + k / b) * w + sx * b + k % b] =
+						k == at ? (uint8_t) v : (uint8_t) (below ? (int) bd_rng_uniform (&rng, 0, (float) below) % below : 0);
+			}
+		g_autofree uint8_t *kept = g_memdup2 (small, (size_t) sw * sh);
+		float frac = bd_rng_uniform (&rng, 0, 1), min_height = t % 3 ? bd_rng_uniform (&rng, 0, 0.8f) : 0;
+		keep_subject_reference (kept, sw, sh, sw, frac, min_height);
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++) {
+				bool cleared = x < sw * b && kept[(y / b) * sw + x / b] != small[(y / b) * sw + x / b];
+				want[(size_t) y * w + x] = cleared ? 0 : big[(size_t) y * w + x];
+			}
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, big, w, h, w, frac, min_height, NULL), ==, BD_OK);
+		g_assert_cmpmem (big, (size_t) w * h, want, (size_t) w * h);
+	}
+
 	/* A 1500 x 1000 photo (blocks of 3 x 3 pixels): the subject, a second person of about its
 	 * size, a passer-by with a faint edge, a haze on its own, a hand joined to the subject by
 	 * a soft but not faint wrist, which stays, and a small person joined to the subject by a
