@@ -421,9 +421,10 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 	if (st == BD_OK && options->main_subject_only)
 		st = bd_mask_keep_main_subject (session->pool, alpha, photo->width, photo->height, alpha_stride,
 		                                BD_MAIN_SUBJECT_FRACTION, BD_MAIN_SUBJECT_MIN_HEIGHT, error);
+	/* A GPU session decides on its device, as bd_session_make_decisive does: the same bytes,
+	 * where the host's threads took 0.4-0.6 ms of a 1 MP run (docs/PERFORMANCE.md). */
 	if (st == BD_OK && options->decisive)
-		st = bd_mask_decide (session->pool, alpha, photo->width, photo->height, alpha_stride,
-		                     bd_decide_radius (photo->width, photo->height), error);
+		st = bd_session_make_decisive (session, alpha, photo->width, photo->height, alpha_stride, error);
 	if (st == BD_ERR_NO_MEMORY && error) {
 		/* The inner message names a working buffer (the network's canvas, a guided-filter
 		 * plane); the user needs to hear about the photo. */
