@@ -260,6 +260,33 @@ up_conv (bd_thread_pool *pool, cpu_state *s, uint32_t level, const bd_cpu_conv t
 	return false;
 }
 
+/* Level @l's first convolution (l > 0) in 8-bit integers from a copy pooled straight from
+ * the skip above (bd_to_int8_pooled, at its range @skip_range where found), without the fp32
+ * pooled buffer: false where its weights are not 8-bit, and nothing is done. */
+static bool
+pooled_int8 (bd_thread_pool *pool, cpu_state *s, const cpu_plan *p, uint32_t l, const bd_range *skip_range,
+             bd_range *out_range)
+{
+#if defined(BD_HAVE_VNNI_KERNELS)
+	const bd_cpu_conv *conv = &s->enc[l][0];
+	if (conv->weights_int8) {
+		const cpu_buffer *pooled = &p->pooled[l];
+		bd_cpu_view skip = bd_cpu_planes_of (&p->cat[l - 1], 0);
+		uint8_t *copy = bd_cpu_copy_space (s, l + 1, bd_cpu_copy_bytes (pooled, false));
+		bd_cpu_view_int8 q = bd_to_int8_pooled (pool, &skip, &pooled->view, pooled->planes, skip_range, copy);
+		bd_conv_run_int8 (pool, conv, &q, &p->tmp[l].view, 1, true, out_range);
+		return true;
+	}
+#endif
+	(void) pool;
+	(void) s;
+	(void) p;
+	(void) l;
+	(void) skip_range;
+	(void) out_range;
+	return false;
+}
+
 /* Reports progress after each layer; false when the caller asked to cancel. */
 static bool
 step (const bd_run_options *opts, int *done, int total)
@@ -302,7 +329,8 @@ fill_input (bd_thread_pool *pool, const bd_cpu_view *in, const float *input)
 /* The forward pass up to the head, in fp32 or with bf16 (AVX-512 BF16) or integer (AVX-512
  * VNNI) copies of the convolutions' inputs; false when cancelled. The integer kernels find
  * the range of what they write (a level's cat: its skip and up halves together), so only
- * the inputs that fp32 and the pooling write are measured before their copies. */
+ * the inputs that fp32 writes are measured before their copies; an 8-bit level's input is
+ * copied pooled from the skip above at the skip's range (pooled_int8). */
 static bool
 forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *pool,
                  const bd_run_options *opts, int *done, int total)
@@ -312,15 +340,19 @@ forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_poo
 	bool cat_found[BD_MAX_DEPTH], out_found[BD_MAX_DEPTH], tmp_found;
 	const cpu_buffer *x = &p->input;
 	for (uint32_t l = 0; l < D; l++) {
-		if (l > 0) {
-			bd_cpu_view skip = bd_cpu_planes_of (&p->cat[l - 1], 0);
-			bd_maxpool2x2 (pool, p->pooled[l].planes, &skip, &p->pooled[l].view);
-			x = &p->pooled[l];
-		}
 		bd_cpu_view dst = l + 1 < D ? bd_cpu_planes_of (&p->cat[l], 0) : p->out[l].view;
 		bd_range *written = l + 1 < D ? &cat[l] : &out[l];
 		tmp = *written = (bd_range) { 0, 0 };
-		tmp_found = conv3x3 (pool, state, l, &state->enc[l][0], x, NULL, &p->tmp[l].view, &tmp);
+		if (l > 0 && pooled_int8 (pool, state, p, l, cat_found[l - 1] ? &cat[l - 1] : NULL, &tmp)) {
+			tmp_found = true;
+		} else {
+			if (l > 0) {
+				bd_cpu_view skip = bd_cpu_planes_of (&p->cat[l - 1], 0);
+				bd_maxpool2x2 (pool, p->pooled[l].planes, &skip, &p->pooled[l].view);
+				x = &p->pooled[l];
+			}
+			tmp_found = conv3x3 (pool, state, l, &state->enc[l][0], x, NULL, &p->tmp[l].view, &tmp);
+		}
 		bool found = conv3x3 (pool, state, l, &state->enc[l][1], &p->tmp[l], tmp_found ? &tmp : NULL, &dst, written);
 		*(l + 1 < D ? &cat_found[l] : &out_found[l]) = found;
 		if (!step (opts, done, total) || !step (opts, done, total))

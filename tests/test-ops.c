@@ -775,6 +775,37 @@ test_maxpool (void)
 		bd_maxpool2x2 (pool, bout.planes, &bin.view, &bout.view);
 		float *got = blocked_to_dense (&bout);
 		check_close (got, want, (size_t) c * h * w / 4, 0, "max-pool");
+#if defined(BD_HAVE_VNNI_KERNELS)
+		/* Of a ReLU's output, the 8-bit copy pooled straight from it is the copy of the
+		 * pooled buffer, byte for byte: from the range its writer found, and measured. */
+		if (bd_cpu_vnni_usable ()) {
+			float largest = 0;
+			for (size_t k = 0; k < (size_t) c * h * w; k++) {
+				in[k] = k % 7 ? fabsf (in[k]) * 3 : 0;
+				largest = fmaxf (largest, in[k]);
+			}
+			blocked_from_dense (&bin, in);
+			bd_maxpool2x2 (pool, bout.planes, &bin.view, &bout.view);
+			size_t nq = (size_t) bout.planes * bout.view.plane_stride;
+			uint8_t *want_q = bd_alloc_zeroed (nq, 1), *got_q = bd_alloc_zeroed (nq, 1);
+			g_assert_nonnull (want_q);
+			g_assert_nonnull (got_q);
+			memset (want_q, 0x55, nq);
+			bd_cpu_view_int8 wq = bd_to_int8 (pool, &bout.view, bout.planes, NULL, want_q);
+			blocked_poison (&bout);   /* the pooled buffer is never written: only its shape counts */
+			bd_range found = { 0, largest };
+			for (int known = 0; known < 2; known++) {
+				memset (got_q, 0x55, nq);
+				bd_cpu_view_int8 gq = bd_to_int8_pooled (pool, &bin.view, &bout.view, bout.planes,
+				                                         known ? &found : NULL, got_q);
+				g_assert_cmpfloat (gq.scale, ==, wq.scale);
+				g_assert_cmpint (gq.offset, ==, wq.offset);
+				g_assert_cmpmem (got_q, nq, want_q, nq);
+			}
+			bd_free_aligned (want_q);
+			bd_free_aligned (got_q);
+		}
+#endif
 		bd_free_aligned (bin.base);
 		bd_free_aligned (bout.base);
 		g_free (in); g_free (want); g_free (got);

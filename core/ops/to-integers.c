@@ -69,6 +69,7 @@ value_range (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, const
  * read, so the copy may lie over memory another buffer's copy has written (cpu-plan.c). */
 typedef struct {
 	const bd_cpu_view *in;
+	const bd_cpu_view *pooled_from;   /* bd_to_int8_pooled: @in is its shape, the values its 2x2 maxima */
 	void              *dst;   /* the copy's plane 0, pixel (-1, -1) */
 	float              inverse;
 	int32_t            offset, low, high;
@@ -98,13 +99,28 @@ convert_task (void *data, size_t index)
 			store_values (c, at + (size_t) x * VL, off);
 		return;
 	}
-	const float *src = in->data + plane * in->plane_stride + (row - 1) * in->row_stride;
 	__m512 inv = _mm512_set1_ps (c->inverse);
 	__m512i low = _mm512_set1_epi32 (c->low), high = _mm512_set1_epi32 (c->high);
 	store_values (c, at, off);
-	for (uint32_t x = 0; x < in->width; x++) {
-		__m512i q = _mm512_add_epi32 (_mm512_cvtps_epi32 (_mm512_mul_ps (_mm512_loadu_ps (src + (size_t) x * VL), inv)), off);
-		store_values (c, at + (size_t) (x + 1) * VL, _mm512_min_epi32 (_mm512_max_epi32 (q, low), high));
+	if (c->pooled_from) {
+		const bd_cpu_view *from = c->pooled_from;
+		const float *r0 = from->data + plane * from->plane_stride + 2 * (row - 1) * from->row_stride;
+		const float *r1 = r0 + from->row_stride;
+		for (uint32_t x = 0; x < in->width; x++) {
+			size_t a = (size_t) 2 * x * VL;
+			__m512 v = _mm512_max_ps (_mm512_max_ps (_mm512_loadu_ps (r0 + a), _mm512_loadu_ps (r0 + a + VL)),
+			                          _mm512_max_ps (_mm512_loadu_ps (r1 + a), _mm512_loadu_ps (r1 + a + VL)));
+			__m512i q = _mm512_add_epi32 (_mm512_cvtps_epi32 (_mm512_mul_ps (v, inv)), off);
+			store_values (c, at + (size_t) (x + 1) * VL, _mm512_min_epi32 (_mm512_max_epi32 (q, low), high));
+		}
+	} else {
+		const float *src = in->data + plane * in->plane_stride + (row - 1) * in->row_stride;
+		for (uint32_t x = 0; x < in->width; x++) {
+			__m512i q = _mm512_add_epi32 (_mm512_cvtps_epi32 (_mm512_mul_ps (_mm512_loadu_ps (src + (size_t) x * VL),
+			                                                                 inv)),
+			                              off);
+			store_values (c, at + (size_t) (x + 1) * VL, _mm512_min_epi32 (_mm512_max_epi32 (q, low), high));
+		}
 	}
 	store_values (c, at + (size_t) (in->width + 1) * VL, off);
 }
@@ -135,14 +151,17 @@ bd_to_int16 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, float
 	};
 }
 
-bd_cpu_view_int8
-bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, const bd_range *known, uint8_t *dst)
+/* bd_to_int8, or bd_to_int8_pooled where @from: @in then gives the copy's shape only. */
+static bd_cpu_view_int8
+to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, const bd_cpu_view *from, uint32_t planes, const bd_range *known,
+         uint8_t *dst)
 {
 	float least, largest;
-	value_range (pool, in, planes, known, &least, &largest);
+	value_range (pool, from ? from : in, planes, known, &least, &largest);
 	float scale = largest > least ? (largest - least) / 255.0f : 1.0f;
 	int32_t offset = (int32_t) nearbyintf (-least / scale);
-	convert_ctx c = { .dst = dst, .inverse = 1.0f / scale, .offset = offset, .low = 0, .high = 255, .bytes = true };
+	convert_ctx c = { .pooled_from = from, .dst = dst, .inverse = 1.0f / scale, .offset = offset, .low = 0,
+	                  .high = 255, .bytes = true };
 	convert (pool, in, planes, &c);
 	size_t border = in->row_stride + VL;
 	return (bd_cpu_view_int8) {
@@ -151,4 +170,17 @@ bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, const 
 		.row_stride = in->row_stride, .plane_stride = in->plane_stride,
 		.scale = scale, .offset = offset,
 	};
+}
+
+bd_cpu_view_int8
+bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, const bd_range *known, uint8_t *dst)
+{
+	return to_int8 (pool, in, NULL, planes, known, dst);
+}
+
+bd_cpu_view_int8
+bd_to_int8_pooled (bd_thread_pool *pool, const bd_cpu_view *in, const bd_cpu_view *shape, uint32_t planes,
+                   const bd_range *known, uint8_t *dst)
+{
+	return to_int8 (pool, shape, in, planes, known, dst);
 }
