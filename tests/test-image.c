@@ -603,6 +603,24 @@ test_mask_decide (void)
 	g_assert_cmpint (bd_mask_decide_to (pool, m, W, NULL, W, W, H, 1, &err), ==, BD_ERR_INVALID_ARGUMENT);
 }
 
+/* @discs random soft discs of radius up to @largest drawn into @a (@w x @h, rows @stride
+ * apart) with max: opaque people, soft ones, and hazes that join nothing or only each other. */
+static void
+random_discs (bd_rng *rng, uint8_t *a, int w, int h, size_t stride, int discs, float largest)
+{
+	static const float peaks[] = { 255, 200, 100, 63, 40 };
+	for (int d = 0; d < discs; d++) {
+		float cx = bd_rng_uniform (rng, 0, w), cy = bd_rng_uniform (rng, 0, h);
+		float r = bd_rng_uniform (rng, 1, largest), soft = bd_rng_uniform (rng, 0.5f, 25);
+		float peak = peaks[(int) bd_rng_uniform (rng, 0, 5) % 5];
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++) {
+				float v = peak * CLAMP ((r - hypotf (x - cx, y - cy)) / soft + 0.5f, 0, 1);
+				a[y * stride + x] = MAX (a[y * stride + x], (uint8_t) v);
+			}
+	}
+}
+
 static void
 test_keep_main_subject (void)
 {
@@ -615,19 +633,7 @@ test_keep_main_subject (void)
 		memset (a, 0xEE, stride * h);  /* poison in the row padding must survive */
 		for (int y = 0; y < h; y++)
 			memset (a + y * stride, 0, w);
-		/* Opaque people, soft ones, and hazes that join nothing or only each other. */
-		static const float peaks[] = { 255, 200, 100, 63, 40 };
-		int discs = (int) bd_rng_uniform (&rng, 0, 12);
-		for (int d = 0; d < discs; d++) {
-			float cx = bd_rng_uniform (&rng, 0, w), cy = bd_rng_uniform (&rng, 0, h);
-			float r = bd_rng_uniform (&rng, 1, 60), soft = bd_rng_uniform (&rng, 0.5f, 25);
-			float peak = peaks[(int) bd_rng_uniform (&rng, 0, 5) % 5];
-			for (int y = 0; y < h; y++)
-				for (int x = 0; x < w; x++) {
-					float v = peak * CLAMP ((r - hypotf (x - cx, y - cy)) / soft + 0.5f, 0, 1);
-					a[y * stride + x] = MAX (a[y * stride + x], (uint8_t) v);
-				}
-		}
+		random_discs (&rng, a, w, h, stride, (int) bd_rng_uniform (&rng, 0, 12), 60);
 		float frac = t == 0 ? 0 : bd_rng_uniform (&rng, 0, 1);
 		/* Half the cases with no height asked, half with one that some masks miss. */
 		float min_height = t % 2 ? bd_rng_uniform (&rng, 0, 0.8f) : 0;
@@ -653,18 +659,7 @@ test_keep_main_subject (void)
 		int pad = (int) bd_rng_uniform (&rng, 0, (float) b), w = sw * b + pad, h = sh * b;
 		g_autofree uint8_t *small = g_malloc0 ((size_t) sw * sh), *big = g_malloc0 ((size_t) w * h),
 		                   *want = g_malloc0 ((size_t) w * h);
-		static const float peaks[] = { 255, 200, 100, 63, 40 };
-		int discs = 1 + (int) bd_rng_uniform (&rng, 0, 10);
-		for (int d = 0; d < discs; d++) {
-			float cx = bd_rng_uniform (&rng, 0, sw), cy = bd_rng_uniform (&rng, 0, sh);
-			float r = bd_rng_uniform (&rng, 1, 80), soft = bd_rng_uniform (&rng, 0.5f, 25);
-			float peak = peaks[(int) bd_rng_uniform (&rng, 0, 5) % 5];
-			for (int y = 0; y < sh; y++)
-				for (int x = 0; x < sw; x++) {
-					float v = peak * CLAMP ((r - hypotf (x - cx, y - cy)) / soft + 0.5f, 0, 1);
-					small[y * sw + x] = MAX (small[y * sw + x], (uint8_t) v);
-				}
-		}
+		random_discs (&rng, small, sw, sh, sw, 1 + (int) bd_rng_uniform (&rng, 0, 10), 80);
 		for (int sy = 0; sy < sh; sy++)
 			for (int sx = 0; sx < sw; sx++) {
 				int v = small[sy * sw + sx], below = MIN (v, 128);
