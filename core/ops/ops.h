@@ -199,9 +199,10 @@ bd_cpu_view_int8  bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint3
 
 /* bd_to_int8 of bd_maxpool2x2's output, made from @in (a ReLU's output, twice @shape's size)
  * without the fp32 pooled buffer: @dst laid out as @shape (the pooled buffer's view), @known
- * the range of @in where found, else measured on @in. A 2x2 maximum keeps the largest value and zero is in the range either
- * way, so the scale is the pooled buffer's; the rounding keeps order, so the maximum of the
- * rounded values is the rounded maximum: the same bytes as pooling, then copying. */
+ * the range of @in where found, else measured on @in. A 2x2 maximum keeps the largest value
+ * and zero is in the range either way, so the scale is the pooled buffer's; the rounding
+ * keeps order, so the maximum of the rounded values is the rounded maximum: the same bytes
+ * as pooling, then copying. */
 bd_cpu_view_int8  bd_to_int8_pooled (bd_thread_pool *pool, const bd_cpu_view *in, const bd_cpu_view *shape,
                                      uint32_t planes, const bd_range *known, uint8_t *dst);
 
