@@ -17,18 +17,7 @@ bd_alloc_aligned (size_t count, size_t size)
 		return NULL;
 	/* Round up so aligned_alloc's size rule holds; 64 bytes suits AVX-512 loads. */
 	bytes = (bytes + 63) & ~(size_t) 63;
-	void *p = aligned_alloc (64, bytes ? bytes : 64);
-	if (!p)
-		return NULL;
-#if defined(MADV_HUGEPAGE)
-	/* A large block is touched right away: large pages for its whole 2 MB stretches cost a
-	 * fault each instead of 512 (bd_alloc_pages says why). */
-	const uintptr_t huge = (uintptr_t) 2 << 20;
-	uintptr_t from = ((uintptr_t) p + huge - 1) & ~(huge - 1), to = ((uintptr_t) p + bytes) & ~(huge - 1);
-	if (to > from)
-		madvise ((void *) from, to - from, MADV_HUGEPAGE);
-#endif
-	return p;
+	return aligned_alloc (64, bytes ? bytes : 64);
 }
 
 void *
@@ -46,17 +35,13 @@ bd_alloc_pages (size_t bytes)
 {
 #if defined(MAP_ANONYMOUS)
 	/* Fresh pages are zero and cost nothing until touched: the threads that first write them
-	 * take the faults, instead of one memset touching everything before the work begins. */
+	 * take the faults, instead of one memset touching everything before the work begins.
+	 * Small pages, not large ones (MADV_HUGEPAGE): a large page's fault may wait on the
+	 * kernel compacting memory, or on a virtual machine's host lending pages back, which took
+	 * a lone photo through the CLI from 360-420 ms to 620-730 ms (docs/PERFORMANCE.md). */
 	void *p = mmap (NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-#if defined(MADV_HUGEPAGE)
-	/* Large pages where the kernel lends them on request (Debian's and Ubuntu's default):
-	 * a photo's arena is hundreds of megabytes touched once, and 4 KB faults were a sixth
-	 * of a lone photo's time on two cores (76,000 faults, 28,000 with this). Only advice:
-	 * nothing changes where it is refused. */
-	madvise (p, bytes, MADV_HUGEPAGE);
-#endif
 	return p;
 #else
 	return bd_alloc_zeroed (bytes, 1);

@@ -117,7 +117,7 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, ui
 		/* On AMX, cat's pairs (skip | up) fill only its first half (forward_amx): a block's
 		 * first convolution writes its pairs into the second, untouched otherwise, where
 		 * the level's planes are even (the halves then end on a plane). The arena is a third
-		 * smaller, and fewer of its large pages, faulted in whole for a byte, lie half used. */
+		 * smaller. */
 		if (st == BD_OK && kernel == CPU_AMX && has_cat && PLANES (c) % 2 == 0)
 			buffer_alias (&s->tmp[l], &s->cat[l], PLANES (c), c);
 		/* Where every convolution but the first reads a bf16 or integer copy of its input
