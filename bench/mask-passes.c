@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What the passes after the network cost on the host: the main-subject pass and the decisive
- * pass, on masks of 1 MP and 12 MP with a subject, a passer-by and soft haze, median of 30.
+/* What the passes after the network cost on the host: the main-subject pass (its grid kept
+ * between calls, as a session keeps it) and the decisive pass, on masks of 1 MP and 12 MP
+ * with a subject, a passer-by and soft haze, median of 30.
  *
  *     bench/mask-passes [--threads N]
  *
@@ -40,6 +41,7 @@ main (int argc, char **argv)
 		return 2;
 	}
 	bd_thread_pool *pool = bd_thread_pool_new (threads);
+	bd_scratch scratch = { NULL, 0 };
 	static const uint32_t sizes[][2] = { { 816, 1224 }, { 2832, 4248 } };
 	for (int s = 0; s < 2; s++) {
 		uint32_t w = sizes[s][0], h = sizes[s][1];
@@ -53,7 +55,7 @@ main (int argc, char **argv)
 				memcpy (work, mask, (size_t) w * h);
 				double t0 = now_ms ();
 				bd_status st = pass == 0
-					? bd_mask_keep_main_subject (pool, work, w, h, w, BD_MAIN_SUBJECT_FRACTION,
+					? bd_mask_keep_main_subject (pool, &scratch, work, w, h, w, BD_MAIN_SUBJECT_FRACTION,
 					                             BD_MAIN_SUBJECT_MIN_HEIGHT, NULL)
 					: bd_mask_decide (pool, work, w, h, w, bd_decide_radius (w, h), NULL);
 				if (st != BD_OK) {
@@ -70,6 +72,7 @@ main (int argc, char **argv)
 		free (mask);
 		free (work);
 	}
+	bd_scratch_free (&scratch);
 	bd_thread_pool_free (pool);
 	return 0;
 }

@@ -52,6 +52,15 @@ void  bd_free_aligned (void *p);
  * its pages faulted in by whoever touches them first; freed with bd_free_pages. */
 void *bd_alloc_pages (size_t bytes);
 void  bd_free_pages (void *p, size_t bytes);
+/* A block kept from one call to the next (a session's working memory for a pass), so that
+ * each call does not fault fresh pages in: { NULL, 0 } at first, taken at @bytes or more
+ * (its old contents lost; NULL when memory is short), freed once. */
+typedef struct {
+	void  *block;
+	size_t bytes;
+} bd_scratch;
+void *bd_scratch_take (bd_scratch *scratch, size_t bytes);
+void  bd_scratch_free (bd_scratch *scratch);
 
 /* A weight or bias as the model file holds it, f32 or f16 (@half), in the host's byte order,
  * inside the model's own copy of the file: every value checked at load (finite, within
@@ -258,6 +267,8 @@ struct bd_session {
 	/* Set by close-up.c around a close-up's run (look_run 4): the long side the network sees
 	 * the photo at, in place of the session's (0: the session's). */
 	uint32_t              run_side;
+	/* The main-subject pass's grid, kept between runs (keep-subject.c). */
+	bd_scratch            keep_subject;
 };
 
 /* What a run calls between the photo's pass and its mirror pass: the session's

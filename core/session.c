@@ -155,6 +155,7 @@ bd_session_free (bd_session *session)
 	if (session->backend)
 		session->backend->destroy (session);
 	bd_thread_pool_free (session->pool);
+	bd_scratch_free (&session->keep_subject);
 	free (session);
 }
 
@@ -419,8 +420,8 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 	st = looking ? bd_run_looking (session, photo, options, alpha, alpha_stride, run_raw, error)
 	             : run_raw (session, photo, options, alpha, alpha_stride, error);
 	if (st == BD_OK && options->main_subject_only)
-		st = bd_mask_keep_main_subject (session->pool, alpha, photo->width, photo->height, alpha_stride,
-		                                BD_MAIN_SUBJECT_FRACTION, BD_MAIN_SUBJECT_MIN_HEIGHT, error);
+		st = bd_mask_keep_main_subject (session->pool, &session->keep_subject, alpha, photo->width, photo->height,
+		                                alpha_stride, BD_MAIN_SUBJECT_FRACTION, BD_MAIN_SUBJECT_MIN_HEIGHT, error);
 	/* A GPU session decides on its device, as bd_session_make_decisive does: the same bytes,
 	 * where the host's threads took 0.4-0.6 ms of a 1 MP run (docs/PERFORMANCE.md). */
 	if (st == BD_OK && options->decisive)

@@ -621,6 +621,39 @@ random_discs (bd_rng *rng, uint8_t *a, int w, int h, size_t stride, int discs, f
 	}
 }
 
+/* A session's grid kept between masks of other sizes (bd_scratch): each mask's result is the
+ * one with memory of its own, though the block holds garbage from the call before. */
+static void
+test_keep_main_subject_scratch (void)
+{
+	bd_rng rng = { 23 };
+	bd_scratch scratch = { NULL, 0 };
+	for (int t = 0; t < 16; t++) {
+		/* Small and large in turn: a large mask grows the block, a small one reuses it. */
+		int longest = t % 2 ? 520 + (int) bd_rng_uniform (&rng, 0, 600) : 1 + (int) bd_rng_uniform (&rng, 0, 300);
+		int w = longest, h = 1 + (int) bd_rng_uniform (&rng, 0, (float) longest);
+		if (t % 4 >= 2) {
+			int swap = w;
+			w = h, h = swap;
+		}
+		g_autofree uint8_t *a = g_malloc0 ((size_t) w * h), *want = NULL;
+		random_discs (&rng, a, w, h, w, 1 + (int) bd_rng_uniform (&rng, 0, 10), 0.3f * longest);
+		float frac = bd_rng_uniform (&rng, 0, 1), min_height = t % 3 ? bd_rng_uniform (&rng, 0, 0.8f) : 0;
+		want = g_memdup2 (a, (size_t) w * h);
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, want, w, h, w, frac, min_height, NULL), ==, BD_OK);
+		void *before = scratch.block;
+		size_t had = scratch.bytes;
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, &scratch, a, w, h, w, frac, min_height, NULL), ==, BD_OK);
+		g_assert_cmpmem (a, (size_t) w * h, want, (size_t) w * h);
+		g_assert_cmpuint (scratch.bytes, >=, had);
+		if (had && scratch.bytes == had)
+			g_assert_true (scratch.block == before);
+		memset (scratch.block, t % 2 ? 0xFF : 0x3F, scratch.bytes);   /* labels, maxima: all garbage */
+	}
+	bd_scratch_free (&scratch);
+	g_assert_null (scratch.block);
+}
+
 static void
 test_keep_main_subject (void)
 {
@@ -639,7 +672,7 @@ test_keep_main_subject (void)
 		float min_height = t % 2 ? bd_rng_uniform (&rng, 0, 0.8f) : 0;
 		ref = g_memdup2 (a, stride * h);
 		keep_subject_reference (ref, w, h, stride, frac, min_height);
-		g_assert_cmpint (bd_mask_keep_main_subject (pool, a, w, h, stride, frac, min_height, NULL), ==, BD_OK);
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, a, w, h, stride, frac, min_height, NULL), ==, BD_OK);
 		g_assert_cmpmem (a, stride * h, ref, stride * h);
 	}
 
@@ -676,7 +709,7 @@ test_keep_main_subject (void)
 				bool cleared = x < sw * b && kept[(y / b) * sw + x / b] != small[(y / b) * sw + x / b];
 				want[(size_t) y * w + x] = cleared ? 0 : big[(size_t) y * w + x];
 			}
-		g_assert_cmpint (bd_mask_keep_main_subject (pool, big, w, h, w, frac, min_height, NULL), ==, BD_OK);
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, big, w, h, w, frac, min_height, NULL), ==, BD_OK);
 		g_assert_cmpmem (big, (size_t) w * h, want, (size_t) w * h);
 	}
 
@@ -697,7 +730,7 @@ test_keep_main_subject (void)
 	fill_rect (m, W, 130, 900, 160, 920, 20);    /* ...joined by 20 rows of alpha 20 */
 	fill_rect (m, W, 1300, 900, 1500, 1000, 10); /* alone and faint: in no region, untouched */
 	before = g_memdup2 (m, (size_t) W * H);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, BD_MAIN_SUBJECT_FRACTION,
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, m, W, H, W, BD_MAIN_SUBJECT_FRACTION,
 	                                            BD_MAIN_SUBJECT_MIN_HEIGHT, NULL), ==, BD_OK);
 	for (size_t i = 0; i < (size_t) W * H; i++) {
 		int x = (int) (i % W), y = (int) (i / W);
@@ -710,11 +743,11 @@ test_keep_main_subject (void)
 	}
 	/* Fraction 0 keeps everything; one region alone is never touched. */
 	memcpy (m, before, (size_t) W * H);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 0, 0, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, m, W, H, W, 0, 0, NULL), ==, BD_OK);
 	g_assert_cmpmem (m, (size_t) W * H, before, (size_t) W * H);
 	memset (m, 0, (size_t) W * H);
 	fill_rect (m, W, 1200, 500, 1201, 501, 255);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 1, 0, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, m, W, H, W, 1, 0, NULL), ==, BD_OK);
 	g_assert_cmpuint (m[500 * W + 1200], ==, 255);
 
 	/* A street seen from afar (600 x 400): its tallest person spans a quarter of the rows, a
@@ -726,11 +759,11 @@ test_keep_main_subject (void)
 		fill_rect (street, SW, 100, 250, 130, 350, 255);   /* 30 x 100 */
 		fill_rect (street, SW, 400, 200, 410, 230, 255);   /* 10 x 30: a tenth of her area */
 		kept = g_memdup2 (street, SW * SH);
-		g_assert_cmpint (bd_mask_keep_main_subject (pool, street, SW, SH, SW, BD_MAIN_SUBJECT_FRACTION,
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, street, SW, SH, SW, BD_MAIN_SUBJECT_FRACTION,
 		                                            BD_MAIN_SUBJECT_MIN_HEIGHT, NULL), ==, BD_OK);
 		g_assert_cmpmem (street, SW * SH, kept, SW * SH);
 		fill_rect (street, SW, 100, 150, 130, 350, 255);   /* now 30 x 200 */
-		g_assert_cmpint (bd_mask_keep_main_subject (pool, street, SW, SH, SW, BD_MAIN_SUBJECT_FRACTION,
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, street, SW, SH, SW, BD_MAIN_SUBJECT_FRACTION,
 		                                            BD_MAIN_SUBJECT_MIN_HEIGHT, NULL), ==, BD_OK);
 		g_assert_cmpuint (street[215 * SW + 405], ==, 0);
 		g_assert_cmpuint (street[300 * SW + 115], ==, 255);
@@ -739,7 +772,7 @@ test_keep_main_subject (void)
 	/* The public pass on the calling thread does what the session's pool does. */
 	g_autofree uint8_t *alone = g_memdup2 (before, (size_t) W * H);
 	memcpy (m, before, (size_t) W * H);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, BD_MAIN_SUBJECT_FRACTION,
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, m, W, H, W, BD_MAIN_SUBJECT_FRACTION,
 	                                            BD_MAIN_SUBJECT_MIN_HEIGHT, NULL), ==, BD_OK);
 	g_assert_cmpint (bd_mask_drop_passers_by (alone, W, H, W, NULL), ==, BD_OK);
 	g_assert_cmpmem (alone, (size_t) W * H, m, (size_t) W * H);
@@ -747,11 +780,11 @@ test_keep_main_subject (void)
 
 	bd_error err = { 0 };
 	g_assert_cmpint (bd_mask_drop_passers_by (NULL, W, H, W, &err), ==, BD_ERR_INVALID_ARGUMENT);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 1.5f, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 0.2f, -0.5f, &err), ==, BD_ERR_INVALID_ARGUMENT);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W, 0.2f, NAN, &err), ==, BD_ERR_INVALID_ARGUMENT);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, W, H, W - 1, 0.2f, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, W, H, W, 0.2f, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, m, W, H, W, 1.5f, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, m, W, H, W, 0.2f, -0.5f, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, m, W, H, W, 0.2f, NAN, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, m, W, H, W - 1, 0.2f, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, NULL, W, H, W, 0.2f, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
 }
 
 typedef struct {
@@ -1122,13 +1155,13 @@ test_keep_subject_tall (void)
 		memset (m + (size_t) k * b, 255, 65000);
 	for (uint32_t k = 100; k < 106; k++)
 		memset (m + (size_t) k * b, 255, b);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, 1, H, 1, 0.2f, 0, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, m, 1, H, 1, 0.2f, 0, NULL), ==, BD_OK);
 	g_assert_cmpuint (m[0], ==, 255);
 	g_assert_cmpuint (m[(size_t) 100 * b], ==, 255);
 	g_assert_cmpuint (m[(size_t) 106 * b - 1], ==, 255);
 	/* And a neighbour of 3 blocks (18%) still goes. */
 	memset (m + (size_t) 103 * b, 0, (size_t) 3 * b);
-	g_assert_cmpint (bd_mask_keep_main_subject (pool, m, 1, H, 1, 0.2f, 0, NULL), ==, BD_OK);
+	g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, m, 1, H, 1, 0.2f, 0, NULL), ==, BD_OK);
 	g_assert_cmpuint (m[(size_t) 100 * b], ==, 0);
 	g_assert_cmpuint (m[0], ==, 255);
 }
@@ -1266,7 +1299,7 @@ test_api_edges (void)
 		g_assert_cmpint (bd_composite (&photo, alpha, bad[i], &bg, out, 16, &err), ==, BD_ERR_INVALID_ARGUMENT);
 		g_assert_cmpint (bd_composite (&photo, alpha, 4, &bg, out, bad[i], &err), ==, BD_ERR_INVALID_ARGUMENT);
 		g_assert_cmpint (bd_mask_adjust (alpha, 4, 4, bad[i], 0.5f, 0, &err), ==, BD_ERR_INVALID_ARGUMENT);
-		g_assert_cmpint (bd_mask_keep_main_subject (pool, alpha, 4, 4, bad[i], 0.2f, 0, &err), ==,
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, alpha, 4, 4, bad[i], 0.2f, 0, &err), ==,
 		                 BD_ERR_INVALID_ARGUMENT);
 	}
 	/* One row: the stride is never stepped over, any value at least a row will do. */
@@ -1671,6 +1704,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/colour-means", test_colour_means);
 	g_test_add_func ("/core/image/mask-adjust", test_mask_adjust);
 	g_test_add_func ("/core/image/keep-main-subject", test_keep_main_subject);
+	g_test_add_func ("/core/image/keep-main-subject-scratch", test_keep_main_subject_scratch);
 	g_test_add_func ("/core/image/mask-decide", test_mask_decide);
 	g_test_add_func ("/core/image/keep-main-subject-tall", test_keep_subject_tall);
 	g_test_add_func ("/core/image/api-edges", test_api_edges);

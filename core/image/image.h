@@ -161,8 +161,10 @@ bd_status bd_box_blur_u8 (bd_thread_pool *pool, uint8_t *pixels, uint32_t width,
  * main-subject pass"). */
 #define BD_MAIN_SUBJECT_FRACTION 0.2f
 #define BD_MAIN_SUBJECT_MIN_HEIGHT (1.0f / 3.0f)
-bd_status bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height,
-                                     size_t stride, float min_fraction, float min_height, bd_error *error);
+/* With @scratch (a session's; NULL: memory of its own) its grid lives there between calls. */
+bd_status bd_mask_keep_main_subject (bd_thread_pool *pool, bd_scratch *scratch, uint8_t *alpha, uint32_t width,
+                                     uint32_t height, size_t stride, float min_fraction, float min_height,
+                                     bd_error *error);
 
 /* Sets every pixel farther than @radius from the mask's own edge (alpha crossing one half)
  * to 0 or 255, by its side of one half: soft alpha only along edges (decide-alpha.c). */

@@ -293,8 +293,8 @@ grid_grow (keep_grid *g)
 }
 
 bd_status
-bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width, uint32_t height,
-                           size_t stride, float min_fraction, float min_height, bd_error *error)
+bd_mask_keep_main_subject (bd_thread_pool *pool, bd_scratch *scratch, uint8_t *alpha, uint32_t width,
+                           uint32_t height, size_t stride, float min_fraction, float min_height, bd_error *error)
 {
 	if (!alpha || width == 0 || height == 0 || !bd_stride_ok (width, height, stride))
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT, "bd_mask_keep_main_subject: no mask, or a bad size");
@@ -311,19 +311,26 @@ bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width,
 	g.w = (width + g.b - 1) / g.b;
 	g.h = (height + g.b - 1) / g.b;
 	g.cells = (size_t) (g.w + 2) * (g.h + 2);  /* about GRID_SIDE^2 at most: no overflow */
-	g.max = calloc (g.cells, sizeof *g.max);
-	g.core = calloc (g.cells, sizeof *g.core);
-	g.label = calloc (g.cells, sizeof *g.label);
-	g.queue = malloc (g.cells * sizeof *g.queue);
-	g.seed = malloc ((size_t) g.w + 2);
+	/* The grid's arrays in one block, the 32-bit ones first. Labels start at 0 and the
+	 * border's maxima at 0 (every cell of the photo's is written by grid_fill_rows); the
+	 * counts are read only where the photo's cells are, the queue and seeds after writing. */
+	bd_scratch own = { NULL, 0 }, *memory = scratch ? scratch : &own;
+	uint8_t *block = bd_scratch_take (memory, g.cells * (3 * sizeof (uint32_t) + 1) + g.w + 2);
 	keep_region *region = NULL;
 	uint8_t *drop = NULL;   /* per label (0: none): whether its region goes */
 	uint64_t largest = 0;
 	bd_status st = BD_OK;
-	if (!g.max || !g.core || !g.label || !g.queue || !g.seed) {
+	if (!block) {
 		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
 		goto out;
 	}
+	g.label = (int32_t *) block;
+	g.core = (uint32_t *) (g.label + g.cells);
+	g.queue = g.core + g.cells;
+	g.max = (uint8_t *) (g.queue + g.cells);
+	g.seed = g.max + g.cells;
+	memset (g.label, 0, g.cells * sizeof *g.label);
+	memset (g.max, 0, g.cells);
 	bd_thread_pool_run (pool, (g.h + ROWS_PER_TASK - 1) / ROWS_PER_TASK, grid_fill_rows, &g);
 	if (g.failed) {
 		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
@@ -367,12 +374,8 @@ bd_mask_keep_main_subject (bd_thread_pool *pool, uint8_t *alpha, uint32_t width,
 	}
 out:
 	free (drop);
-	free (g.max);
-	free (g.core);
-	free (g.label);
-	free (g.queue);
-	free (g.seed);
 	free (region);
+	bd_scratch_free (&own);
 	return st;
 }
 
@@ -380,6 +383,6 @@ bd_status
 bd_mask_drop_passers_by (uint8_t *alpha, uint32_t width, uint32_t height, size_t stride, bd_error *error)
 {
 	/* Without a pool the grid's steps run in turn on this thread (thread-pool.c). */
-	return bd_mask_keep_main_subject (NULL, alpha, width, height, stride, BD_MAIN_SUBJECT_FRACTION,
+	return bd_mask_keep_main_subject (NULL, NULL, alpha, width, height, stride, BD_MAIN_SUBJECT_FRACTION,
 	                                  BD_MAIN_SUBJECT_MIN_HEIGHT, error);
 }

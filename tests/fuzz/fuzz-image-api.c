@@ -131,7 +131,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 	 * eight, else any fraction and height. */
 	float fraction = (float) (take (&r, 1) % 101) / 100.0f, height = (float) (take (&r, 1) % 101) / 100.0f;
 	st = (calls & 7) == 3 ? bd_mask_drop_passers_by (alpha, w, h, alpha_stride, NULL)
-	                      : bd_mask_keep_main_subject (pool, alpha, w, h, alpha_stride, fraction, height, NULL);
+	                      : bd_mask_keep_main_subject (pool, NULL, alpha, w, h, alpha_stride, fraction, height, NULL);
 
 	/* The decisive pass from the mask into the composite's buffer (read as bytes), which must
 	 * match the pass in place on a copy. */
