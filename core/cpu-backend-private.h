@@ -56,6 +56,7 @@ typedef struct {
 	cpu_plan    plans[6];
 	cpu_plan   *bound;      /* the plan whose views point into the arena, borders zeroed */
 	bool        fresh;      /* the arena is all zero: no plan has been bound to it yet */
+	bool        unfaulted;  /* nor have its pages been faulted in (bd_cpu_arena_fault_in) */
 	float      *arena;
 	size_t      arena_floats;
 	uint16_t   *half;       /* bf16 and integer sessions: a convolution's input in 16 or 8 bits */
@@ -74,6 +75,8 @@ bd_status bd_cpu_plan_for (cpu_state *s, const bd_model *m, uint32_t height, uin
 
 /* Frees the arena and the copy buffer. */
 void bd_cpu_plans_free (cpu_state *s);
+/* A new arena's pages faulted in on @pool's threads, before a pass writes them. */
+void bd_cpu_arena_fault_in (cpu_state *s, bd_thread_pool *pool);
 
 /* Planes @first.. of @b. */
 static inline bd_cpu_view

@@ -467,6 +467,7 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 	bd_status st = bd_cpu_plan_for (state, m, height, width, true, &p, error);
 	if (st != BD_OK)
 		return st;
+	bd_cpu_arena_fault_in (state, session->pool);
 	/* Progress after each layer: two a level down, four a level up, the head. */
 	int done = 0, total = (int) (2 * m->depth + 4 * (m->depth - 1) + 1);
 	bool finished;
