@@ -654,6 +654,69 @@ test_keep_main_subject_scratch (void)
 	g_assert_null (scratch.block);
 }
 
+/* The pass's verdict on a grid made elsewhere, as the GPU makes it (bd_subject_blocks_to_drop):
+ * each block's maximum and person count worked out here, the blocks it drops cleared here,
+ * give the pass's own result, on masks below and above 512 pixels (blocks of one pixel and
+ * of several, part blocks on the right and at the bottom). */
+static void
+test_subject_blocks_to_drop (void)
+{
+	bd_rng rng = { 29 };
+	bd_scratch scratch = { NULL, 0 };
+	int dropped = 0;
+	for (int t = 0; t < 40; t++) {
+		int longest = t % 2 ? 513 + (int) bd_rng_uniform (&rng, 0, 1200) : 1 + (int) bd_rng_uniform (&rng, 0, 400);
+		int w = longest, h = 1 + (int) bd_rng_uniform (&rng, 0, (float) longest);
+		if (t % 4 >= 2) {
+			int swap = w;
+			w = h, h = swap;
+		}
+		g_autofree uint8_t *a = g_malloc0 ((size_t) w * h), *want = NULL;
+		random_discs (&rng, a, w, h, w, 1 + (int) bd_rng_uniform (&rng, 0, 10), 0.3f * longest);
+		float frac = bd_rng_uniform (&rng, 0, 1), min_height = t % 3 ? bd_rng_uniform (&rng, 0, 0.8f) : 0;
+		want = g_memdup2 (a, (size_t) w * h);
+		g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, want, w, h, w, frac, min_height, NULL), ==, BD_OK);
+
+		uint32_t gw, gh, b;
+		bd_subject_grid_size (w, h, &gw, &gh, &b);
+		g_assert_cmpuint (MAX (gw, gh), <=, 512);
+		g_assert_cmpuint ((gw - 1) * b, <, (uint32_t) w);
+		g_assert_cmpuint (gw * b, >=, (uint32_t) w);
+		size_t cells = (size_t) (gw + 2) * (gh + 2);
+		g_autofree uint8_t *max = g_malloc0 (cells), *drop = g_malloc ((size_t) gw * gh);
+		g_autofree uint32_t *core = g_malloc0 (cells * sizeof *core);
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++) {
+				size_t c = (size_t) (y / b + 1) * (gw + 2) + x / b + 1;
+				max[c] = MAX (max[c], a[(size_t) y * w + x]);
+				core[c] += a[(size_t) y * w + x] >= 128;
+			}
+		memset (drop, 0xAB, (size_t) gw * gh);
+		bool any = true;
+		g_assert_cmpint (bd_subject_blocks_to_drop (t % 5 ? &scratch : NULL, max, core, w, h, frac, min_height, drop,
+		                                            &any, NULL),
+		                 ==, BD_OK);
+		for (int y = 0; y < h && any; y++)
+			for (int x = 0; x < w; x++) {
+				uint8_t d = drop[(size_t) (y / b) * gw + x / b];
+				g_assert_cmpuint (d, <=, 1);
+				if (d)
+					a[(size_t) y * w + x] = 0;
+			}
+		if (!any)
+			for (size_t c = 0; c < (size_t) gw * gh; c++)
+				g_assert_cmpuint (drop[c], ==, 0xAB);
+		dropped += any;
+		g_assert_cmpmem (a, (size_t) w * h, want, (size_t) w * h);
+		if (scratch.block)
+			memset (scratch.block, 0x3F, scratch.bytes);   /* labels, queue: garbage next time */
+	}
+	/* Not every mask loses someone: both ways are checked. */
+	g_assert_cmpint (dropped, >, 5);
+	g_assert_cmpint (dropped, <, 35);
+	bd_scratch_free (&scratch);
+}
+
 static void
 test_keep_main_subject (void)
 {
@@ -1705,6 +1768,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/image/mask-adjust", test_mask_adjust);
 	g_test_add_func ("/core/image/keep-main-subject", test_keep_main_subject);
 	g_test_add_func ("/core/image/keep-main-subject-scratch", test_keep_main_subject_scratch);
+	g_test_add_func ("/core/image/subject-blocks-to-drop", test_subject_blocks_to_drop);
 	g_test_add_func ("/core/image/mask-decide", test_mask_decide);
 	g_test_add_func ("/core/image/keep-main-subject-tall", test_keep_subject_tall);
 	g_test_add_func ("/core/image/api-edges", test_api_edges);

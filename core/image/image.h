@@ -165,6 +165,16 @@ bd_status bd_box_blur_u8 (bd_thread_pool *pool, uint8_t *pixels, uint32_t width,
 bd_status bd_mask_keep_main_subject (bd_thread_pool *pool, bd_scratch *scratch, uint8_t *alpha, uint32_t width,
                                      uint32_t height, size_t stride, float min_fraction, float min_height,
                                      bd_error *error);
+/* The pass's grid for a @width x @height mask: @w x @h blocks of @b x @b pixels. */
+void      bd_subject_grid_size (uint32_t width, uint32_t height, uint32_t *w, uint32_t *h, uint32_t *b);
+/* The pass's verdict on a grid made elsewhere (gpu/keep-subject.cu): @max and @core hold
+ * (w + 2) x (h + 2) cells, a border of empty ones around the blocks (bd_subject_grid_size),
+ * each block's most opaque pixel and its count of pixels from 128 up; @max is written. Where
+ * a region goes, *@any is set and @drop gets a byte a block (rows of w): 1 where its pixels
+ * go, as bd_mask_keep_main_subject would clear them; else @drop is left alone. */
+bd_status bd_subject_blocks_to_drop (bd_scratch *scratch, uint8_t *max, const uint32_t *core, uint32_t width,
+                                     uint32_t height, float min_fraction, float min_height, uint8_t *drop,
+                                     bool *any, bd_error *error);
 
 /* Sets every pixel farther than @radius from the mask's own edge (alpha crossing one half)
  * to 0 or 255, by its side of one half: soft alpha only along edges (decide-alpha.c). */

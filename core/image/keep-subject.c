@@ -17,7 +17,9 @@
  * steps on one thread: the regions by a flood fill cell by cell (0.30 ms), the faint blocks'
  * growth from every cell of every region (0.35) and clearing block by block (0.13). The
  * regions are now found from runs of blocks, the growth starts from the regions' cells that
- * touch a faint block, and the clearing goes a run of blocks at a time: the same result. */
+ * touch a faint block, and the clearing goes a run of blocks at a time: the same result.
+ * A GPU session makes the grid and clears its blocks on the device (gpu/keep-subject.cu);
+ * the steps between are these, through bd_subject_blocks_to_drop. */
 #include "image.h"
 
 #include <stdlib.h>
@@ -292,6 +294,76 @@ grid_grow (keep_grid *g)
 	}
 }
 
+/* The grid's blocks for a @width x @height mask: @w x @h of @b x @b pixels. */
+void
+bd_subject_grid_size (uint32_t width, uint32_t height, uint32_t *w, uint32_t *h, uint32_t *b)
+{
+	uint32_t longest = width > height ? width : height;
+	*b = longest > GRID_SIDE ? (longest + GRID_SIDE - 1) / GRID_SIDE : 1;
+	*w = (width + *b - 1) / *b;
+	*h = (height + *b - 1) / *b;
+}
+
+/* The grid's working arrays in @memory, one block, the 32-bit ones first; with @values also
+ * the maxima and counts (else the caller's). Labels start at 0 and, with @values, the
+ * border's maxima at 0 (every cell of the photo's is written by grid_fill_rows); the counts
+ * are read only where the photo's cells are, the queue and seeds after writing. False when
+ * memory is short. */
+static bool
+grid_memory (keep_grid *g, bd_scratch *memory, bool values)
+{
+	size_t per_cell = values ? 3 * sizeof (uint32_t) + 1 : 2 * sizeof (uint32_t);
+	uint8_t *block = bd_scratch_take (memory, g->cells * per_cell + g->w + 2);
+	if (!block)
+		return false;
+	g->label = (int32_t *) block;
+	g->queue = (uint32_t *) (g->label + g->cells);
+	g->seed = (uint8_t *) (g->queue + g->cells);
+	if (values) {
+		g->core = (uint32_t *) g->seed;
+		g->max = (uint8_t *) (g->core + g->cells);
+		g->seed = g->max + g->cells;
+		memset (g->max, 0, g->cells);
+	}
+	memset (g->label, 0, g->cells * sizeof *g->label);
+	return true;
+}
+
+/* On a filled grid: which regions go, a byte per label in *@drop_out (index 0 unused, none
+ * goes), or NULL where none does (one region, no subject, or none small enough). */
+static bd_status
+grid_decide (keep_grid *g, float min_fraction, float min_height, uint8_t **drop_out, bd_error *error)
+{
+	keep_region *region = NULL;
+	uint64_t largest = 0;
+	*drop_out = NULL;
+	ptrdiff_t regions = grid_regions (g, &region, &largest);
+	if (regions < 0)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	bd_status st = BD_OK;
+	bool any = false;
+	uint8_t *drop = NULL;
+	if (regions <= 1 || !has_subject (g, region, regions, largest, min_height))
+		goto out;
+	/* Whether a label goes is found once a region. */
+	drop = calloc ((size_t) regions + 1, 1);
+	if (!drop) {
+		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+		goto out;
+	}
+	for (ptrdiff_t r = 0; r < regions; r++)
+		any |= drop[r + 1] = (double) region[r].area < (double) min_fraction * (double) largest;
+	if (!any)
+		goto out;
+	grid_grow (g);
+	*drop_out = drop;
+	drop = NULL;
+out:
+	free (drop);
+	free (region);
+	return st;
+}
+
 bd_status
 bd_mask_keep_main_subject (bd_thread_pool *pool, bd_scratch *scratch, uint8_t *alpha, uint32_t width,
                            uint32_t height, size_t stride, float min_fraction, float min_height, bd_error *error)
@@ -304,58 +376,28 @@ bd_mask_keep_main_subject (bd_thread_pool *pool, bd_scratch *scratch, uint8_t *a
 		return bd_error_set (error, BD_ERR_INVALID_ARGUMENT,
 		                     "the subject's fraction and height must be within 0..1");
 
-	keep_grid g = { .alpha = alpha, .width = width, .height = height, .stride = stride, .b = 1 };
-	uint32_t longest = width > height ? width : height;
-	if (longest > GRID_SIDE)
-		g.b = (longest + GRID_SIDE - 1) / GRID_SIDE;
-	g.w = (width + g.b - 1) / g.b;
-	g.h = (height + g.b - 1) / g.b;
+	keep_grid g = { .alpha = alpha, .width = width, .height = height, .stride = stride };
+	bd_subject_grid_size (width, height, &g.w, &g.h, &g.b);
 	g.cells = (size_t) (g.w + 2) * (g.h + 2);  /* about GRID_SIDE^2 at most: no overflow */
-	/* The grid's arrays in one block, the 32-bit ones first. Labels start at 0 and the
-	 * border's maxima at 0 (every cell of the photo's is written by grid_fill_rows); the
-	 * counts are read only where the photo's cells are, the queue and seeds after writing. */
-	bd_scratch own = { NULL, 0 }, *memory = scratch ? scratch : &own;
-	uint8_t *block = bd_scratch_take (memory, g.cells * (3 * sizeof (uint32_t) + 1) + g.w + 2);
-	keep_region *region = NULL;
+	bd_scratch own = { NULL, 0 };
 	uint8_t *drop = NULL;   /* per label (0: none): whether its region goes */
-	uint64_t largest = 0;
 	bd_status st = BD_OK;
-	if (!block) {
+	if (!grid_memory (&g, scratch ? scratch : &own, true)) {
 		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
 		goto out;
 	}
-	g.label = (int32_t *) block;
-	g.core = (uint32_t *) (g.label + g.cells);
-	g.queue = g.core + g.cells;
-	g.max = (uint8_t *) (g.queue + g.cells);
-	g.seed = g.max + g.cells;
-	memset (g.label, 0, g.cells * sizeof *g.label);
-	memset (g.max, 0, g.cells);
 	bd_thread_pool_run (pool, (g.h + ROWS_PER_TASK - 1) / ROWS_PER_TASK, grid_fill_rows, &g);
 	if (g.failed) {
 		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
 		goto out;
 	}
-
-	ptrdiff_t regions = grid_regions (&g, &region, &largest);
-	if (regions < 0) {
-		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	st = grid_decide (&g, min_fraction, min_height, &drop, error);
+	if (!drop)
 		goto out;
-	}
-	if (regions <= 1 || !has_subject (&g, region, regions, largest, min_height))
-		goto out;
-	grid_grow (&g);
 
 	/* Clear every block of a dropped region, a run of such blocks at a time. A block that
 	 * held pixels of a kept region at least JOIN_ALPHA opaque would have joined the two, so
-	 * only faint ones can be lost. Whether a label is dropped is found once a region. */
-	drop = calloc ((size_t) regions + 1, 1);
-	if (!drop) {
-		st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
-		goto out;
-	}
-	for (ptrdiff_t r = 0; r < regions; r++)
-		drop[r + 1] = (double) region[r].area < (double) min_fraction * (double) largest;
+	 * only faint ones can be lost. */
 	for (uint32_t cy = 0; cy < g.h; cy++) {
 		const int32_t *labels = g.label + grid_cell (&g, 0, cy);
 		for (uint32_t cx = 0; cx < g.w;) {
@@ -374,7 +416,32 @@ bd_mask_keep_main_subject (bd_thread_pool *pool, bd_scratch *scratch, uint8_t *a
 	}
 out:
 	free (drop);
-	free (region);
+	bd_scratch_free (&own);
+	return st;
+}
+
+bd_status
+bd_subject_blocks_to_drop (bd_scratch *scratch, uint8_t *max, const uint32_t *core, uint32_t width, uint32_t height,
+                           float min_fraction, float min_height, uint8_t *drop_blocks, bool *any, bd_error *error)
+{
+	keep_grid g = { .width = width, .height = height, .max = max, .core = (uint32_t *) core };
+	bd_subject_grid_size (width, height, &g.w, &g.h, &g.b);
+	g.cells = (size_t) (g.w + 2) * (g.h + 2);
+	*any = false;
+	bd_scratch own = { NULL, 0 };
+	uint8_t *drop = NULL;
+	bd_status st = grid_memory (&g, scratch ? scratch : &own, false)
+	                       ? grid_decide (&g, min_fraction, min_height, &drop, error)
+	                       : bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory");
+	if (drop) {
+		for (uint32_t cy = 0; cy < g.h; cy++) {
+			const int32_t *labels = g.label + grid_cell (&g, 0, cy);
+			for (uint32_t cx = 0; cx < g.w; cx++)
+				drop_blocks[(size_t) cy * g.w + cx] = drop[labels[cx]];
+		}
+		*any = true;
+	}
+	free (drop);
 	bd_scratch_free (&own);
 	return st;
 }
