@@ -269,6 +269,10 @@ struct bd_session {
 	uint32_t              run_side;
 	/* The main-subject pass's grid, kept between runs (keep-subject.c). */
 	bd_scratch            keep_subject;
+	/* Set by a backend's run that made the main-subject and decisive passes its options ask
+	 * for on the mask before it left the device: only the final run of a bd_session_run
+	 * (look_run 0, 3 or 4, not a quick look), which then leaves them. */
+	bool                  passes_made;
 };
 
 /* What a run calls between the photo's pass and its mirror pass: the session's

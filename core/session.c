@@ -417,14 +417,17 @@ bd_session_run (bd_session *session, const bd_image *photo, const bd_run_options
 	options = &taken;
 
 	bool looking = options->upright || options->close_ups;
+	session->passes_made = false;
 	st = looking ? bd_run_looking (session, photo, options, alpha, alpha_stride, run_raw, error)
 	             : run_raw (session, photo, options, alpha, alpha_stride, error);
-	if (st == BD_OK && options->main_subject_only)
+	/* A GPU session makes both passes on its device before the mask comes down: the same
+	 * bytes (docs/PERFORMANCE.md). */
+	bool made = session->passes_made;
+	session->passes_made = false;
+	if (st == BD_OK && options->main_subject_only && !made)
 		st = bd_mask_keep_main_subject (session->pool, &session->keep_subject, alpha, photo->width, photo->height,
 		                                alpha_stride, BD_MAIN_SUBJECT_FRACTION, BD_MAIN_SUBJECT_MIN_HEIGHT, error);
-	/* A GPU session decides on its device, as bd_session_make_decisive does: the same bytes,
-	 * where the host's threads took 0.4-0.6 ms of a 1 MP run (docs/PERFORMANCE.md). */
-	if (st == BD_OK && options->decisive)
+	if (st == BD_OK && options->decisive && !made)
 		st = bd_session_make_decisive (session, alpha, photo->width, photo->height, alpha_stride, error);
 	if (st == BD_ERR_NO_MEMORY && error) {
 		/* The inner message names a working buffer (the network's canvas, a guided-filter

@@ -5,6 +5,7 @@
 #include "composite.cuh"
 #include "conv2d.cuh"
 #include "decide-alpha.cuh"
+#include "keep-subject.cuh"
 #include "letterbox.cuh"
 #include "look-average.cuh"
 #include "mirror-average.cuh"
@@ -14,6 +15,10 @@
 #include "to-nhwc.cuh"
 #include "upsample-alpha.cuh"
 #include "gpu-switches.cuh"
+
+extern "C" {
+#include "image/image.h"   /* the main-subject pass's fractions, the decisive radius */
+}
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +78,7 @@ struct gpu_state {
 	size_t       small_bytes, small_scratch_bytes;
 	bd_gpu_composite_buffers composite;
 	bd_gpu_decide_buffers    decide;
+	bd_gpu_subject_buffers   subject;
 	bd_precision precision;
 	int          device;      /* the CUDA device index; set on the calling thread first */
 	gpu_conv     enc[BD_MAX_DEPTH][2], up[BD_MAX_DEPTH], dec[BD_MAX_DEPTH][2];
@@ -454,6 +460,7 @@ cuda_destroy (bd_session *session)
 	cudaFree (s->small_scratch);
 	bd_gpu_composite_free (&s->composite);
 	bd_gpu_decide_free (&s->decide);
+	bd_gpu_subject_free (&s->subject);
 	if (s->stream)
 		cudaStreamDestroy (s->stream);
 	if (s->net_start)
@@ -660,6 +667,26 @@ photo_on_device (bd_session *session, gpu_photo *ph, const uint8_t *pixels, uint
 	return st == BD_OK ? bd_gpu_upsample_alpha (&up, s->stream, error) : st;
 }
 
+/* The main-subject and decisive passes that @opts ask for, made on the final run's mask
+ * @alpha (on the device, dense) before it comes down, instead of by bd_session_run on the
+ * host: the mask neither comes down for the one nor goes up again for the other. */
+static bd_status
+passes_on_device (bd_session *session, gpu_state *s, uint8_t *alpha, uint32_t width, uint32_t height,
+                  const bd_run_options *opts, bd_error *error)
+{
+	if (session->look_run == 1 || session->look_run == 2 || !(opts->main_subject_only || opts->decisive))
+		return BD_OK;
+	bd_status st = BD_OK;
+	if (opts->main_subject_only)
+		st = bd_gpu_keep_main_subject (&s->subject, &session->keep_subject, s->stream, alpha, width, height,
+		                               BD_MAIN_SUBJECT_FRACTION, BD_MAIN_SUBJECT_MIN_HEIGHT, error);
+	if (st == BD_OK && opts->decisive)
+		st = bd_gpu_decide_on_device (&s->decide, s->stream, alpha, width, height, bd_decide_radius (width, height),
+		                              error);
+	session->passes_made = st == BD_OK;
+	return st;
+}
+
 static uint32_t
 photo_channels (const bd_image *photo)
 {
@@ -709,7 +736,8 @@ cuda_run (bd_session *session, const bd_image *photo, const bd_run_options *opts
 		if (ph == &s->photo)
 			s->photo_held = nullptr;
 	}
-	if (st != BD_OK || !go_on)
+	if (st != BD_OK || !go_on ||
+	    (st = passes_on_device (session, s, ph->alpha, photo->width, photo->height, opts, error)) != BD_OK)
 		return st;
 	BD_CUDA_CHECK (bd_gpu_copy_rows (alpha, alpha_stride, ph->alpha, photo->width, photo->width, photo->height,
 	                                 cudaMemcpyDeviceToHost, s->stream));
@@ -748,7 +776,8 @@ cuda_run_turned (bd_session *session, const bd_image *photo, bool clockwise, con
 	if (st != BD_OK || !go_on)
 		return st;
 	uint8_t *back = ph->turned + pixels * ch;
-	if ((st = bd_gpu_rotate_quarter (ph->alpha, h, w, h, 1, !clockwise, back, w, s->stream, error)) != BD_OK)
+	if ((st = bd_gpu_rotate_quarter (ph->alpha, h, w, h, 1, !clockwise, back, w, s->stream, error)) != BD_OK ||
+	    (st = passes_on_device (session, s, back, w, h, opts, error)) != BD_OK)
 		return st;
 	BD_CUDA_CHECK (bd_gpu_copy_rows (alpha, alpha_stride, back, w, w, h, cudaMemcpyDeviceToHost, s->stream));
 	BD_CUDA_CHECK (cudaStreamSynchronize (s->stream));

@@ -47,22 +47,31 @@ decide_kernel (uint8_t *mask, const uint8_t *rows, uint32_t width, uint32_t heig
 } // namespace
 
 bd_status
+bd_gpu_decide_on_device (bd_gpu_decide_buffers *b, cudaStream_t stream, uint8_t *mask, uint32_t width, uint32_t height,
+                         uint32_t radius, bd_error *error)
+{
+	bd_status st = bd_gpu_grow ((void **) &b->rows, &b->rows_bytes, (size_t) width * height, error);
+	if (st != BD_OK)
+		return st;
+	dim3 grid (bd_div_up (width, 128), height);
+	row_windows_kernel<<<grid, 128, 0, stream>>> (mask, b->rows, width, height, radius);
+	BD_CUDA_CHECK_LAUNCH ();
+	decide_kernel<<<grid, 128, 0, stream>>> (mask, b->rows, width, height, radius);
+	BD_CUDA_CHECK_LAUNCH ();
+	return BD_OK;
+}
+
+bd_status
 bd_gpu_decide (bd_gpu_decide_buffers *b, cudaStream_t stream, const uint8_t *alpha, size_t alpha_stride, uint8_t *out,
                size_t out_stride, uint32_t width, uint32_t height, uint32_t radius, bd_error *error)
 {
-	size_t n = (size_t) width * height;
-	bd_status st = bd_gpu_grow ((void **) &b->mask, &b->mask_bytes, n, error);
-	if (st == BD_OK)
-		st = bd_gpu_grow ((void **) &b->rows, &b->rows_bytes, n, error);
+	bd_status st = bd_gpu_grow ((void **) &b->mask, &b->mask_bytes, (size_t) width * height, error);
 	if (st != BD_OK)
 		return st;
 	BD_CUDA_CHECK (bd_gpu_copy_rows (b->mask, width, alpha, alpha_stride, width, height, cudaMemcpyHostToDevice,
 	                                 stream));
-	dim3 grid (bd_div_up (width, 128), height);
-	row_windows_kernel<<<grid, 128, 0, stream>>> (b->mask, b->rows, width, height, radius);
-	BD_CUDA_CHECK_LAUNCH ();
-	decide_kernel<<<grid, 128, 0, stream>>> (b->mask, b->rows, width, height, radius);
-	BD_CUDA_CHECK_LAUNCH ();
+	if ((st = bd_gpu_decide_on_device (b, stream, b->mask, width, height, radius, error)) != BD_OK)
+		return st;
 	BD_CUDA_CHECK (bd_gpu_copy_rows (out, out_stride, b->mask, width, width, height, cudaMemcpyDeviceToHost, stream));
 	BD_CUDA_CHECK (cudaStreamSynchronize (stream));
 	return BD_OK;

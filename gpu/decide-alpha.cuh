@@ -16,4 +16,7 @@ typedef struct {
 bd_status bd_gpu_decide (bd_gpu_decide_buffers *b, cudaStream_t stream, const uint8_t *alpha, size_t alpha_stride,
                          uint8_t *out, size_t out_stride, uint32_t width, uint32_t height, uint32_t radius,
                          bd_error *error);
+/* The same on @mask, already on the device (dense rows), in place; queued on @stream. */
+bd_status bd_gpu_decide_on_device (bd_gpu_decide_buffers *b, cudaStream_t stream, uint8_t *mask, uint32_t width,
+                                   uint32_t height, uint32_t radius, bd_error *error);
 void      bd_gpu_decide_free (bd_gpu_decide_buffers *b);

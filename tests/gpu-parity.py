@@ -219,6 +219,44 @@ def check_decisive(lib, cpu, gpu, masks):
     return len(cases), failed
 
 
+def host_passes(lib, cpu, mask, subject, decisive):
+    """The main-subject and decisive passes on the host, as bd_session_run makes them on a CPU
+    session, on a copy of @mask."""
+    h, w = mask.shape
+    out = np.ascontiguousarray(mask.copy())
+    err = Error()
+    if subject and lib.bd_mask_drop_passers_by(out.ctypes.data_as(ctypes.c_void_p), ctypes.c_uint32(w),
+                                               ctypes.c_uint32(h), ctypes.c_size_t(w), ctypes.byref(err)):
+        raise RuntimeError(err.message.decode())
+    return make_decisive(lib, cpu, out, w) if decisive else out
+
+
+def check_passes_on_device(lib, cpu, gpu, photos):
+    """The main-subject and decisive passes a GPU session makes on its device before the mask
+    comes down (gpu/keep-subject.cu, bd_gpu_decide_on_device) against the host's passes on
+    the same session's mask without them: the same bytes. Each photo as it stands (the
+    photo's own run, or a close-up's), lying down (the run turned) and at 1 MP, each pass
+    alone and both. Returns (checks, failed)."""
+    from PIL import Image as PILImage
+    failed = checks = dropped = 0
+    for rgb in photos:
+        big = np.asarray(PILImage.fromarray(rgb).resize((816, 1224), PILImage.BILINEAR))
+        for px in (rgb, np.ascontiguousarray(np.rot90(rgb, -1)), np.ascontiguousarray(big)):
+            raw = run_photo(lib, gpu, px, 0, 0)
+            dropped += not np.array_equal(host_passes(lib, cpu, raw, 1, 0), raw)
+            for subject, decisive in ((1, 1), (1, 0), (0, 1)):
+                a = run_photo(lib, gpu, px, subject, decisive)
+                b = host_passes(lib, cpu, raw, subject, decisive)
+                checks += 1
+                if not np.array_equal(a, b):
+                    failed += 1
+                    print(f"passes on the device {px.shape[1]}x{px.shape[0]} subject={subject} decisive={decisive}: "
+                          f"DIFFERS in {(a != b).sum()} bytes")
+    print(f"passes on the device: {checks - failed} of {checks} masks the same as the host's passes "
+          f"({dropped} of {checks // 3} masks lost someone to the main-subject pass)")
+    return checks, failed
+
+
 def check_photos(lib, model_path, photo_dir):
     from PIL import Image as PILImage
     model = ctypes.c_void_p()
@@ -227,9 +265,10 @@ def check_photos(lib, model_path, photo_dir):
         raise RuntimeError(err.message.decode())
     cpu, exact, fast = (session(lib, model, CPU, EXACT), session(lib, model, CUDA, EXACT),
                         session(lib, model, CUDA, FAST))
-    rows, failed, soft = [], 0, []
+    rows, failed, soft, photos = [], 0, [], []
     for name in sorted(os.listdir(photo_dir)):
         rgb = np.ascontiguousarray(np.asarray(PILImage.open(os.path.join(photo_dir, name)).convert("RGB")))
+        photos.append(rgb)
         a_cpu, a_exact, a_fast = (run_photo(lib, s, rgb) for s in (cpu, exact, fast))
         soft.append(run_photo(lib, cpu, rgb, decisive=0))
         ex = float((np.abs(a_exact.astype(int) - a_cpu) <= 1).mean())
@@ -257,6 +296,9 @@ def check_photos(lib, model_path, photo_dir):
     print("\n".join(rows))
     n, decisive_failed = check_decisive(lib, cpu, fast, soft)
     failed += decisive_failed
+    n_passes, passes_failed = check_passes_on_device(lib, cpu, fast, photos)
+    n += n_passes
+    failed += passes_failed
     # Time per photo, 8-bit in to 8-bit alpha out, after a warm-up, median of 20.
     import time
     base = np.asarray(PILImage.open(os.path.join(photo_dir, sorted(os.listdir(photo_dir))[0])).convert("RGB"))
