@@ -172,7 +172,8 @@ typedef struct bd_backend_ops {
 	                      bd_error *error);
 	void      (*destroy) (bd_session *session);
 	/* 8-bit photo in, 8-bit full-size alpha out; NULL: the session does it around forward.
-	 * Calls bd_between_passes after the photo's pass, before its mirror pass. */
+	 * Calls bd_between_passes after the photo's pass, before its mirror pass. May make the
+	 * main-subject and decisive passes its options ask for itself (bd_session.passes_made). */
 	bd_status (*run)     (bd_session *session, const bd_image *photo, const bd_run_options *options,
 	                      uint8_t *alpha, size_t alpha_stride, bd_error *error);
 	/* Optional, with run: run's mask of @photo turned a quarter (to the right with
