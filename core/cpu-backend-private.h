@@ -12,7 +12,7 @@
 /* What runs the 3x3 convolutions but the first: fp32 (exact precision, or fast where nothing
  * else pays), bf16 dot products (AVX-512 BF16 on AMD), bf16 tiles (AMX on Intel, which also
  * runs the up-convolutions), or integer dot products (AVX-512 VNNI on Intel without AMX: 16
- * bits at full resolution, 8 below and for the up-convolutions). */
+ * bits for the encoder's at full resolution, 8 for the others and the up-convolutions). */
 typedef enum { CPU_FP32, CPU_BF16, CPU_AMX, CPU_VNNI } cpu_kernel;
 
 typedef struct {
@@ -87,8 +87,8 @@ bd_cpu_planes_of (const cpu_buffer *b, uint32_t first)
 	return v;
 }
 
-/* The bytes of an integer copy of @b (to-integers.c): in 16 bits for the 3x3 convolutions
- * at full resolution, else in 8 (pack_conv3x3, cpu_init). */
+/* The bytes of an integer copy of @b (to-integers.c): in 16 bits for the encoder's 3x3
+ * convolutions at full resolution, else in 8 (sixteen_bits, cpu-backend.c). */
 static inline size_t
 bd_cpu_copy_bytes (const cpu_buffer *b, bool int16)
 {

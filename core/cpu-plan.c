@@ -155,12 +155,14 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, ui
 	 * pairs to each other (forward_amx) and nothing is copied. */
 	for (uint32_t l = 0; (kernel == CPU_BF16 || kernel == CPU_VNNI) && l < m->depth; l++) {
 		/* The level's 3x3 convolutions' inputs, and out[l], which the up-convolution of the
-		 * level above reads (in 8 bits; the head reads out[0] as it is). */
+		 * level above reads (in 8 bits; the head reads out[0] as it is). Only tmp[0] is
+		 * copied to 16 bits, for the encoder's second convolution (sixteen_bits,
+		 * cpu-backend.c). */
 		const cpu_buffer *in[] = { &s->pooled[l], &s->tmp[l], &s->cat[l], l > 0 ? &s->out[l] : NULL };
 		for (int i = 0; i < 4; i++) {
 			if (!in[i])
 				continue;
-			size_t floats = in[i]->floats, bytes = bd_cpu_copy_bytes (in[i], l == 0 && i < 3);
+			size_t floats = in[i]->floats, bytes = bd_cpu_copy_bytes (in[i], l == 0 && i == 1);
 			if (kernel == CPU_VNNI)
 				floats = copy_room (s, l + 1, bytes) ? 0 : (bytes + 1) / 2;
 			s->half_floats = floats > s->half_floats ? floats : s->half_floats;

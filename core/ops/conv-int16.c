@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The integer convolutions' choice, and the 16-bit one's weights. On Intel processors with
  * AVX-512 VNNI but no AMX (Ice Lake, Tiger Lake, a Sapphire Rapids whose hypervisor hides the
- * tile unit) fast precision runs the 3x3 convolutions in integers: at full resolution in 16
- * bits with 32-bit sums (vpdpwssd, two input channels a lane: twice the fp32 multiply-add's
- * work at its rate), below it in 8 bits (conv-int8.c, four times). Both are conv-dot.c's
+ * tile unit) fast precision runs the 3x3 convolutions in integers: the encoder's at full resolution
+ * in 16 bits with 32-bit sums (vpdpwssd, two input channels a lane: twice the fp32
+ * multiply-add's work at its rate), the others in 8 bits (conv-int8.c, four times). Both are conv-dot.c's
  * loop (bd_conv2d_int16, bd_conv2d_int8). Meson builds this file with -mavx512vnni only.
  *
  * 16 bits: weights are scaled per output channel and inputs per buffer (bd_to_int16) to

@@ -9,9 +9,9 @@
  * < 2^26). Each chunk's sums, less `offset` times the chunk's weight sum (int8_sums), turn
  * to fp32 times the two scales.
  *
- * The session runs its full-resolution 3x3 convolutions in 16-bit integers instead
- * (conv-int16.c): at 8 bits the smallest people and the edges lost a little
- * (docs/PERFORMANCE.md). Meson builds this file with -mavx512vnni only. */
+ * The session runs the encoder's full-resolution 3x3 convolutions in 16-bit integers
+ * instead (conv-int16.c): at 8 bits the smallest people and the edges lost a little
+ * (docs/PERFORMANCE.md; the decoder's at full resolution lost nothing). Meson builds this file with -mavx512vnni only. */
 #include "ops.h"
 
 #include <immintrin.h>
