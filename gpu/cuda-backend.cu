@@ -544,20 +544,6 @@ photo_free (gpu_photo *ph)
 	memset (ph, 0, sizeof *ph);
 }
 
-/* Grows page-locked host memory @*buffer (@*size bytes) to at least @bytes, its contents lost. */
-static bd_status
-grow_host (void **buffer, size_t *size, size_t bytes, bd_error *error)
-{
-	if (*size >= bytes)
-		return BD_OK;
-	cudaFreeHost (*buffer);
-	*buffer = nullptr;
-	*size = 0;
-	BD_CUDA_CHECK (cudaMallocHost (buffer, bytes));
-	*size = bytes;
-	return BD_OK;
-}
-
 /* The run turned's quick looks onto the device (ph->looks, standing first), through
  * page-locked memory so that the copy waits for nothing already queued. */
 static bd_status
@@ -566,7 +552,7 @@ upload_looks (gpu_state *s, gpu_photo *ph, const bd_turned_looks *looks, bd_erro
 	size_t n = (size_t) looks->width * looks->height;
 	bd_status st = bd_gpu_grow ((void **) &ph->looks, &ph->looks_bytes, 2 * n, error);
 	if (st == BD_OK)
-		st = grow_host ((void **) &ph->looks_host, &ph->looks_host_bytes, 2 * n, error);
+		st = bd_gpu_grow_host ((void **) &ph->looks_host, &ph->looks_host_bytes, 2 * n, error);
 	if (st != BD_OK)
 		return st;
 	memcpy (ph->looks_host, looks->standing, n);
@@ -583,8 +569,8 @@ between_passes (bd_session *session, gpu_state *s, gpu_photo *ph, const float *p
 	*go_on = true;
 	if (!session->between_passes)
 		return BD_OK;
-	bd_status st = grow_host ((void **) &ph->first_pass, &ph->first_pass_bytes, (size_t) lb.sw * lb.sh * sizeof (float),
-	                          error);
+	bd_status st = bd_gpu_grow_host ((void **) &ph->first_pass, &ph->first_pass_bytes,
+	                                 (size_t) lb.sw * lb.sh * sizeof (float), error);
 	if (st != BD_OK)
 		return st;
 	BD_CUDA_CHECK (cudaMemcpy2DAsync (ph->first_pass, lb.sw * sizeof (float), prob + (size_t) lb.oy * lb.pw + lb.ox,

@@ -42,6 +42,21 @@ bd_gpu_grow (void **buf, size_t *have, size_t bytes, bd_error *error)
 	return BD_OK;
 }
 
+/* Grows page-locked host memory @*buffer (@*size bytes) to at least @bytes, its contents lost:
+ * copies from it wait for nothing already queued. */
+static inline bd_status
+bd_gpu_grow_host (void **buffer, size_t *size, size_t bytes, bd_error *error)
+{
+	if (*size >= bytes)
+		return BD_OK;
+	cudaFreeHost (*buffer);
+	*buffer = nullptr;
+	*size = 0;
+	BD_CUDA_CHECK (cudaMallocHost (buffer, bytes));
+	*size = bytes;
+	return BD_OK;
+}
+
 /* @height rows of @row bytes between host and device, rows @dpitch and @spitch apart: one
  * plain copy where the pitches agree. From pageable memory the driver takes a 2-D copy row by
  * row: a 1 MP photo's 750 rows cost 1.1-1.3 ms of the calling thread on an H100 host, as much

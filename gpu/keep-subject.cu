@@ -63,17 +63,11 @@ bd_gpu_keep_main_subject (bd_gpu_subject_buffers *b, bd_scratch *scratch, cudaSt
 		st = bd_gpu_grow ((void **) &b->core, &b->core_bytes, cells * sizeof (uint32_t), error);
 	if (st == BD_OK)
 		st = bd_gpu_grow ((void **) &b->drop, &b->drop_bytes, blocks, error);
+	/* Page-locked: the counts, the maxima, the blocks to clear. */
+	if (st == BD_OK)
+		st = bd_gpu_grow_host ((void **) &b->host, &b->host_bytes, cells * (sizeof (uint32_t) + 1) + blocks, error);
 	if (st != BD_OK)
 		return st;
-	/* Page-locked, so the copies wait for nothing: the counts, the maxima, the blocks to clear. */
-	size_t host_bytes = cells * (sizeof (uint32_t) + 1) + blocks;
-	if (b->host_bytes < host_bytes) {
-		cudaFreeHost (b->host);
-		b->host = nullptr;
-		b->host_bytes = 0;
-		BD_CUDA_CHECK (cudaMallocHost ((void **) &b->host, host_bytes));
-		b->host_bytes = host_bytes;
-	}
 	uint32_t *core = (uint32_t *) b->host;
 	uint8_t *max = b->host + cells * sizeof (uint32_t), *drop = max + cells;
 

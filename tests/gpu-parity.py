@@ -9,7 +9,8 @@ the CUDA backend's probabilities in exact (fp32) and fast (fp16) precision again
 backend's on random input, one input at a time and as a batch of three different ones. With --photos (and a model): whole photos through bd_session_run
 (8-bit in, full-size 8-bit alpha out, letterbox and guided filter on the device), CUDA exact
 against the CPU and fast against exact, within 1/255 for at least 99.9% of pixels, the same
-photo as padded RGBA giving fast's mask byte for byte, and the time per photo at 1 and 12
+photo as padded RGBA giving fast's mask byte for byte, the main-subject and decisive passes
+made on the device giving the host's passes' bytes, and the time per photo at 1 and 12
 megapixels. With --busy, all of it while another process keeps the
 GPU busy (the times then mean little). Prints tables; exits non-zero when a check fails.
 CI has no GPU and does not run this; the C test suites carry the CPU checks.

@@ -621,6 +621,24 @@ random_discs (bd_rng *rng, uint8_t *a, int w, int h, size_t stride, int discs, f
 	}
 }
 
+/* A main-subject case: a mask of @longest pixels on its long side (wide, or tall where @t % 4
+ * is 2 or 3) with up to ten soft discs, and a fraction and a height to ask for (none every
+ * third @t); g_free it. */
+static uint8_t *
+random_subject_case (bd_rng *rng, int t, int longest, int *w, int *h, float *frac, float *min_height)
+{
+	*w = longest, *h = 1 + (int) bd_rng_uniform (rng, 0, (float) longest);
+	if (t % 4 >= 2) {
+		int swap = *w;
+		*w = *h, *h = swap;
+	}
+	uint8_t *a = g_malloc0 ((size_t) *w * *h);
+	random_discs (rng, a, *w, *h, *w, 1 + (int) bd_rng_uniform (rng, 0, 10), 0.3f * longest);
+	*frac = bd_rng_uniform (rng, 0, 1);
+	*min_height = t % 3 ? bd_rng_uniform (rng, 0, 0.8f) : 0;
+	return a;
+}
+
 /* A session's grid kept between masks of other sizes (bd_scratch): each mask's result is the
  * one with memory of its own, though the block holds garbage from the call before. */
 static void
@@ -631,14 +649,9 @@ test_keep_main_subject_scratch (void)
 	for (int t = 0; t < 16; t++) {
 		/* Small and large in turn: a large mask grows the block, a small one reuses it. */
 		int longest = t % 2 ? 520 + (int) bd_rng_uniform (&rng, 0, 600) : 1 + (int) bd_rng_uniform (&rng, 0, 300);
-		int w = longest, h = 1 + (int) bd_rng_uniform (&rng, 0, (float) longest);
-		if (t % 4 >= 2) {
-			int swap = w;
-			w = h, h = swap;
-		}
-		g_autofree uint8_t *a = g_malloc0 ((size_t) w * h), *want = NULL;
-		random_discs (&rng, a, w, h, w, 1 + (int) bd_rng_uniform (&rng, 0, 10), 0.3f * longest);
-		float frac = bd_rng_uniform (&rng, 0, 1), min_height = t % 3 ? bd_rng_uniform (&rng, 0, 0.8f) : 0;
+		int w, h;
+		float frac, min_height;
+		g_autofree uint8_t *a = random_subject_case (&rng, t, longest, &w, &h, &frac, &min_height), *want = NULL;
 		want = g_memdup2 (a, (size_t) w * h);
 		g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, want, w, h, w, frac, min_height, NULL), ==, BD_OK);
 		void *before = scratch.block;
@@ -666,14 +679,9 @@ test_subject_blocks_to_drop (void)
 	int dropped = 0;
 	for (int t = 0; t < 40; t++) {
 		int longest = t % 2 ? 513 + (int) bd_rng_uniform (&rng, 0, 1200) : 1 + (int) bd_rng_uniform (&rng, 0, 400);
-		int w = longest, h = 1 + (int) bd_rng_uniform (&rng, 0, (float) longest);
-		if (t % 4 >= 2) {
-			int swap = w;
-			w = h, h = swap;
-		}
-		g_autofree uint8_t *a = g_malloc0 ((size_t) w * h), *want = NULL;
-		random_discs (&rng, a, w, h, w, 1 + (int) bd_rng_uniform (&rng, 0, 10), 0.3f * longest);
-		float frac = bd_rng_uniform (&rng, 0, 1), min_height = t % 3 ? bd_rng_uniform (&rng, 0, 0.8f) : 0;
+		int w, h;
+		float frac, min_height;
+		g_autofree uint8_t *a = random_subject_case (&rng, t, longest, &w, &h, &frac, &min_height), *want = NULL;
 		want = g_memdup2 (a, (size_t) w * h);
 		g_assert_cmpint (bd_mask_keep_main_subject (pool, NULL, want, w, h, w, frac, min_height, NULL), ==, BD_OK);
 
