@@ -49,9 +49,9 @@ pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, bool sixteen, bool first,
 #if defined(BD_HAVE_VNNI_KERNELS)
 	if (kernel == CPU_VNNI && !first)
 		return sixteen ? bd_cpu_conv_pack_int16 (pool, c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1,
-		                                            in_map, in_storage, error)
-		                  : bd_cpu_conv_pack_int8 (pool, c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1,
-		                                           in_map, in_storage, error);
+		                                         in_map, in_storage, error)
+		               : bd_cpu_conv_pack_int8 (pool, c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1,
+		                                        in_map, in_storage, error);
 #endif
 	bd_status st = bd_cpu_conv_pack (c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map, in_storage,
 	                                 error);
