@@ -323,6 +323,12 @@ void            bd_thread_pool_run   (bd_thread_pool *pool, size_t count, bd_tas
 typedef enum { BD_CPU_GENERIC, BD_CPU_X86_64_V3, BD_CPU_X86_64_V4 } bd_cpu_level;
 bd_cpu_level    bd_cpu_level_get     (void);
 
+/* The model file at @path whole in memory of our own (bd_alloc_aligned, @out_size bytes, at
+ * most 4 GiB), read in pieces on *@pool's threads: a pool made for a file of two pieces or
+ * more, which the caller frees, or NULL (core/model-read.c). */
+bd_status bd_model_read_file (const char *path, uint8_t **out, size_t *out_size, bd_thread_pool **pool,
+                              bd_error *error);
+
 /* The number of elements of @w (core/weights.c), and of @m's largest weight tensor: a buffer
  * that size widens every tensor in turn. */
 size_t bd_weight_count (const bd_weight *w);

@@ -1,21 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The model file loader (docs/model-format.md): the file is read into memory of our own once,
- * every size, offset and shape is checked before anything reads through it, and every weight
- * is checked (finite, within bounds). The weights stay there as the file holds them, f16 or
- * f32; each backend widens a tensor at a time as it packs it (core/weights.c), and no
- * process keeps an f32 copy of the whole model (31 MB for the shipped one). Nothing
- * stays tied to the file: a model rewritten in place while it is open cannot fault the
- * process, as a mapping would (SIGBUS). */
+/* The model file loader (docs/model-format.md): the file is read into memory of our own once
+ * (core/model-read.c), every size, offset and shape is checked before anything reads through
+ * it, and every weight is checked (finite, within bounds). The weights stay there as the file
+ * holds them, f16 or f32; each backend widens a tensor at a time as it packs it
+ * (core/weights.c), and no process keeps an f32 copy of the whole model (31 MB for the
+ * shipped one). Nothing stays tied to the file: a model rewritten in place while it is open
+ * cannot fault the process, as a mapping would (SIGBUS). */
 #include "backdrop-private.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define HEADER_SIZE 256
 #define ENTRY_SIZE 96
@@ -279,7 +275,7 @@ to_host_order (uint8_t *p, size_t elements, bool f32)
  * checksum of the file (@checksum, with @checksum_done set) is computed meanwhile, once the
  * table has been checked. */
 static bd_status
-load_tensors (bd_model *m, uint8_t *b, size_t size, uint32_t version, const char *path,
+load_tensors (bd_model *m, uint8_t *b, size_t size, uint32_t version, const char *path, bd_thread_pool *pool,
               uint32_t *checksum, bool *checksum_done, bd_error *error)
 {
 	uint32_t count = rd32 (b + 96);
@@ -362,9 +358,9 @@ load_tensors (bd_model *m, uint8_t *b, size_t size, uint32_t version, const char
 	for (size_t k = 0; k < n; k++)
 		to_host_order (pieces[k].src, pieces[k].elements, pieces[k].f32);
 #endif
-	bd_thread_pool *pool = total >= 2 * PIECE ? bd_thread_pool_new (0) : NULL;   /* NULL: all here */
-	bd_thread_pool_run (pool, n + 1, load_task, &job);
-	bd_thread_pool_free (pool);
+	bd_thread_pool *own = !pool && total >= 2 * PIECE ? bd_thread_pool_new (0) : NULL;   /* none: all here */
+	bd_thread_pool_run (pool ? pool : own, n + 1, load_task, &job);
+	bd_thread_pool_free (own);
 	*checksum = job.checksum;
 	*checksum_done = true;
 	bd_status st = BD_OK;
@@ -378,57 +374,12 @@ load_tensors (bd_model *m, uint8_t *b, size_t size, uint32_t version, const char
 	return st;
 }
 
-/* The whole file into aligned memory of our own. */
-static bd_status
-read_file (const char *path, uint8_t **out, size_t *out_size, bd_error *error)
-{
-	int fd = open (path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bd_error_set (error, BD_ERR_IO, "cannot open model %s: %s", path, strerror (errno));
-	struct stat st;
-	if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)) {
-		close (fd);
-		return bd_error_set (error, BD_ERR_IO, "model %s is not a regular file", path);
-	}
-	if (st.st_size < HEADER_SIZE) {
-		close (fd);
-		return bd_error_set (error, BD_ERR_FORMAT, "%s is too short to be a Backdrop model (%lld bytes)",
-		                     path, (long long) st.st_size);
-	}
-	if ((uint64_t) st.st_size > ((uint64_t) 1 << 32)) {
-		close (fd);
-		return bd_error_set (error, BD_ERR_TOO_LARGE, "model %s is larger than 4 GiB", path);
-	}
-	size_t size = (size_t) st.st_size, done = 0;
-	uint8_t *b = bd_alloc_aligned (size, 1);   /* read whole below, or freed */
-	if (!b) {
-		close (fd);
-		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory reading model %s (%zu bytes)", path, size);
-	}
-	while (done < size) {
-		ssize_t n = read (fd, b + done, size - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : 0;
-			close (fd);
-			bd_free_aligned (b);
-			/* A file that shrank while we read it is as truncated as a short one. */
-			return e ? bd_error_set (error, BD_ERR_IO, "cannot read model %s: %s", path, strerror (e))
-			         : bd_error_set (error, BD_ERR_FORMAT, "%s is truncated (it shrank while being read)", path);
-		}
-		done += (size_t) n;
-	}
-	close (fd);
-	*out = b;
-	*out_size = size;
-	return BD_OK;
-}
-
 /* The model in @bytes, a file of @size whose frame check_frame passed, in memory of our own
- * (bd_alloc_aligned): the model keeps it, or it is freed. */
+ * (bd_alloc_aligned): the model keeps it, or it is freed. The checks run on @pool (NULL:
+ * one of its own where the model is large enough). */
 static bd_status
-load_owned (uint8_t *bytes, size_t size, const char *name, bd_model **out_model, bd_error *error)
+load_owned (uint8_t *bytes, size_t size, const char *name, bd_thread_pool *pool, bd_model **out_model,
+            bd_error *error)
 {
 	bd_model *m = calloc (1, sizeof *m);
 	if (!m) {
@@ -440,7 +391,7 @@ load_owned (uint8_t *bytes, size_t size, const char *name, bd_model **out_model,
 	bool checksum_done = false;
 	bd_status st = parse_header (m, bytes, name, error);
 	if (st == BD_OK)
-		st = load_tensors (m, bytes, size, version, name, &checksum, &checksum_done, error);
+		st = load_tensors (m, bytes, size, version, name, pool, &checksum, &checksum_done, error);
 	/* A damaged file is called damaged, whatever else failed: not "bad depth". Version 1
 	 * leaves the header out of the checksum, and relies on the range checks alone. */
 	if (!checksum_done)
@@ -473,7 +424,7 @@ bd_model_load_bytes (const uint8_t *bytes, size_t size, const char *name, bd_mod
 	if (!own)
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory loading %s (%zu bytes)", name, size);
 	memcpy (own, bytes, size);
-	return load_owned (own, size, name, out_model, error);
+	return load_owned (own, size, name, NULL, out_model, error);
 }
 
 bd_status
@@ -486,14 +437,18 @@ bd_model_open (const char *path, bd_model **out_model, bd_error *error)
 
 	uint8_t *bytes = NULL;
 	size_t size = 0;
-	bd_status st = read_file (path, &bytes, &size, error);
+	bd_thread_pool *pool = NULL;   /* the read's threads check the values after it */
+	bd_status st = bd_model_read_file (path, &bytes, &size, &pool, error);
+	if (st == BD_OK && size < HEADER_SIZE)
+		st = bd_error_set (error, BD_ERR_FORMAT, "%s is too short to be a Backdrop model (%zu bytes)", path, size);
 	if (st == BD_OK)
 		st = check_frame (bytes, size, path, error);
-	if (st != BD_OK) {
+	if (st != BD_OK)
 		bd_free_aligned (bytes);
-		return st;
-	}
-	return load_owned (bytes, size, path, out_model, error);   /* the model keeps the bytes */
+	else
+		st = load_owned (bytes, size, path, pool, out_model, error);   /* the model keeps the bytes */
+	bd_thread_pool_free (pool);
+	return st;
 }
 
 void

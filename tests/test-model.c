@@ -189,8 +189,9 @@ expect_message (const uint8_t *bytes, size_t size, const char *want)
 		g_error ("expected \"%s\" in: %s", want, err.message);
 }
 
-/* A model large enough that threads check its weights in pieces beside the checksum
- * (core/model.c): it loads, damage is still called damage before a bad weight is, and a
+/* A model large enough that threads read it in pieces (core/model-read.c) and check its
+ * weights in pieces beside the checksum (core/model.c): it loads, damage is still called
+ * damage before a bad weight is (the file's last byte too, in the last piece read), and a
  * bad weight in each of the first three pieces of the largest tensor is named. */
 static void
 test_large (void)
@@ -200,6 +201,7 @@ test_large (void)
 	size_t size;
 	g_autofree uint8_t *b = bd_synthetic_model_bytes (&spec, &size);
 	g_assert_nonnull (b);
+	g_assert_cmpuint (size, >, 3 * ((size_t) 2 << 20));   /* four pieces read, as model-read.c's READ_PIECE */
 	expect_status (b, size, BD_OK, "a model of 1.9 million weights");
 
 	uint64_t data, largest_bytes = 0, largest_offset = 0;
