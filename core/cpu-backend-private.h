@@ -77,6 +77,8 @@ bd_status bd_cpu_plan_for (cpu_state *s, const bd_model *m, uint32_t height, uin
 void bd_cpu_plans_free (cpu_state *s);
 /* A new arena's pages faulted in on @pool's threads, before a pass writes them. */
 void bd_cpu_arena_fault_in (cpu_state *s, bd_thread_pool *pool);
+/* The arena's pages given back on @pool's threads, before bd_cpu_plans_free unmaps it. */
+void bd_cpu_arena_release  (cpu_state *s, bd_thread_pool *pool);
 
 /* Planes @first.. of @b. */
 static inline bd_cpu_view

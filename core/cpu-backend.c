@@ -211,6 +211,7 @@ cpu_destroy (bd_session *session)
 		for (int t = 0; t < 4; t++)
 			bd_cpu_conv_clear (&s->up[l][t]);
 	}
+	bd_cpu_arena_release (s, session->pool);
 	bd_cpu_plans_free (s);
 	free (s->head_weight);
 	free (s);

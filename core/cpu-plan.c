@@ -246,39 +246,62 @@ bd_cpu_copy_space (const cpu_state *s, uint32_t level, size_t bytes)
 	return copy_room (p, level, bytes) ? (void *) (s->arena + p->level_start[level]) : (void *) s->half;
 }
 
-#if defined(MADV_POPULATE_WRITE)
+#if defined(__linux__)
+/* The arena in 2 MB pieces for the pool's threads, each given the same advice. */
 typedef struct {
 	uint8_t *base;
 	size_t   bytes;
-} fault_in_ctx;
+	int      advice;
+} arena_advice;
 
-#define FAULT_IN_CHUNK ((size_t) 2 << 20)
+#define ADVICE_PIECE ((size_t) 2 << 20)
 
 static void
-fault_in_task (void *data, size_t chunk)
+advise_task (void *data, size_t piece)
 {
-	const fault_in_ctx *c = data;
-	size_t from = chunk * FAULT_IN_CHUNK, n = c->bytes - from < FAULT_IN_CHUNK ? c->bytes - from : FAULT_IN_CHUNK;
-	madvise (c->base + from, n, MADV_POPULATE_WRITE);   /* refused (before Linux 5.14): faulted as written */
+	const arena_advice *c = data;
+	size_t from = piece * ADVICE_PIECE, n = c->bytes - from < ADVICE_PIECE ? c->bytes - from : ADVICE_PIECE;
+	madvise (c->base + from, n, c->advice);   /* refused: as if not asked (below) */
+}
+
+static void
+advise_arena (const cpu_state *s, bd_thread_pool *pool, int advice)
+{
+	arena_advice c = { (uint8_t *) s->arena, s->arena_floats * sizeof (float), advice };
+	bd_thread_pool_run (pool, (c.bytes + ADVICE_PIECE - 1) / ADVICE_PIECE, advise_task, &c);
 }
 #endif
 
 /* The kernel takes a page for less in one call over 2 MB than at the page's own fault: a
  * lone photo's system time 116 -> 96 ms on two cores (docs/PERFORMANCE.md). Every page is
  * written by the pass that follows, except on AMX, which leaves a third of the arena
- * untouched (plan_layout) and is left to fault its pages as it writes them. */
+ * untouched (plan_layout) and is left to fault its pages as it writes them. Before Linux
+ * 5.14 the kernel refuses, and the pages are faulted as written. */
 void
 bd_cpu_arena_fault_in (cpu_state *s, bd_thread_pool *pool)
 {
 	if (!s->unfaulted)
 		return;
 	s->unfaulted = false;
-#if defined(MADV_POPULATE_WRITE)
-	if (s->kernel == CPU_AMX)
-		return;
-	fault_in_ctx c = { (uint8_t *) s->arena, s->arena_floats * sizeof (float) };
-	bd_thread_pool_run (pool, (c.bytes + FAULT_IN_CHUNK - 1) / FAULT_IN_CHUNK, fault_in_task, &c);
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+	if (s->kernel != CPU_AMX)
+		advise_arena (s, pool, MADV_POPULATE_WRITE);
 #else
+	(void) pool;
+#endif
+}
+
+/* The arena's pages given back by the pool's threads side by side, before the one thread
+ * unmaps what is then empty: unmapping a portrait's 113 MB alone took 5-8 ms of a lone
+ * call's end on the 2-core Xeon, given back on two threads 3-5 (docs/PERFORMANCE.md). */
+void
+bd_cpu_arena_release (cpu_state *s, bd_thread_pool *pool)
+{
+#if defined(__linux__)
+	if (s->arena)
+		advise_arena (s, pool, MADV_DONTNEED);
+#else
+	(void) s;
 	(void) pool;
 #endif
 }
