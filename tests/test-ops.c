@@ -506,6 +506,83 @@ test_conv2d_int (void)
 #endif
 }
 
+/* bd_cpu_conv_pack_int8's bytes, scales and sums, element by element against their layout
+ * ([quad][tap][16 outputs][4 inputs] an output block), nearbyintf's rounding to 127 levels of
+ * each output's largest |w|, and each chunk's sum: a 3x3 convolution's weights and one tap
+ * of an up-convolution's ([in][out][2][2]), a channel map that leaves stored channels empty
+ * over three chunks, an output block with 4 outputs of 16, an output of zeros, exact ties. */
+static void
+test_int8_pack (void)
+{
+#if defined(BD_HAVE_VNNI_KERNELS)
+	if (!bd_cpu_vnni_usable ()) {
+		g_test_skip ("this CPU has no AVX-512 VNNI (or BACKDROP_CPU_KERNEL asks for another kernel)");
+		return;
+	}
+	bd_thread_pool *pool = bd_thread_pool_new (2);
+	bd_rng rng = { 11 };
+	const uint32_t cout = 20, cin = 150, storage = 300, chunk = BD_DOT_CHUNK * BD_LANES;
+	uint32_t in_map[150];
+	for (uint32_t ci = 0; ci < cin; ci++)
+		in_map[ci] = ci < 20 ? ci : 2 * ci - 6;   /* 20..149 to 34..292, every other stored channel */
+	for (int up = 0; up < 2; up++) {
+		uint32_t taps = up ? 1 : 9, tap = 2;   /* the up-convolution's tap packed */
+		size_t n = (size_t) cout * cin * (up ? 4 : taps);
+		size_t s_co = up ? 4 : (size_t) cin * taps, s_ci = up ? (size_t) cout * 4 : taps, s_tap = up ? 0 : 1;
+		float *w = random_array (&rng, n, 4.0f), *first = up ? w + tap : w;
+		for (uint32_t ci = 0; ci < cin; ci++)
+			for (uint32_t t = 0; t < taps; t++) {
+				first[3 * s_co + ci * s_ci + t * s_tap] = 0;   /* output 3: all zero */
+				/* Output 5: 127 levels of 127, 63.5 and -63.5 exact ties (to 64 and -64). */
+				first[5 * s_co + ci * s_ci + t * s_tap] = ci == 0 && t == 0 ? 127.0f
+				                                          : ci % 3 == 0         ? 63.5f
+				                                          : ci % 3 == 1         ? -63.5f
+				                                                                : 2.0f;
+			}
+		float bias[20] = { 0 };
+		bd_cpu_conv conv;
+		g_assert_cmpint (bd_cpu_conv_pack_int8 (pool, &conv, first, bias, cout, cin, taps, s_co, s_ci, s_tap, in_map,
+		                                        storage, NULL), ==, BD_OK);
+		uint32_t quads = (storage + 3) / 4, blocks = (cout + BD_LANES - 1) / BD_LANES;
+		uint32_t chunks = (quads * 4 + chunk - 1) / chunk;
+		for (uint32_t co = 0; co < blocks * BD_LANES; co++) {
+			float top = 0;
+			for (uint32_t ci = 0; co < cout && ci < cin; ci++)
+				for (uint32_t t = 0; t < taps; t++)
+					top = fmaxf (top, fabsf (first[co * s_co + ci * s_ci + t * s_tap]));
+			if (conv.int8_scale[co] != top / 127.0f)
+				g_error ("%s: output %u's scale %g, want %g", up ? "up" : "3x3", co, conv.int8_scale[co], top / 127.0f);
+			int32_t sums[3] = { 0, 0, 0 };
+			for (uint32_t s = 0; s < quads * 4; s++) {
+				int32_t ci = -1;
+				for (uint32_t c = 0; c < cin; c++)
+					ci = in_map[c] == s ? (int32_t) c : ci;
+				for (uint32_t t = 0; t < taps; t++) {
+					int8_t want = 0;
+					if (ci >= 0 && co < cout && top > 0)
+						want = (int8_t) nearbyintf (first[co * s_co + (uint32_t) ci * s_ci + t * s_tap] / top * 127.0f);
+					sums[s / chunk] += want;
+					size_t at = (((size_t) (co / BD_LANES) * quads + s / 4) * taps + t) * 4 * BD_LANES +
+					            co % BD_LANES * 4 + s % 4;
+					if (conv.weights_int8[at] != want)
+						g_error ("%s: output %u, stored channel %u, tap %u: %d, want %d", up ? "up" : "3x3", co, s, t,
+						         conv.weights_int8[at], want);
+				}
+			}
+			for (uint32_t k = 0; k < chunks; k++)
+				if (conv.int8_sums[(size_t) k * blocks * BD_LANES + co] != sums[k])
+					g_error ("%s: output %u, chunk %u: sum %d, want %d", up ? "up" : "3x3", co, k,
+					         conv.int8_sums[(size_t) k * blocks * BD_LANES + co], sums[k]);
+		}
+		bd_cpu_conv_clear (&conv);
+		g_free (w);
+	}
+	bd_thread_pool_free (pool);
+#else
+	g_test_skip ("built without the integer kernels (the compiler has no -mavx512vnni)");
+#endif
+}
+
 #if defined(BD_HAVE_AMX_KERNELS)
 /* bf16 of @x rounded to nearest, ties to even, as bits: of the two bf16 around @x, the
  * nearer, by their distances in double (exact for two floats this close). */
@@ -863,6 +940,7 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/ops/conv2d-amx", test_conv2d_amx);
 #if defined(BD_HAVE_AMX_KERNELS)
 	g_test_add_func ("/core/ops/amx-pack", test_amx_pack);
+	g_test_add_func ("/core/ops/int8-pack", test_int8_pack);
 #endif
 	g_test_add_func ("/core/ops/conv-transpose2x2", test_conv_transpose);
 	g_test_add_func ("/core/ops/maxpool2x2", test_maxpool);
