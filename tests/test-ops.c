@@ -940,8 +940,8 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/ops/conv2d-amx", test_conv2d_amx);
 #if defined(BD_HAVE_AMX_KERNELS)
 	g_test_add_func ("/core/ops/amx-pack", test_amx_pack);
-	g_test_add_func ("/core/ops/int8-pack", test_int8_pack);
 #endif
+	g_test_add_func ("/core/ops/int8-pack", test_int8_pack);
 	g_test_add_func ("/core/ops/conv-transpose2x2", test_conv_transpose);
 	g_test_add_func ("/core/ops/maxpool2x2", test_maxpool);
 	g_test_add_func ("/core/ops/head-sigmoid", test_head);

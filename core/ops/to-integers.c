@@ -18,7 +18,7 @@
 /* Values a copy asks for ahead of those it reads: a page's worth of floats. The hardware's
  * prefetcher starts again at each 4 KB page, and the copies, which wait on memory (an fp32
  * buffer read once, far larger than the caches), waited there: asked for a page ahead, a
- * full-resolution copy (57 MB) took 3.1-3.3 ms instead of 3.9-4.1 on the 2-core Xeon
+ * full-resolution copy (57 MB) took 3.0-3.3 ms instead of 3.9-4.1 on the 2-core Xeon
  * (docs/PERFORMANCE.md). */
 #define AHEAD (4096 / (VL * (int) sizeof (float)))
 
