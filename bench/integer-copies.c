@@ -4,8 +4,8 @@
  * resolution, the decoder's first input (64 channels, 57 MB of fp32) to 8 bits and the
  * encoder's second (32) to 16 (core/ops/to-integers.c), each after other data has filled
  * the caches, as a pass leaves them; then the packing of the model's largest 8-bit layer
- * (512 -> 512, 3x3) and of one tap of its largest up-convolution (512 -> 256), as a session
- * starts (core/ops/conv-int8.c). Prints the median and the fastest of RUNS, in ms. Built where
+ * (512 -> 512, 3x3) and of one tap of its largest up-convolution (512 -> 256), from
+ * halves as a session starts (core/ops/conv-int8.c). Prints the median and the fastest of RUNS, in ms. Built where
  * the integer kernels are; needs a CPU with AVX-512 VNNI (docs/PERFORMANCE.md).
  *
  *   integer-copies [THREADS] [RUNS]     (defaults: one thread per core, 40 runs) */
@@ -28,7 +28,8 @@ typedef struct {
 	bd_cpu_view     in;
 	uint32_t        planes;
 	void           *dst;
-	const float    *weights, *bias;
+	bd_weight       weights;   /* halves, as the shipped model holds them */
+	const float    *bias;
 	uint8_t        *other;
 } bench;
 
@@ -42,10 +43,10 @@ run_step (bench *b, step s, int pass)
 		bd_to_int16 (b->pool, &b->in, b->planes / 2, 4000.0f, &known, b->dst);
 	else {
 		bd_cpu_conv conv;
-		bd_status st = s == PACK_3X3 ? bd_cpu_conv_pack_int8 (b->pool, &conv, b->weights, b->bias, 512, 512, 9,
+		bd_status st = s == PACK_3X3 ? bd_cpu_conv_pack_int8 (b->pool, &conv, &b->weights, 0, b->bias, 512, 512, 9,
 		                                                      512 * 9, 9, 1, NULL, 512, NULL)
-		                             : bd_cpu_conv_pack_int8 (b->pool, &conv, b->weights + pass % 4, b->bias, 256,
-		                                                      512, 1, 4, 256 * 4, 0, NULL, 512, NULL);
+		                             : bd_cpu_conv_pack_int8 (b->pool, &conv, &b->weights, (size_t) (pass % 4), b->bias,
+		                                                      256, 512, 1, 4, 256 * 4, 0, NULL, 512, NULL);
 		if (st == BD_OK)
 			bd_cpu_conv_clear (&conv);
 	}
@@ -82,7 +83,8 @@ main (int argc, char **argv)
 	size_t row = ((size_t) W + 2) * BD_LANES, plane = row * (H + 2), n = plane * b.planes;
 	float *base = bd_alloc_aligned (n, sizeof (float));
 	size_t weights = (size_t) 512 * 512 * 9;
-	float *wt = malloc (weights * sizeof *wt), *bias = calloc (512, sizeof *bias);
+	uint16_t *wt = malloc ((weights + 1) * sizeof *wt);   /* [0]: the two bytes read before the first */
+	float *bias = calloc (512, sizeof *bias);
 	b.dst = bd_alloc_aligned (n, sizeof (int16_t));
 	b.other = malloc (OTHER_BYTES);
 	if (!b.pool || !base || !wt || !bias || !b.dst || !b.other) {
@@ -92,10 +94,14 @@ main (int argc, char **argv)
 	/* Never zeros; within the known range, as a ReLU's and an up-convolution's outputs. */
 	for (size_t k = 0; k < n; k++)
 		base[k] = (float) ((k * 2654435761u) % 1000) / 200.0f - 1.0f;
-	for (size_t k = 0; k < weights; k++)
-		wt[k] = (float) ((k * 40503u) % 2001) / 1000.0f - 1.0f;
+	/* Halves of either sign, 2^-5 .. 4. */
+	wt[0] = 0;
+	for (size_t k = 0; k < weights; k++) {
+		uint32_t bits = (uint32_t) (k * 2654435761u);
+		wt[1 + k] = (uint16_t) ((bits & 0x8000) | (10 + bits % 8) << 10 | (bits >> 7 & 0x3ff));
+	}
 	b.in = (bd_cpu_view) { base + row + BD_LANES, H, W, row, plane };
-	b.weights = wt;
+	b.weights = (bd_weight) { .data = wt + 1, .half = true };
 	b.bias = bias;
 	printf ("%-44s %8s %8s\n", "step", "median", "fastest");
 	time_step (&b, COPY_8, runs, "copy to 8 bits, 64 channels at 576x384");

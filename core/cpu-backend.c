@@ -28,7 +28,8 @@ widen_into (bd_thread_pool *pool, widened *into, const bd_weight *w)
 }
 
 /* A 3x3 convolution's weights for @kernel: fp32, fp32 with a bf16 copy, or for AMX or an
- * integer kernel alone, each from the model's values widened into @scratch. The network's
+ * integer kernel alone, each from the model's values widened into @scratch, but the 8-bit
+ * ones, packed from the model's values as they are. The network's
  * first convolution stays fp32 (@first): three input channels gain nothing from pairs, and
  * the photo itself keeps its 8 bits. With integers, @sixteen ones take 16 bits, the others
  * 8 (sixteen_bits). */
@@ -38,8 +39,16 @@ pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, bool sixteen, bool first,
               bd_error *error)
 {
 	uint32_t cout = w->weight.dims[0], cin = w->weight.dims[1];
-	const float *weights = widen_into (pool, &scratch[0], &w->weight), *bias = widen_into (pool, &scratch[1], &w->bias);
-	if (!weights || !bias)
+	const float *bias = widen_into (pool, &scratch[1], &w->bias);
+	if (!bias)
+		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
+#if defined(BD_HAVE_VNNI_KERNELS)
+	if (kernel == CPU_VNNI && !first && !sixteen)   /* straight from the model's values */
+		return bd_cpu_conv_pack_int8 (pool, c, &w->weight, 0, bias, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map,
+		                              in_storage, error);
+#endif
+	const float *weights = widen_into (pool, &scratch[0], &w->weight);
+	if (!weights)
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
 #if defined(BD_HAVE_AMX_KERNELS)
 	if (kernel == CPU_AMX && !first)
@@ -48,10 +57,8 @@ pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, bool sixteen, bool first,
 #endif
 #if defined(BD_HAVE_VNNI_KERNELS)
 	if (kernel == CPU_VNNI && !first)
-		return sixteen ? bd_cpu_conv_pack_int16 (pool, c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1,
-		                                         in_map, in_storage, error)
-		               : bd_cpu_conv_pack_int8 (pool, c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1,
-		                                        in_map, in_storage, error);
+		return bd_cpu_conv_pack_int16 (pool, c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map,
+		                               in_storage, error);
 #endif
 	bd_status st = bd_cpu_conv_pack (c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map, in_storage,
 	                                 error);
@@ -115,9 +122,11 @@ cpu_init (bd_session *session, bd_error *error)
 	cpu_kernel k = s->kernel = pick_kernel (session->options.precision);
 	uint32_t *map = NULL;
 	/* A tensor's weights and bias as floats, made at once for the largest (the tensors come
-	 * smallest first: grown for each, every one would fault in fresh memory). */
+	 * smallest first: grown for each, every one would fault in fresh memory). The 8-bit
+	 * packer reads the model's values themselves: with integers only the first convolution
+	 * and the 16-bit one are widened, and the buffer grows to theirs. */
 	widened scratch[2] = { { NULL, 0 }, { NULL, 0 } };
-	size_t largest = bd_model_largest_weight (m);
+	size_t largest = k == CPU_VNNI ? 0 : bd_model_largest_weight (m);
 	scratch[0].data = bd_alloc_aligned (largest, sizeof (float));
 	scratch[0].count = scratch[0].data ? largest : 0;
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
@@ -130,10 +139,11 @@ cpu_init (bd_session *session, bd_error *error)
 	}
 	for (uint32_t l = 0; l + 1 < m->depth && st == BD_OK; l++) {
 		uint32_t c = m->widths[l], cn = m->widths[l + 1];
-		/* Up-convolution weights are [cin, cout, 2, 2]: one 1x1 convolution per tap. */
-		const float *up = widen_into (pool, &scratch[0], &m->up[l].weight);
+		/* Up-convolution weights are [cin, cout, 2, 2]: one 1x1 convolution per tap. The 8-bit
+		 * packer reads them as the model holds them. */
+		const float *up = k == CPU_VNNI ? NULL : widen_into (pool, &scratch[0], &m->up[l].weight);
 		const float *bias = widen_into (pool, &scratch[1], &m->up[l].bias);
-		if (!up || !bias) {
+		if ((!up && k != CPU_VNNI) || !bias) {
 			st = bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
 			break;
 		}
@@ -148,8 +158,8 @@ cpu_init (bd_session *session, bd_error *error)
 #if defined(BD_HAVE_VNNI_KERNELS)
 			/* In 8 bits at every level: their inputs are below full resolution. */
 			if (k == CPU_VNNI) {
-				st = bd_cpu_conv_pack_int8 (pool, &s->up[l][t], up + t, bias, c, cn, 1, 4, (size_t) c * 4, 0, NULL,
-				                            cn, error);
+				st = bd_cpu_conv_pack_int8 (pool, &s->up[l][t], &m->up[l].weight, (size_t) t, bias, c, cn, 1, 4,
+				                            (size_t) c * 4, 0, NULL, cn, error);
 				continue;
 			}
 #endif

@@ -387,8 +387,9 @@ check_int_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, int bits,
 	bd_cpu_conv conv;
 	bd_status st = bits == 16 ? bd_cpu_conv_pack_int16 (pool, &conv, w, bias, c->cout, c->cin, taps,
 	                                                    (size_t) c->cin * taps, taps, 1, NULL, c->cin, NULL)
-	                          : bd_cpu_conv_pack_int8 (pool, &conv, w, bias, c->cout, c->cin, taps,
-	                                                   (size_t) c->cin * taps, taps, 1, NULL, c->cin, NULL);
+	                          : bd_cpu_conv_pack_int8 (pool, &conv, &(bd_weight) { .data = w }, 0, bias, c->cout,
+	                                                   c->cin, taps, (size_t) c->cin * taps, taps, 1, NULL, c->cin,
+	                                                   NULL);
 	g_assert_cmpint (st, ==, BD_OK);
 	g_assert_null (conv.weights);
 	float levels = bits == 16 ? conv.int16_levels : 127;
@@ -506,11 +507,21 @@ test_conv2d_int (void)
 #endif
 }
 
+#if defined(BD_HAVE_VNNI_KERNELS)
+/* A half of @v's bits for one of the values test_int8_pack sets (exact in halves). */
+static uint16_t
+half_of (float v)
+{
+	return v == 0 ? 0 : v == 127.0f ? 0x57f0 : v == 63.5f ? 0x53f0 : v == -63.5f ? 0xd3f0 : 0x4000;   /* 2 */
+}
+#endif
+
 /* bd_cpu_conv_pack_int8's bytes, scales and sums, element by element against their layout
  * ([quad][tap][16 outputs][4 inputs] an output block), nearbyintf's rounding to 127 levels of
  * each output's largest |w|, and each chunk's sum: a 3x3 convolution's weights and one tap
- * of an up-convolution's ([in][out][2][2]), a channel map that leaves stored channels empty
- * over three chunks, an output block with 4 outputs of 16, an output of zeros, exact ties. */
+ * of an up-convolution's ([in][out][2][2]), each as floats and as halves (a model's own
+ * values), a channel map that leaves stored channels empty over three chunks, an output
+ * block with 4 outputs of 16, an output of zeros, exact ties. */
 static void
 test_int8_pack (void)
 {
@@ -525,33 +536,46 @@ test_int8_pack (void)
 	uint32_t in_map[150];
 	for (uint32_t ci = 0; ci < cin; ci++)
 		in_map[ci] = ci < 20 ? ci : 2 * ci - 6;   /* 20..149 to 34..292, every other stored channel */
-	for (int up = 0; up < 2; up++) {
+	for (int kind = 0; kind < 4; kind++) {
+		bool up = kind & 1, half = kind & 2;
+		const char *what = up ? (half ? "up, halves" : "up, floats") : (half ? "3x3, halves" : "3x3, floats");
 		uint32_t taps = up ? 1 : 9, tap = 2;   /* the up-convolution's tap packed */
-		size_t n = (size_t) cout * cin * (up ? 4 : taps);
+		size_t n = (size_t) cout * cin * (up ? 4 : taps), first = up ? tap : 0;
 		size_t s_co = up ? 4 : (size_t) cin * taps, s_ci = up ? (size_t) cout * 4 : taps, s_tap = up ? 0 : 1;
-		float *w = random_array (&rng, n, 4.0f), *first = up ? w + tap : w;
+		/* The values (w, as floats); as halves, with the two bytes before them readable. */
+		float *w = random_array (&rng, n, 4.0f);
+		uint16_t *h = g_new (uint16_t, n + 1);
+		h[0] = 0x7c00;   /* infinity, never a weight: read only as the bytes before */
+		for (size_t k = 0; k < n; k++) {
+			uint32_t bits = (uint32_t) (k * 2654435761u);
+			h[1 + k] = (uint16_t) ((bits & 0x8000) | (10 + bits % 8) << 10 | (bits >> 7 & 0x3ff));
+		}
 		for (uint32_t ci = 0; ci < cin; ci++)
 			for (uint32_t t = 0; t < taps; t++) {
-				first[3 * s_co + ci * s_ci + t * s_tap] = 0;   /* output 3: all zero */
+				size_t at = first + ci * s_ci + t * s_tap;
+				w[at + 3 * s_co] = 0;   /* output 3: all zero */
 				/* Output 5: 127 levels of 127, 63.5 and -63.5 exact ties (to 64 and -64). */
-				first[5 * s_co + ci * s_ci + t * s_tap] = ci == 0 && t == 0 ? 127.0f
-				                                          : ci % 3 == 0         ? 63.5f
-				                                          : ci % 3 == 1         ? -63.5f
-				                                                                : 2.0f;
+				w[at + 5 * s_co] = ci == 0 && t == 0 ? 127.0f : ci % 3 == 0 ? 63.5f : ci % 3 == 1 ? -63.5f : 2.0f;
+				h[1 + at + 3 * s_co] = half_of (w[at + 3 * s_co]);
+				h[1 + at + 5 * s_co] = half_of (w[at + 5 * s_co]);
 			}
+		for (size_t k = 0; half && k < n; k++)
+			w[k] = bd_half_to_float (h[1 + k]);
+		bd_weight model = { .data = half ? (const void *) (h + 1) : (const void *) w, .half = half };
 		float bias[20] = { 0 };
 		bd_cpu_conv conv;
-		g_assert_cmpint (bd_cpu_conv_pack_int8 (pool, &conv, first, bias, cout, cin, taps, s_co, s_ci, s_tap, in_map,
-		                                        storage, NULL), ==, BD_OK);
+		g_assert_cmpint (bd_cpu_conv_pack_int8 (pool, &conv, &model, first, bias, cout, cin, taps, s_co, s_ci, s_tap,
+		                                        in_map, storage, NULL), ==, BD_OK);
+		const float *v = w + first;
 		uint32_t quads = (storage + 3) / 4, blocks = (cout + BD_LANES - 1) / BD_LANES;
 		uint32_t chunks = (quads * 4 + chunk - 1) / chunk;
 		for (uint32_t co = 0; co < blocks * BD_LANES; co++) {
 			float top = 0;
 			for (uint32_t ci = 0; co < cout && ci < cin; ci++)
 				for (uint32_t t = 0; t < taps; t++)
-					top = fmaxf (top, fabsf (first[co * s_co + ci * s_ci + t * s_tap]));
+					top = fmaxf (top, fabsf (v[co * s_co + ci * s_ci + t * s_tap]));
 			if (conv.int8_scale[co] != top / 127.0f)
-				g_error ("%s: output %u's scale %g, want %g", up ? "up" : "3x3", co, conv.int8_scale[co], top / 127.0f);
+				g_error ("%s: output %u's scale %g, want %g", what, co, conv.int8_scale[co], top / 127.0f);
 			int32_t sums[3] = { 0, 0, 0 };
 			for (uint32_t s = 0; s < quads * 4; s++) {
 				int32_t ci = -1;
@@ -560,22 +584,23 @@ test_int8_pack (void)
 				for (uint32_t t = 0; t < taps; t++) {
 					int8_t want = 0;
 					if (ci >= 0 && co < cout && top > 0)
-						want = (int8_t) nearbyintf (first[co * s_co + (uint32_t) ci * s_ci + t * s_tap] / top * 127.0f);
+						want = (int8_t) nearbyintf (v[co * s_co + (uint32_t) ci * s_ci + t * s_tap] / top * 127.0f);
 					sums[s / chunk] += want;
 					size_t at = (((size_t) (co / BD_LANES) * quads + s / 4) * taps + t) * 4 * BD_LANES +
 					            co % BD_LANES * 4 + s % 4;
 					if (conv.weights_int8[at] != want)
-						g_error ("%s: output %u, stored channel %u, tap %u: %d, want %d", up ? "up" : "3x3", co, s, t,
+						g_error ("%s: output %u, stored channel %u, tap %u: %d, want %d", what, co, s, t,
 						         conv.weights_int8[at], want);
 				}
 			}
 			for (uint32_t k = 0; k < chunks; k++)
 				if (conv.int8_sums[(size_t) k * blocks * BD_LANES + co] != sums[k])
-					g_error ("%s: output %u, chunk %u: sum %d, want %d", up ? "up" : "3x3", co, k,
+					g_error ("%s: output %u, chunk %u: sum %d, want %d", what, co, k,
 					         conv.int8_sums[(size_t) k * blocks * BD_LANES + co], sums[k]);
 		}
 		bd_cpu_conv_clear (&conv);
 		g_free (w);
+		g_free (h);
 	}
 	bd_thread_pool_free (pool);
 #else
@@ -751,8 +776,9 @@ test_conv_transpose (void)
 				}
 			ref_conv_transpose2x2 (in_r, cin, h, w, wt_r, bias, cout, want);
 			for (int t = 0; t < 4; t++)
-				g_assert_cmpint (bd_cpu_conv_pack_int8 (pool, &taps[t], wt + t, bias, cout, cin, 1, 4, (size_t) cout * 4,
-				                                        0, NULL, cin, NULL), ==, BD_OK);
+				g_assert_cmpint (bd_cpu_conv_pack_int8 (pool, &taps[t], &(bd_weight) { .data = wt }, (size_t) t, bias,
+				                                        cout, cin, 1, 4, (size_t) cout * 4, 0, NULL, cin, NULL),
+				                 ==, BD_OK);
 			size_t nq = (size_t) bin.planes * bin.view.plane_stride;
 			uint8_t *q = bd_alloc_zeroed (nq, 1);
 			g_assert_nonnull (q);

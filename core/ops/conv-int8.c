@@ -22,7 +22,8 @@
 #define VL BD_LANES
 
 typedef struct {
-	const float   *w;            /* the model's: w[co * s_co + ci * s_ci + tap * s_tap] */
+	const void    *w;            /* the model's: w[co * s_co + ci * s_ci + tap * s_tap] */
+	bool           half;         /* ... halves, else floats */
 	size_t         s_co, s_ci, s_tap;
 	const int32_t *channel_of;   /* per stored input channel, its weights' channel or -1 */
 	uint32_t       out_channels, in_channels;
@@ -30,12 +31,17 @@ typedef struct {
 } pack_ctx;
 
 /* Weight @ci, @tap of the block's 16 outputs, a lane each (@at: their offsets in @c->w), the
- * lanes outside @outputs zero. */
+ * lanes outside @outputs zero. A half is gathered as the upper half of the four bytes that
+ * end with it (no gather reads two bytes), widened exactly (F16C, as bd_half_to_float). */
 static inline __m512
 weights_of (const pack_ctx *c, __m512i at, __mmask16 outputs, uint32_t ci, uint32_t tap)
 {
-	const float *base = c->w + ci * c->s_ci + tap * c->s_tap;
-	return _mm512_mask_i32gather_ps (_mm512_setzero_ps (), outputs, at, base, 4);
+	size_t i = ci * c->s_ci + tap * c->s_tap;
+	if (!c->half)
+		return _mm512_mask_i32gather_ps (_mm512_setzero_ps (), outputs, at, (const float *) c->w + i, 4);
+	const uint8_t *before = (const uint8_t *) c->w + 2 * i - 2;
+	__m512i pairs = _mm512_mask_i32gather_epi32 (_mm512_setzero_si512 (), outputs, at, before, 2);
+	return _mm512_cvtph_ps (_mm512_cvtepi32_epi16 (_mm512_srli_epi32 (pairs, 16)));
 }
 
 /* One output block, [quad][tap][16 outputs][4 inputs], a lane an output throughout: each
@@ -92,7 +98,7 @@ pack_task (void *data, size_t ob)
 }
 
 bd_status
-bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, const float *bias,
+bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const bd_weight *w, size_t first, const float *bias,
                        uint32_t out_channels, uint32_t in_channels, uint32_t taps, size_t s_co, size_t s_ci,
                        size_t s_tap, const uint32_t *in_map, uint32_t in_storage, bd_error *error)
 {
@@ -113,7 +119,9 @@ bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, 
 		bd_cpu_conv_clear (conv);
 		return bd_error_set (error, BD_ERR_NO_MEMORY, "out of memory packing weights");
 	}
-	pack_ctx c = { w, s_co, s_ci, s_tap, channel_of, out_channels, in_channels, conv };
+	const void *values = w->half ? (const void *) ((const uint16_t *) w->data + first)
+	                             : (const void *) ((const float *) w->data + first);
+	pack_ctx c = { values, w->half, s_co, s_ci, s_tap, channel_of, out_channels, in_channels, conv };
 	bd_thread_pool_run (pool, blocks, pack_task, &c);
 	free (channel_of);
 	return BD_OK;

@@ -182,10 +182,14 @@ bd_status bd_cpu_conv_pack_int16 (bd_thread_pool *pool, bd_cpu_conv *conv, const
                                   uint32_t out_channels, uint32_t in_channels, uint32_t taps, size_t s_co,
                                   size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t in_storage,
                                   bd_error *error);
-bd_status bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const float *w, const float *bias,
-                                 uint32_t out_channels, uint32_t in_channels, uint32_t taps, size_t s_co,
-                                 size_t s_ci, size_t s_tap, const uint32_t *in_map, uint32_t in_storage,
-                                 bd_error *error);
+/* The 8-bit packer reads the model's own values, floats or halves (@w, from element @first:
+ * w[first + co * s_co + ...]), with no widened copy; halves four bytes at a time, each
+ * with the two bytes before it, which must be readable (in a model file a header comes
+ * before every tensor). */
+bd_status bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const bd_weight *w, size_t first,
+                                 const float *bias, uint32_t out_channels, uint32_t in_channels, uint32_t taps,
+                                 size_t s_co, size_t s_ci, size_t s_tap, const uint32_t *in_map,
+                                 uint32_t in_storage, bd_error *error);
 
 /* The values inside @planes planes of @in into @dst (planes * plane_stride elements, laid
  * out as @in's), with the border pixels around them zero (8 bits: the copy's offset); @in's
