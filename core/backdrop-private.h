@@ -64,8 +64,9 @@ void  bd_scratch_free (bd_scratch *scratch);
 
 /* A weight or bias as the model file holds it, f32 or f16 (@half), in the host's byte order,
  * inside the model's own copy of the file: every value checked at load (finite, within
- * bounds). Backends widen each tensor as they pack it (bd_weight_at, bd_weight_widen): no
- * process keeps an f32 copy of the whole model. */
+ * bounds). Backends widen each tensor as they pack it (bd_weight_at, bd_weight_widen), or
+ * read it as it is (the CPU's 8-bit packer): no process keeps an f32 copy of the whole
+ * model. */
 typedef struct {
 	const void *data;
 	bool        half;

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The model file loader (docs/model-format.md): the file is read into memory of our own once
  * (core/model-read.c), every size, offset and shape is checked before anything reads through
- * it, and every weight is checked (finite, within bounds). The weights stay there as the file
- * holds them, f16 or f32; each backend widens a tensor at a time as it packs it
- * (core/weights.c), and no process keeps an f32 copy of the whole model (31 MB for the
- * shipped one). Nothing stays tied to the file: a model rewritten in place while it is open
- * cannot fault the process, as a mapping would (SIGBUS). */
+ * it, and every weight is checked (finite, within bounds). The weights stay there as the
+ * file holds them, f16 or f32; each backend widens a tensor at a time as it packs it
+ * (core/weights.c) or reads the values as they are, and no process keeps an f32 copy of the
+ * whole model (31 MB for the shipped one). Nothing stays tied to the file: a model rewritten
+ * in place while it is open cannot fault the process, as a mapping would (SIGBUS). */
 #include "backdrop-private.h"
 
 #include <math.h>
