@@ -9,9 +9,11 @@
  * < 2^26). Each chunk's sums, less `offset` times the chunk's weight sum (int8_sums), turn
  * to fp32 times the two scales.
  *
- * The session runs the encoder's full-resolution 3x3 convolutions in 16-bit integers
- * instead (conv-int16.c): at 8 bits the smallest people and the edges lost a little
- * (docs/PERFORMANCE.md; the decoder's at full resolution lost nothing). Meson builds this file with -mavx512vnni only. */
+ * The weights are packed from the model's own values, floats or halves, with no widened
+ * copy (pack_task). The session runs the encoder's full-resolution 3x3 convolutions in
+ * 16-bit integers instead (conv-int16.c): at 8 bits the smallest people and the edges lost a
+ * little (docs/PERFORMANCE.md; the decoder's at full resolution lost nothing). Meson builds
+ * this file with -mavx512vnni only. */
 #include "ops.h"
 
 #include <immintrin.h>
@@ -32,7 +34,7 @@ typedef struct {
 
 /* Weight @ci, @tap of the block's 16 outputs, a lane each (@at: their offsets in @c->w), the
  * lanes outside @outputs zero. A half is gathered as the upper half of the four bytes that
- * end with it (no gather reads two bytes), widened exactly (F16C, as bd_half_to_float). */
+ * end with it (the smallest gather reads four), widened exactly (F16C, as bd_half_to_float). */
 static inline __m512
 weights_of (const pack_ctx *c, __m512i at, __mmask16 outputs, uint32_t ci, uint32_t tap)
 {
