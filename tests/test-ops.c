@@ -498,9 +498,12 @@ test_conv2d_int (void)
 		check_int_case (pool, &rng, &conv_cases[i], 8, INPUTS_RANDOM);
 		check_int_case (pool, &rng, &conv_cases[i], 8, INPUTS_POSITIVE);
 	}
-	/* A chunk of 128 inputs and a part of one, at their largest. */
+	/* A chunk of 128 inputs and a part of one, at their largest; the 8-bit kernel's chunk of
+	 * 1024 and a part of one. */
 	check_int_case (pool, &rng, &(conv_case) { 150, 20, 6, 6, 3, false }, 16, INPUTS_LARGEST);
 	check_int_case (pool, &rng, &(conv_case) { 150, 20, 6, 6, 3, false }, 8, INPUTS_LARGEST);
+	check_int_case (pool, &rng, &(conv_case) { 1100, 20, 3, 5, 3, true }, 8, INPUTS_RANDOM);
+	check_int_case (pool, &rng, &(conv_case) { 1100, 20, 3, 5, 3, false }, 8, INPUTS_LARGEST);
 	bd_thread_pool_free (pool);
 #else
 	g_test_skip ("built without the integer kernels (the compiler has no -mavx512vnni)");
@@ -532,10 +535,10 @@ test_int8_pack (void)
 	}
 	bd_thread_pool *pool = bd_thread_pool_new (2);
 	bd_rng rng = { 11 };
-	const uint32_t cout = 20, cin = 150, storage = 300, chunk = BD_DOT_CHUNK * BD_LANES;
+	const uint32_t cout = 20, cin = 150, storage = 2400, chunk = BD_INT8_CHUNK * BD_LANES;
 	uint32_t in_map[150];
 	for (uint32_t ci = 0; ci < cin; ci++)
-		in_map[ci] = ci < 20 ? ci : 2 * ci - 6;   /* 20..149 to 34..292, every other stored channel */
+		in_map[ci] = ci < 20 ? ci : 16 * ci - 2;   /* 20..149 to 318..2382, one stored channel in 16 */
 	for (int kind = 0; kind < 4; kind++) {
 		bool up = kind & 1, half = kind & 2;
 		const char *what = up ? (half ? "up, halves" : "up, floats") : (half ? "3x3, halves" : "3x3, floats");

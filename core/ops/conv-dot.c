@@ -18,7 +18,6 @@
 #include <string.h>
 
 #define VL BD_LANES
-#define CHUNK BD_DOT_CHUNK   /* input planes a chunk */
 #define MAX_P 26
 
 #if defined(BD_DOT_BF16)
@@ -48,8 +47,12 @@ typedef __m512i           acc_t;
 #define WEIGHTS(conv)     ((conv)->weights_int8)
 #define DOT(acc, v, w)    _mm512_dpbusd_epi32 ((acc), (v), (w))
 #define RUN_NAME          bd_conv_run_int8
+#define CHUNK             BD_INT8_CHUNK
 #else
 #error "build with BD_DOT_BF16, BD_DOT_INT16 or BD_DOT_INT8"
+#endif
+#if !defined(CHUNK)
+#define CHUNK BD_DOT_CHUNK   /* input planes a chunk */
 #endif
 
 typedef struct {

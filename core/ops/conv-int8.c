@@ -5,9 +5,9 @@
  * 8-bit signed ones (127 levels of each output's largest |w|), run by conv-dot.c built as
  * bd_conv_run_int8. vpdpbusd multiplies four input channels by their weights and adds the
  * four products into one 32-bit lane, at the fp32 multiply-add's rate there: four times its
- * work. No 32-bit sum can overflow (a chunk of 128 channels sums at most 128 x 9 x 255 x 127
- * < 2^26). Each chunk's sums, less `offset` times the chunk's weight sum (int8_sums), turn
- * to fp32 times the two scales.
+ * work. No 32-bit sum can overflow (a chunk of 1024 channels, BD_INT8_CHUNK, sums at most
+ * 1024 x 9 x 255 x 127 < 2^29). Each chunk's sums, less `offset` times the chunk's weight
+ * sum (int8_sums), turn to fp32 times the two scales.
  *
  * The weights are packed from the model's own values, floats or halves, with no widened
  * copy (pack_task). The session runs the encoder's full-resolution 3x3 convolutions in
@@ -57,7 +57,7 @@ pack_task (void *data, size_t ob)
 {
 	const pack_ctx *c = data;
 	bd_cpu_conv *conv = c->conv;
-	uint32_t quads = (conv->in_channels + 3) / 4, chunk_ch = BD_DOT_CHUNK * VL, taps = conv->taps;
+	uint32_t quads = (conv->in_channels + 3) / 4, chunk_ch = BD_INT8_CHUNK * VL, taps = conv->taps;
 	uint32_t first = (uint32_t) ob * VL, count = c->out_channels - first < VL ? c->out_channels - first : VL;
 	__mmask16 outputs = (__mmask16) ((1u << count) - 1);
 	__m512i at = _mm512_mullo_epi32 (_mm512_add_epi32 (_mm512_set1_epi32 ((int32_t) first),
@@ -105,7 +105,7 @@ bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const bd_weight 
                        size_t s_tap, const uint32_t *in_map, uint32_t in_storage, bd_error *error)
 {
 	uint32_t blocks = (out_channels + VL - 1) / VL, quads = (in_storage + 3) / 4;
-	uint32_t chunks = (quads * 4 + BD_DOT_CHUNK * VL - 1) / (BD_DOT_CHUNK * VL);
+	uint32_t chunks = (quads * 4 + BD_INT8_CHUNK * VL - 1) / (BD_INT8_CHUNK * VL);
 	size_t n, sums;
 	if (!bd_size_mul3 ((size_t) quads * taps, 4 * VL, blocks, &n) || !bd_size_mul3 (chunks, blocks, VL, &sums)) {
 		memset (conv, 0, sizeof *conv);

@@ -112,8 +112,11 @@ bd_bf16_from_float (float f)
 }
 
 /* Input planes the kernels of conv-dot.c sum before the next chunk: as conv2d.c reduces, and
- * for the integer kernels the span of one 32-bit sum (conv-int16.c, conv-int8.c). */
-#define BD_DOT_CHUNK 8
+ * for the 16-bit kernel the span of one 32-bit sum (conv-int16.c). The 8-bit one's sums
+ * cannot overflow in 64 planes (conv-int8.c), wider than any convolution of the shipped
+ * model: its sums stay in registers over all the inputs and are written once. */
+#define BD_DOT_CHUNK  8
+#define BD_INT8_CHUNK 64
 
 /* The bf16 kernels (conv-bf16.c, conv-dot.c, to-bf16.c), built where the compiler
  * targets AVX-512 BF16. */
