@@ -50,7 +50,7 @@ planes_new (uint32_t planes, uint32_t h, uint32_t w, bd_cpu_view *v)
 	float *base = bd_alloc_zeroed (plane * planes, sizeof (float));
 	if (!base)
 		return NULL;
-	*v = (bd_cpu_view) { base + row + BD_LANES, h, w, row, plane };
+	*v = (bd_cpu_view) { base + row + BD_LANES, h, w, row, plane, NULL };
 	for (uint32_t p = 0; p < planes; p++)
 		for (uint32_t y = 0; y < h; y++)
 			for (uint32_t x = 0; x < w * BD_LANES; x++)

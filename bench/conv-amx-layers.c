@@ -63,7 +63,8 @@ main (int argc, char **argv)
 			wt[k] = (float) ((int) (k % 17) - 8) * 0.01f;
 		for (uint32_t k = 0; k < l->cout; k++)
 			bias[k] = (float) (k % 5) * 0.1f;
-		bd_cpu_view vin = { in + row + BD_LANES, h, w, row, plane }, vout = { out + row + BD_LANES, h, w, row, plane };
+		bd_cpu_view vin = { in + row + BD_LANES, h, w, row, plane, NULL },
+		            vout = { out + row + BD_LANES, h, w, row, plane, NULL };
 		for (uint32_t p = 0; p < in_planes; p++)
 			for (uint32_t y = 0; y < h; y++)
 				for (uint32_t x = 0; x < w * BD_LANES; x++)

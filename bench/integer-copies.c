@@ -100,7 +100,7 @@ main (int argc, char **argv)
 		uint32_t bits = (uint32_t) (k * 2654435761u);
 		wt[1 + k] = (uint16_t) ((bits & 0x8000) | (10 + bits % 8) << 10 | (bits >> 7 & 0x3ff));
 	}
-	b.in = (bd_cpu_view) { base + row + BD_LANES, H, W, row, plane };
+	b.in = (bd_cpu_view) { base + row + BD_LANES, H, W, row, plane, NULL };
 	b.weights = (bd_weight) { .data = wt + 1, .half = true };
 	b.bias = bias;
 	printf ("%-44s %8s %8s\n", "step", "median", "fastest");

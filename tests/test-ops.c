@@ -27,7 +27,7 @@ blocked_new (uint32_t channels, uint32_t h, uint32_t w)
 	b.floats = plane * b.planes;
 	b.base = bd_alloc_zeroed (b.floats, sizeof (float));
 	g_assert_nonnull (b.base);
-	b.view = (bd_cpu_view) { b.base + row + BD_LANES, h, w, row, plane };
+	b.view = (bd_cpu_view) { b.base + row + BD_LANES, h, w, row, plane, NULL };
 	return b;
 }
 
@@ -98,6 +98,57 @@ check_close (const float *got, const float *want, size_t n, double tolerance, co
 		if (!(fabsf (got[i] - want[i]) <= 1e-4f * (1.0f + fabsf (want[i]))))
 			g_error ("%s: element %zu is %g, reference %g", what, i, got[i], want[i]);
 }
+
+#if defined(BD_HAVE_VNNI_KERNELS)
+/* @f as the nearest half, ties to even (subnormals included), as vcvtps2ph rounds. */
+static uint16_t
+half_rounded (float f)
+{
+	uint32_t u;
+	memcpy (&u, &f, sizeof u);
+	uint32_t sign = (u >> 16) & 0x8000, a = u & 0x7fffffff;
+	if (a >= 0x477ff000)   /* 65520 and over: infinity */
+		return (uint16_t) (sign | 0x7c00);
+	if (a < 0x38800000) {  /* under 2^-14: a multiple of 2^-24 */
+		float m;
+		memcpy (&m, &a, sizeof m);
+		return (uint16_t) (sign | (uint32_t) nearbyintf (m * 16777216.0f));
+	}
+	a += 0xfff + ((a >> 13) & 1);
+	return (uint16_t) (sign | (a - ((uint32_t) (127 - 15) << 23)) >> 13);
+}
+
+/* A halves buffer shaped as @like (zero, its inside NaN: a kernel must write all of it). */
+static bd_cpu_view
+halves_like (const blocked *like, uint16_t **base)
+{
+	size_t n = like->floats;
+	*base = bd_alloc_zeroed (n, sizeof (uint16_t));
+	g_assert_nonnull (*base);
+	bd_cpu_view v = like->view;
+	v.data = NULL;
+	v.halves = *base + v.row_stride + BD_LANES;
+	for (uint32_t c = 0; c < like->planes * BD_LANES; c++)
+		for (uint32_t y = 0; y < v.height; y++)
+			for (uint32_t x = 0; x < v.width; x++)
+				v.halves[(size_t) (c / BD_LANES) * v.plane_stride + y * v.row_stride + x * BD_LANES + c % BD_LANES] =
+					0x7e00;
+	return v;
+}
+
+/* Each element of @h (borders and spare lanes included) against @like's floats rounded; with
+ * @chunks, within a few halves' steps (the sums of each chunk but the last kept as halves). */
+static void
+check_halves (const blocked *like, const uint16_t *base, bool chunks, const char *what)
+{
+	const float *f = like->view.data - like->view.row_stride - BD_LANES;
+	for (size_t k = 0; k < like->floats; k++) {
+		float got = bd_half_to_float (base[k]);
+		if (chunks ? !(fabsf (got - f[k]) <= 4e-3f * (fabsf (f[k]) + 1)) : base[k] != half_rounded (f[k]))
+			g_error ("%s: element %zu is half 0x%04x, want 0x%04x (%g)", what, k, base[k], half_rounded (f[k]), f[k]);
+	}
+}
+#endif
 
 typedef struct { uint32_t cin, cout, h, w, k; bool relu; } conv_case;
 
@@ -438,13 +489,17 @@ check_int_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, int bits,
 	uint8_t *q_known = bd_alloc_zeroed (nq, 1);
 	g_assert_nonnull (q_known);
 	memset (q_known, 0x55, nq);
-	bd_range in_range = { lo, hi }, found = { 0, 0 };
+	bd_range in_range = { lo, hi }, found = { 0, 0 }, found_halves = { 0, 0 };
+	/* The same outputs as halves (an integer session's activations). */
+	uint16_t *hbase;
+	bd_cpu_view hout = halves_like (&bout, &hbase);
 	float got_scale;
 	if (bits == 16) {
 		bd_cpu_view_int16 qv = bd_to_int16 (pool, &bin.view, bin.planes, levels, NULL, (int16_t *) q);
 		bd_to_int16 (pool, &bin.view, bin.planes, levels, &in_range, (int16_t *) q_known);
 		got_scale = qv.scale;
 		bd_conv_run_int16 (pool, &conv, &qv, &bout.view, 1, c->relu, &found);
+		bd_conv_run_int16 (pool, &conv, &qv, &hout, 1, c->relu, &found_halves);
 	} else {
 		bd_cpu_view_int8 qv = bd_to_int8 (pool, &bin.view, bin.planes, NULL, q);
 		bd_to_int8 (pool, &bin.view, bin.planes, &in_range, q_known);
@@ -452,6 +507,7 @@ check_int_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, int bits,
 		g_assert_cmpint (qv.offset, ==, (int32_t) zero);
 		g_assert_true (inputs != INPUTS_POSITIVE || qv.offset == 0);
 		bd_conv_run_int8 (pool, &conv, &qv, &bout.view, 1, c->relu, &found);
+		bd_conv_run_int8 (pool, &conv, &qv, &hout, 1, c->relu, &found_halves);
 	}
 	g_assert_cmpfloat (fabsf (got_scale - scale), <=, 1e-6f * scale);
 	g_assert_cmpmem (q_known, nq, q, nq);
@@ -468,11 +524,17 @@ check_int_case (bd_thread_pool *pool, bd_rng *rng, const conv_case *c, int bits,
 	}
 	g_assert_cmpfloat (found.least, ==, out_least);
 	g_assert_cmpfloat (found.largest, ==, out_largest);
+	/* As halves: each the float rounded, the range the floats' (the copies hold to it). */
+	bool chunks = c->cin > (bits == 16 ? BD_DOT_CHUNK : BD_INT8_CHUNK) * BD_LANES;
+	check_halves (&bout, hbase, chunks, what);
+	g_assert_cmpfloat (fabsf (found_halves.least - out_least), <=, chunks ? 4e-3f * (1 - out_least) : 0);
+	g_assert_cmpfloat (fabsf (found_halves.largest - out_largest), <=, chunks ? 4e-3f * (1 + out_largest) : 0);
 	double e = ref_relative_error (got, want, nout), reach = bits == 16 ? 2e-3 : 2e-2;
 	if (!(e <= reach))
 		g_error ("%s: relative error %g against the unrounded reference exceeds %g", what, e, reach);
 	g_free (what);
 	bd_cpu_conv_clear (&conv);
+	bd_free_aligned (hbase);
 	bd_free_aligned (q);
 	bd_free_aligned (q_known);
 	bd_free_aligned (bin.base);
@@ -919,6 +981,103 @@ test_maxpool (void)
 	bd_thread_pool_free (pool);
 }
 
+#if defined(BD_HAVE_VNNI_KERNELS)
+/* @b's values (random halves, widened exactly into its floats) as a halves buffer; *base to free. */
+static bd_cpu_view
+halves_of (blocked *b, bd_rng *rng, bool positive, uint16_t **base)
+{
+	bd_cpu_view v = halves_like (b, base);
+	for (uint32_t c = 0; c < b->planes * BD_LANES; c++)
+		for (uint32_t y = 0; y < v.height; y++)
+			for (uint32_t x = 0; x < v.width; x++) {
+				size_t at = (size_t) (c / BD_LANES) * v.plane_stride + y * v.row_stride + x * BD_LANES + c % BD_LANES;
+				float f = c < b->channels ? bd_rng_uniform (rng, positive ? 0 : -3, 3) : 0;
+				v.halves[at] = half_rounded (f);
+				b->view.data[at] = bd_half_to_float (v.halves[at]);
+			}
+	return v;
+}
+#endif
+
+/* The copies to integers and the head read an integer session's halves as the floats they
+ * stand for: the same bytes and the same floats as from those floats, plain and pooled, the
+ * range measured or known; and a half that overflowed to infinity becomes the top level. */
+static void
+test_halves (void)
+{
+#if defined(BD_HAVE_VNNI_KERNELS)
+	if (!bd_cpu_vnni_usable ()) {
+		g_test_skip ("this CPU has no AVX-512 VNNI (or BACKDROP_CPU_KERNEL asks for another kernel)");
+		return;
+	}
+	bd_thread_pool *pool = bd_thread_pool_new (2);
+	bd_rng rng = { g_test_rand_int () };
+	const uint32_t cases[][3] = { { 21, 9, 37 }, { 32, 6, 16 }, { 3, 5, 5 } };
+	for (size_t i = 0; i < G_N_ELEMENTS (cases); i++) {
+		uint32_t c = cases[i][0], h = cases[i][1], w = cases[i][2];
+		for (int positive = 0; positive < 2; positive++) {
+			blocked f = blocked_new (c, h, w), shape = blocked_new (c, h / 2, w / 2);
+			uint16_t *hbase;
+			bd_cpu_view hv = halves_of (&f, &rng, positive, &hbase);
+			size_t n8 = (size_t) f.planes * f.view.plane_stride, n16 = 2 * n8;
+			uint8_t *a = bd_alloc_zeroed (n16, 1), *b = bd_alloc_zeroed (n16, 1);
+			g_assert_nonnull (a);
+			g_assert_nonnull (b);
+			bd_range known = { 0, 0 };
+			for (size_t k = 0; k < f.floats; k++) {
+				known.least = fminf (known.least, f.base[k]);
+				known.largest = fmaxf (known.largest, f.base[k]);
+			}
+			for (int k = 0; k < 2; k++) {
+				const bd_range *r = k ? &known : NULL;
+				memset (a, 0x55, n16);
+				memset (b, 0x77, n16);
+				bd_cpu_view_int8 qa = bd_to_int8 (pool, &f.view, f.planes, r, a);
+				bd_cpu_view_int8 qb = bd_to_int8 (pool, &hv, f.planes, r, b);
+				g_assert_cmpfloat (qa.scale, ==, qb.scale);
+				g_assert_cmpint (qa.offset, ==, qb.offset);
+				g_assert_cmpmem (a, n8, b, n8);
+				memset (a, 0x55, n16);
+				memset (b, 0x77, n16);
+				bd_cpu_view_int16 sa = bd_to_int16 (pool, &f.view, f.planes, 4000, r, (int16_t *) a);
+				bd_cpu_view_int16 sb = bd_to_int16 (pool, &hv, f.planes, 4000, r, (int16_t *) b);
+				g_assert_cmpfloat (sa.scale, ==, sb.scale);
+				g_assert_cmpmem (a, n16, b, n16);
+				if (!positive)
+					continue;   /* pooling reads a ReLU's output */
+				size_t np = (size_t) shape.planes * shape.view.plane_stride;
+				memset (a, 0x55, n16);
+				memset (b, 0x77, n16);
+				bd_to_int8_pooled (pool, &f.view, &shape.view, shape.planes, r, a);
+				bd_to_int8_pooled (pool, &hv, &shape.view, shape.planes, r, b);
+				g_assert_cmpmem (a, np, b, np);
+			}
+			/* The head: the same floats from either. */
+			float *wt = random_array (&rng, c, 1), *want = g_new (float, (size_t) h * w), *got = g_new (float, (size_t) h * w);
+			bd_head_sigmoid (pool, wt, 0.25f, c, &f.view, want);
+			bd_head_sigmoid (pool, wt, 0.25f, c, &hv, got);
+			g_assert_cmpmem (got, (gsize) h * w * sizeof *got, want, (gsize) h * w * sizeof *want);
+			/* Infinity, where the writer's range (known) ends at a finite largest value. */
+			hv.halves[0] = 0x7c00;
+			known.largest = 70000;
+			memset (b, 0x77, n16);
+			bd_to_int8 (pool, &hv, f.planes, &known, b);
+			g_assert_cmpint (b[(size_t) hv.row_stride + BD_LANES], ==, 255);   /* pixel (0, 0), lane 0 */
+			g_assert_cmpint (b[(size_t) hv.row_stride + BD_LANES + 1], <, 255);
+			bd_free_aligned (hbase);
+			bd_free_aligned (a);
+			bd_free_aligned (b);
+			bd_free_aligned (f.base);
+			bd_free_aligned (shape.base);
+			g_free (wt); g_free (want); g_free (got);
+		}
+	}
+	bd_thread_pool_free (pool);
+#else
+	g_test_skip ("built without the integer kernels (the compiler has no -mavx512vnni)");
+#endif
+}
+
 static void
 test_head (void)
 {
@@ -974,5 +1133,6 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/ops/conv-transpose2x2", test_conv_transpose);
 	g_test_add_func ("/core/ops/maxpool2x2", test_maxpool);
 	g_test_add_func ("/core/ops/head-sigmoid", test_head);
+	g_test_add_func ("/core/ops/halves", test_halves);
 	return g_test_run ();
 }

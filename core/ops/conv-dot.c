@@ -5,9 +5,11 @@
  * times: bd_conv2d_bf16 (-DBD_DOT_BF16: vdpbf16ps, pairs of bf16, fp32 sums; weights from
  * conv-bf16.c), bd_conv_run_int16 (-DBD_DOT_INT16: vpdpwssd, pairs of 16-bit integers;
  * conv-int16.c) and bd_conv_run_int8 (-DBD_DOT_INT8: vpdpbusd, quads of 8-bit integers;
- * conv-int8.c). The integers' 32-bit sums turn to fp32 once a chunk of input planes, and
- * the outputs' range is found as they are written, for the next layer's copy. A tile takes
- * a half or a quarter of the fp32 kernel's instructions (conv-kernel.c).
+ * conv-int8.c). The integers' 32-bit sums turn to fp32 once a chunk of input planes (the
+ * 8-bit kernel's chunk spans every input of the shipped model), are stored as floats or as
+ * halves (an integer session's activations, ops.h), and their range is found as they are
+ * written, for the next layer's copy. A tile takes a half or a quarter of the fp32 kernel's
+ * instructions (conv-kernel.c).
  *
  * Weights are packed [out block][input group][tap][16 outputs][group], so one 512-bit load
  * is the tap's weights of 16 outputs for a group of inputs; inputs lie in the fp32 planes'
@@ -66,7 +68,8 @@ typedef struct {
 	float         in_scale;   /* integers: the input's */
 	const int32_t *sums;      /* int8: the chunk's weight sums of the task's first block */
 	int32_t       offset;     /* int8: the input's zero */
-	float        *out;
+	float        *out;        /* the output row's pixel 0, */
+	uint16_t     *halves;     /* or its halves (integers) */
 	size_t        out_plane;
 	bool          first, last, relu;
 	bool          track;      /* integers: find the outputs' range (found) */
@@ -92,7 +95,12 @@ static inline __attribute__ ((always_inline)) found
 tile (const dot_job *job, uint32_t x, const int P, const int NB, const int K, const int STEP, found range)
 {
 	acc_t acc[MAX_P][2];
-	float *out = job->out + (size_t) x * STEP * VL;
+	size_t at = (size_t) x * STEP * VL;   /* elements from the output row's pixel 0 */
+#if defined(BD_DOT_BF16)
+	float *out = job->out + at;
+#else
+	bool halves = job->halves != NULL;
+#endif
 
 	/* bf16 sums onto the bias or the chunks before; integers from zero, a chunk at a time. */
 #pragma GCC unroll 26
@@ -160,19 +168,30 @@ tile (const dot_job *job, uint32_t x, const int P, const int NB, const int K, co
 	for (int p = 0; p < P; p++)
 #pragma GCC unroll 2
 		for (int j = 0; j < NB; j++) {
-			float *o = out + j * job->out_plane + p * STEP * VL;
 #if defined(BD_DOT_BF16)
+			float *o = out + j * job->out_plane + p * STEP * VL;
 			__m512 v = acc[p][j];
+			if (job->last && job->relu)
+				v = _mm512_max_ps (v, _mm512_setzero_ps ());
+			_mm512_storeu_ps (o, v);
 #else
-			__m512 base = job->first ? _mm512_loadu_ps (job->bias + VL * j) : _mm512_loadu_ps (o);
+			size_t o = at + j * job->out_plane + p * STEP * VL;
+			__m512 base = job->first ? _mm512_loadu_ps (job->bias + VL * j)
+			            : halves ? _mm512_cvtph_ps (_mm256_loadu_si256 ((const __m256i *) (job->halves + o)))
+			                     : _mm512_loadu_ps (job->out + o);
 #if defined(BD_DOT_INT8)
 			acc[p][j] = _mm512_sub_epi32 (acc[p][j], _mm512_mullo_epi32 (_mm512_loadu_si512 (job->sums + VL * j), _mm512_set1_epi32 (job->offset)));
 #endif
 			__m512 v = _mm512_fmadd_ps (_mm512_cvtepi32_ps (acc[p][j]), scale[j], base);
-#endif
 			if (job->last && job->relu)
 				v = _mm512_max_ps (v, _mm512_setzero_ps ());
-			_mm512_storeu_ps (o, v);
+			if (halves) {
+				__m256i h = _mm512_cvtps_ph (v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+				_mm256_storeu_si256 ((__m256i *) (job->halves + o), h);
+			} else {
+				_mm512_storeu_ps (job->out + o, v);
+			}
+#endif
 			if (job->last && job->track) {
 				range.least = _mm512_min_ps (range.least, v);
 				range.largest = _mm512_max_ps (range.largest, v);
@@ -234,6 +253,7 @@ conv_task (void *data, size_t index)
 	int nb = block + 1 < conv->cout_blocks ? 2 : 1;
 	uint32_t in_planes = (conv->in_channels + VL - 1) / VL;
 	uint32_t groups = (conv->in_channels + GROUP - 1) / GROUP, taps = conv->taps;
+	size_t out_at = (size_t) block * c->out->plane_stride + (size_t) y * c->step * c->out->row_stride;
 	dot_job job = {
 		.in_row = c->in->row_stride,
 		.in_plane = c->in->plane_stride,
@@ -247,7 +267,8 @@ conv_task (void *data, size_t index)
 		.in_scale = c->in->scale,
 		.offset = c->in->offset,
 #endif
-		.out = c->out->data + (size_t) block * c->out->plane_stride + (size_t) y * c->step * c->out->row_stride,
+		.out = c->out->data ? c->out->data + out_at : NULL,
+		.halves = c->out->halves ? c->out->halves + out_at : NULL,
 		.out_plane = c->out->plane_stride,
 		.relu = c->relu,
 	};

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* 2x2 stride-2 transposed convolution: each input pixel spreads to a 2x2 output patch, so
  * the op is four 1x1 convolutions, one per (dy, dx), each writing every other output pixel:
- * in fp32, or with integer weights and inputs (AVX-512 VNNI sessions). */
+ * in fp32, or with integer weights and inputs (AVX-512 VNNI sessions, into halves). */
 #include "ops.h"
 
 /* The output pixels tap @t writes: from (dy, dx), every other one (out_step 2). */
 static bd_cpu_view
 tap_output (const bd_cpu_view *out, uint32_t in_height, uint32_t in_width, int t)
 {
-	int dy = t / 2, dx = t % 2;
+	size_t at = (size_t) (t / 2) * out->row_stride + (size_t) (t % 2) * BD_LANES;   /* (dy, dx) */
 	bd_cpu_view o = *out;
-	o.data = out->data + (size_t) dy * out->row_stride + (size_t) dx * BD_LANES;
+	o.data = out->data ? out->data + at : NULL;
+	o.halves = out->halves ? out->halves + at : NULL;
 	o.height = in_height;
 	o.width = in_width;
 	return o;

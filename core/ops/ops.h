@@ -12,12 +12,16 @@
 
 #define BD_LANES 16
 
-/* A range of planes: data points at pixel (0, 0), lane 0 of the first. */
+/* A range of planes: data points at pixel (0, 0), lane 0 of the first. Integer sessions
+ * keep their activations as IEEE halves instead (@halves, data NULL): the kernels that
+ * write them and the copies that read them (conv-dot.c, to-integers.c) move half the bytes,
+ * and the arena is half as large. Only those and the head take halves. */
 typedef struct {
 	float   *data;
 	uint32_t height, width;
-	size_t   row_stride;    /* floats: (width + 2) * 16 for a whole buffer */
+	size_t   row_stride;    /* elements: (width + 2) * 16 for a whole buffer */
 	size_t   plane_stride;
+	uint16_t *halves;       /* or NULL, the values being floats */
 } bd_cpu_view;
 
 /* The least and largest of a buffer's values inside its border, zero included: found by the
@@ -76,7 +80,8 @@ void bd_conv_transpose2x2 (bd_thread_pool *pool, const bd_cpu_conv taps[4],
 /* 2x2 max-pool of @planes planes; @out is half @in's size. */
 void bd_maxpool2x2 (bd_thread_pool *pool, uint32_t planes, const bd_cpu_view *in, const bd_cpu_view *out);
 
-/* sigmoid(w . x + bias) over @channels channels into a dense height x width map. */
+/* sigmoid(w . x + bias) over @channels channels (floats or halves) into a dense height x
+ * width map. */
 void bd_head_sigmoid (bd_thread_pool *pool, const float *weight, float bias, uint32_t channels,
                       const bd_cpu_view *in, float *out);
 /* Row @y of it into @out (head-row.c, one build per x86-64 level; the same floats from each). */
@@ -194,11 +199,12 @@ bd_status bd_cpu_conv_pack_int8 (bd_thread_pool *pool, bd_cpu_conv *conv, const 
                                  size_t s_co, size_t s_ci, size_t s_tap, const uint32_t *in_map,
                                  uint32_t in_storage, bd_error *error);
 
-/* The values inside @planes planes of @in into @dst (planes * plane_stride elements, laid
- * out as @in's), with the border pixels around them zero (8 bits: the copy's offset); @in's
- * own borders are not read, nor rows below its border. Scaled so that the largest |value|
- * inside @in is @levels (a convolution's int16_levels), or to 255 levels over their range:
- * @known where the kernels that wrote them found it, else measured here. */
+/* The values inside @planes planes of @in (floats or halves) into @dst (planes *
+ * plane_stride elements, laid out as @in's), with the border pixels around them zero (8
+ * bits: the copy's offset); @in's own borders are not read, nor rows below its border.
+ * Scaled so that the largest |value| inside @in is @levels (a convolution's int16_levels),
+ * or to 255 levels over their range: @known where the kernels that wrote them found it, else
+ * measured here. A value beyond the range (a half rounded up past it) takes the end level. */
 bd_cpu_view_int16 bd_to_int16 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes, float levels,
                                const bd_range *known, int16_t *dst);
 bd_cpu_view_int8  bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes,
@@ -213,9 +219,12 @@ bd_cpu_view_int8  bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint3
 bd_cpu_view_int8  bd_to_int8_pooled (bd_thread_pool *pool, const bd_cpu_view *in, const bd_cpu_view *shape,
                                      uint32_t planes, const bd_range *known, uint8_t *dst);
 
-/* bd_conv_run with integer weights and inputs, fp32 outputs: a 3x3 convolution (@out_step
- * 1) or a 1x1 one (1 or 2), as packed. With @range, it is widened to the outputs' least and
- * largest (zero included). */
+/* bd_conv_run with integer weights and inputs, fp32 outputs or halves (rounded to nearest
+ * even; where the inputs span more than one chunk, the sums of each chunk but the last are
+ * kept as halves too, as a 16-bit convolution of over 128 inputs or an 8-bit one of over
+ * 1024 would, none of the shipped model's): a 3x3 convolution (@out_step 1) or a 1x1 one (1 or 2), as packed. With
+ * @range, it is widened to the outputs' least and largest before rounding (zero included):
+ * the copies to integers hold the values they read to that range. */
 void bd_conv_run_int16 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int16 *in,
                         const bd_cpu_view *out, int out_step, bool relu, bd_range *range);
 void bd_conv_run_int8 (bd_thread_pool *pool, const bd_cpu_conv *conv, const bd_cpu_view_int8 *in,
