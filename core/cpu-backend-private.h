@@ -17,9 +17,10 @@ typedef enum { CPU_FP32, CPU_BF16, CPU_AMX, CPU_VNNI } cpu_kernel;
 
 typedef struct {
 	size_t   offset;    /* floats from the arena's start */
-	size_t   floats;
-	bd_cpu_view view;   /* all planes; data points into the arena while the plan is bound */
+	size_t   floats;    /* the room it takes, in floats */
+	bd_cpu_view view;   /* all planes; data or halves point into the arena while the plan is bound */
 	uint32_t planes;
+	bool     halves;    /* its values are halves (integer sessions but the photo, ops.h) */
 	bool     alias;     /* lies over another buffer's planes (cpu-plan.c) */
 } cpu_buffer;
 
@@ -85,7 +86,10 @@ static inline bd_cpu_view
 bd_cpu_planes_of (const cpu_buffer *b, uint32_t first)
 {
 	bd_cpu_view v = b->view;
-	v.data += (size_t) first * v.plane_stride;
+	if (v.data)
+		v.data += (size_t) first * v.plane_stride;
+	if (v.halves)
+		v.halves += (size_t) first * v.plane_stride;
 	return v;
 }
 

@@ -29,10 +29,11 @@ widen_into (bd_thread_pool *pool, widened *into, const bd_weight *w)
 
 /* A 3x3 convolution's weights for @kernel: fp32, fp32 with a bf16 copy, or for AMX or an
  * integer kernel alone, each from the model's values widened into @scratch, but the 8-bit
- * ones, packed from the model's values as they are. The network's
- * first convolution stays fp32 (@first): three input channels gain nothing from pairs, and
- * the photo itself keeps its 8 bits. With integers, @sixteen ones take 16 bits, the others
- * 8 (sixteen_bits). */
+ * ones, packed from the model's values as they are. The network's first convolution (@first)
+ * stays fp32 on bf16 and AMX: three input channels gain nothing from pairs, and the photo
+ * itself keeps its 8 bits. With integers it takes 16 bits (the photo's 256 levels lie
+ * dozens of 16-bit levels apart), as @sixteen ones do; the others 8 (sixteen_bits): there it
+ * writes halves, as every integer kernel does and the fp32 kernel does not. */
 static bd_status
 pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, bool sixteen, bool first, bd_cpu_conv *c,
               const bd_conv_weights *w, const uint32_t *in_map, uint32_t in_storage, widened *scratch,
@@ -56,7 +57,7 @@ pack_conv3x3 (bd_thread_pool *pool, cpu_kernel kernel, bool sixteen, bool first,
 		                             in_storage, error);
 #endif
 #if defined(BD_HAVE_VNNI_KERNELS)
-	if (kernel == CPU_VNNI && !first)
+	if (kernel == CPU_VNNI)
 		return bd_cpu_conv_pack_int16 (pool, c, weights, bias, cout, cin, 9, (size_t) cin * 9, 9, 1, in_map,
 		                               in_storage, error);
 #endif

@@ -12,21 +12,31 @@
 #include <sys/mman.h>
 #endif
 
+/* The floats' room that @elements values take as halves or floats (an even count: planes
+ * hold whole pixels of 16). */
+static size_t
+floats_for (size_t elements, bool halves)
+{
+	return halves ? elements / 2 : elements;
+}
+
 /* Places a buffer of @channels at @height x @width after the plan's others, its rows and
- * planes those of @geo_height x @geo_width (at least as large). */
+ * planes those of @geo_height x @geo_width (at least as large), its values @halves or
+ * floats. */
 static bd_status
 buffer_layout (cpu_plan *p, cpu_buffer *b, uint32_t channels, uint32_t height, uint32_t width,
-               uint32_t geo_height, uint32_t geo_width, bd_error *error)
+               uint32_t geo_height, uint32_t geo_width, bool halves, bd_error *error)
 {
 	uint32_t planes = PLANES (channels);
-	size_t row = ((size_t) geo_width + 2) * BD_LANES, plane, floats;
-	if (!bd_size_mul (row, (size_t) geo_height + 2, &plane) || !bd_size_mul (plane, planes, &floats) ||
-	    floats > SIZE_MAX / 2 - p->floats)
+	size_t row = ((size_t) geo_width + 2) * BD_LANES, plane, elements;
+	if (!bd_size_mul (row, (size_t) geo_height + 2, &plane) || !bd_size_mul (plane, planes, &elements) ||
+	    elements > SIZE_MAX / 2 - p->floats)
 		return bd_error_set (error, BD_ERR_TOO_LARGE, "activation buffer too large");
-	floats = (floats + 15) & ~(size_t) 15;   /* each buffer on a 64-byte line */
+	size_t floats = (floats_for (elements, halves) + 15) & ~(size_t) 15;   /* each buffer on a 64-byte line */
 	b->offset = p->floats;
 	b->floats = floats;
 	b->planes = planes;
+	b->halves = halves;
 	b->view = (bd_cpu_view) {
 		.data = NULL,
 		.height = height, .width = width,
@@ -46,15 +56,19 @@ buffer_bind (cpu_buffer *b, float *arena, bool fresh, uint32_t planes)
 	if (!b->floats)
 		return;
 	bd_cpu_view *v = &b->view;
-	v->data = arena + b->offset + v->row_stride + BD_LANES;
+	size_t origin = v->row_stride + BD_LANES, size = b->halves ? sizeof (uint16_t) : sizeof (float);
+	v->data = b->halves ? NULL : arena + b->offset + origin;
+	v->halves = b->halves ? (uint16_t *) (arena + b->offset) + origin : NULL;
+	/* Zero is zero in both: the borders as bytes, an element @size of them. */
+	uint8_t *start = (uint8_t *) (arena + b->offset);
 	for (uint32_t pl = 0; !fresh && pl < planes && pl < b->planes; pl++) {
-		float *top = v->data + pl * v->plane_stride - v->row_stride - BD_LANES;
-		memset (top, 0, v->row_stride * sizeof *top);
-		memset (top + (size_t) (v->height + 1) * v->row_stride, 0, v->row_stride * sizeof *top);
+		uint8_t *top = start + pl * v->plane_stride * size;
+		memset (top, 0, v->row_stride * size);
+		memset (top + (size_t) (v->height + 1) * v->row_stride * size, 0, v->row_stride * size);
 		for (uint32_t y = 0; y < v->height; y++) {
-			float *left = top + (size_t) (y + 1) * v->row_stride;
-			memset (left, 0, BD_LANES * sizeof *left);
-			memset (left + (size_t) (v->width + 1) * BD_LANES, 0, BD_LANES * sizeof *left);
+			uint8_t *left = top + (size_t) (y + 1) * v->row_stride * size;
+			memset (left, 0, BD_LANES * size);
+			memset (left + (size_t) (v->width + 1) * BD_LANES * size, 0, BD_LANES * size);
 		}
 	}
 }
@@ -76,16 +90,26 @@ plan_bind (cpu_plan *p, float *arena, uint32_t depth, bool fresh, bool pairs)
 	}
 }
 
-/* Places a buffer of @channels over planes @first.. of @host (same level, so the same
- * geometry), where the two are never needed at once. */
+/* Places a buffer of @channels, its values @halves or floats, over planes @first.. of @host
+ * (same level, so the same geometry), where the two are never needed at once. */
 static void
-buffer_alias (cpu_buffer *b, const cpu_buffer *host, uint32_t first, uint32_t channels)
+buffer_alias (cpu_buffer *b, const cpu_buffer *host, uint32_t first, uint32_t channels, bool halves)
 {
 	*b = *host;
 	b->planes = PLANES (channels);
-	b->offset = host->offset + (size_t) first * host->view.plane_stride;
-	b->floats = (size_t) b->planes * host->view.plane_stride;
+	b->offset = host->offset + floats_for ((size_t) first * host->view.plane_stride, host->halves);
+	b->floats = floats_for ((size_t) b->planes * host->view.plane_stride, halves);
+	b->halves = halves;
 	b->alias = true;
+}
+
+/* Whether @channels in @halves or floats fit into planes @first.. of @host. */
+static bool
+alias_fits (const cpu_buffer *host, uint32_t first, uint32_t channels, bool halves)
+{
+	size_t plane = host->view.plane_stride;
+	return floats_for ((size_t) PLANES (channels) * plane, halves) <=
+	       floats_for ((size_t) (host->planes - first) * plane, host->halves);
 }
 
 /* Whether the buffers of levels @level and deeper can hold @bytes. A convolution at level
@@ -110,37 +134,40 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, ui
 {
 	memset (s, 0, sizeof *s);
 	bd_status st = BD_OK;
+	/* Integer sessions keep activations as halves, all but the photo (ops.h). */
+	bool halves = kernel == CPU_VNNI;
 	for (uint32_t l = 0; l < m->depth && st == BD_OK; l++) {
 		s->level_start[l] = s->floats;
 		uint32_t h = height >> l, w = width >> l, gh = geo_height >> l, gw = geo_width >> l, c = m->widths[l];
 		bool has_cat = l + 1 < m->depth;
 		uint32_t in_channels = l > 0 ? m->widths[l - 1] : 3;
 		if (has_cat)
-			st = buffer_layout (s, &s->cat[l], 2 * PLANES (c) * BD_LANES, h, w, gh, gw, error);
+			st = buffer_layout (s, &s->cat[l], 2 * PLANES (c) * BD_LANES, h, w, gh, gw, halves, error);
 		/* On AMX, cat's pairs (skip | up) fill only its first half (forward_amx): a block's
 		 * first convolution writes its pairs into the second, untouched otherwise, where
 		 * the level's planes are even (the halves then end on a plane). The arena is a third
 		 * smaller. */
 		if (st == BD_OK && kernel == CPU_AMX && has_cat && PLANES (c) % 2 == 0)
-			buffer_alias (&s->tmp[l], &s->cat[l], PLANES (c), c);
-		/* Where every convolution but the first reads a bf16 or integer copy of its input
-		 * (conv3x3), a block's fp32 buffers are dead once copied: tmp lies over the skip
-		 * half, which the block's second convolution writes only after copying tmp, and
-		 * which the decoder's first convolution has copied before writing tmp. The level
-		 * 0 photo, read in fp32 by the first convolution, lies over the up half. */
+			buffer_alias (&s->tmp[l], &s->cat[l], PLANES (c), c, false);
+		/* Where every convolution reads a bf16 or integer copy of its input (conv3x3; on
+		 * bf16 all but the first), a block's buffers are dead once copied: tmp lies over the
+		 * skip half, which the block's second convolution writes only after copying tmp, and
+		 * which the decoder's first convolution has copied before writing tmp. The level 0
+		 * photo, in floats, lies over the up half. */
 		else if (st == BD_OK && (kernel == CPU_BF16 || kernel == CPU_VNNI) && has_cat)
-			buffer_alias (&s->tmp[l], &s->cat[l], 0, c);
+			buffer_alias (&s->tmp[l], &s->cat[l], 0, c, halves);
 		else if (st == BD_OK)
-			st = buffer_layout (s, &s->tmp[l], c, h, w, gh, gw, error);
+			st = buffer_layout (s, &s->tmp[l], c, h, w, gh, gw, halves, error);
 		cpu_buffer *in = l > 0 ? &s->pooled[l] : &s->input;
-		if (st == BD_OK && has_cat && PLANES (in_channels) <= PLANES (c))
-			buffer_alias (in, &s->cat[l], PLANES (c), in_channels);
+		bool in_halves = halves && l > 0;
+		if (st == BD_OK && has_cat && alias_fits (&s->cat[l], PLANES (c), in_channels, in_halves))
+			buffer_alias (in, &s->cat[l], PLANES (c), in_channels, in_halves);
 		else if (st == BD_OK)
-			st = buffer_layout (s, in, in_channels, h, w, gh, gw, error);
+			st = buffer_layout (s, in, in_channels, h, w, gh, gw, in_halves, error);
 		if (st == BD_OK && has_cat)
-			buffer_alias (&s->out[l], &s->cat[l], 0, c);
+			buffer_alias (&s->out[l], &s->cat[l], 0, c, halves);
 		else if (st == BD_OK)
-			st = buffer_layout (s, &s->out[l], c, h, w, gh, gw, error);
+			st = buffer_layout (s, &s->out[l], c, h, w, gh, gw, halves, error);
 	}
 	if (st != BD_OK) {
 		memset (s, 0, sizeof *s);
