@@ -1078,6 +1078,50 @@ test_halves (void)
 #endif
 }
 
+/* The photo's 16-bit copy made from its three planes is the copy of the blocked photo (lanes
+ * 0..2 of one plane, as the session's fill_input writes it), byte for byte: widths under,
+ * at and over 16 pixels, a photo of zeros. */
+static void
+test_photo_int16 (void)
+{
+#if defined(BD_HAVE_VNNI_KERNELS)
+	if (!bd_cpu_vnni_usable ()) {
+		g_test_skip ("this CPU has no AVX-512 VNNI (or BACKDROP_CPU_KERNEL asks for another kernel)");
+		return;
+	}
+	bd_thread_pool *pool = bd_thread_pool_new (2);
+	bd_rng rng = { g_test_rand_int () };
+	const uint32_t cases[][3] = { { 7, 5, 0 }, { 16, 9, 0 }, { 37, 23, 0 }, { 4, 3, 1 } };
+	for (size_t i = 0; i < G_N_ELEMENTS (cases); i++) {
+		uint32_t w = cases[i][0], h = cases[i][1];
+		size_t n = 3 * (size_t) h * w;
+		float *photo = random_array (&rng, n, 2.5f);
+		for (size_t k = 0; cases[i][2] && k < n; k++)
+			photo[k] = 0;
+		blocked b = blocked_new (3, h, w);
+		blocked_from_dense (&b, photo);
+		size_t bytes = (size_t) b.view.plane_stride * sizeof (int16_t);
+		int16_t *want = bd_alloc_zeroed (bytes, 1), *got = bd_alloc_zeroed (bytes, 1);
+		g_assert_nonnull (want);
+		g_assert_nonnull (got);
+		memset (want, 0x55, bytes);
+		memset (got, 0x77, bytes);
+		bd_cpu_view_int16 wq = bd_to_int16 (pool, &b.view, 1, 8191, NULL, want);
+		bd_cpu_view_int16 gq = bd_photo_to_int16 (pool, photo, &b.view, 8191, got);
+		g_assert_cmpfloat (gq.scale, ==, wq.scale);
+		g_assert_true (gq.data == got + b.view.row_stride + BD_LANES);
+		g_assert_cmpmem (got, bytes, want, bytes);
+		bd_free_aligned (want);
+		bd_free_aligned (got);
+		bd_free_aligned (b.base);
+		g_free (photo);
+	}
+	bd_thread_pool_free (pool);
+#else
+	g_test_skip ("built without the integer kernels (the compiler has no -mavx512vnni)");
+#endif
+}
+
 static void
 test_head (void)
 {
@@ -1134,5 +1178,6 @@ main (int argc, char **argv)
 	g_test_add_func ("/core/ops/maxpool2x2", test_maxpool);
 	g_test_add_func ("/core/ops/head-sigmoid", test_head);
 	g_test_add_func ("/core/ops/halves", test_halves);
+	g_test_add_func ("/core/ops/photo-int16", test_photo_int16);
 	return g_test_run ();
 }

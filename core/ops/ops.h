@@ -210,6 +210,12 @@ bd_cpu_view_int16 bd_to_int16 (bd_thread_pool *pool, const bd_cpu_view *in, uint
 bd_cpu_view_int8  bd_to_int8 (bd_thread_pool *pool, const bd_cpu_view *in, uint32_t planes,
                               const bd_range *known, uint8_t *dst);
 
+/* bd_to_int16 of the blocked photo (lanes 0..2 of one plane, the rest zero), made from the
+ * photo itself: @photo three planes of @shape's height x width floats, @dst laid out as
+ * @shape (the session's input buffer, never written). The same bytes. */
+bd_cpu_view_int16 bd_photo_to_int16 (bd_thread_pool *pool, const float *photo, const bd_cpu_view *shape,
+                                     float levels, int16_t *dst);
+
 /* bd_to_int8 of bd_maxpool2x2's output, made from @in (a ReLU's output, twice @shape's size)
  * without the fp32 pooled buffer: @dst laid out as @shape (the pooled buffer's view), @known
  * the range of @in where found, else measured on @in. A 2x2 maximum keeps the largest value
