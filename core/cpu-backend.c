@@ -314,6 +314,29 @@ pooled_int8 (bd_thread_pool *pool, cpu_state *s, const cpu_plan *p, uint32_t l, 
 	return false;
 }
 
+/* The first convolution on integer sessions, its 16-bit copy made from @photo itself
+ * (bd_photo_to_int16): the blocked fp32 photo is never written. False where its weights are
+ * not 16-bit, and nothing is done. */
+static bool
+photo_int16 (bd_thread_pool *pool, cpu_state *s, const cpu_plan *p, const float *photo, bd_range *out_range)
+{
+#if defined(BD_HAVE_VNNI_KERNELS)
+	const bd_cpu_conv *conv = &s->enc[0][0];
+	if (conv->weights_int16) {
+		int16_t *copy = bd_cpu_copy_space (s, 1, bd_cpu_copy_bytes (&p->input, true));
+		bd_cpu_view_int16 q = bd_photo_to_int16 (pool, photo, &p->input.view, conv->int16_levels, copy);
+		bd_conv_run_int16 (pool, conv, &q, &p->tmp[0].view, 1, true, out_range);
+		return true;
+	}
+#endif
+	(void) pool;
+	(void) s;
+	(void) p;
+	(void) photo;
+	(void) out_range;
+	return false;
+}
+
 /* Reports progress after each layer; false when the caller asked to cancel. */
 static bool
 step (const bd_run_options *opts, int *done, int total)
@@ -353,13 +376,14 @@ fill_input (bd_thread_pool *pool, const bd_cpu_view *in, const float *input)
 	bd_thread_pool_run (pool, in->height, fill_row, &c);
 }
 
-/* The forward pass up to the head, in fp32 or with bf16 (AVX-512 BF16) or integer (AVX-512
- * VNNI) copies of the convolutions' inputs; false when cancelled. The integer kernels find
- * the range of what they write (a level's cat: its skip and up halves together), so only
- * the inputs that fp32 writes are measured before their copies; an 8-bit level's input is
- * copied pooled from the skip above at the skip's range (pooled_int8). */
+/* The forward pass up to the head on @photo (three planes), in fp32 or with bf16 (AVX-512
+ * BF16) or integer (AVX-512 VNNI) copies of the convolutions' inputs; false when cancelled.
+ * The integer kernels find the range of what they write (a level's cat: its skip and up
+ * halves together), so only the inputs that fp32 writes are measured before their copies; an
+ * 8-bit level's input is copied pooled from the skip above at the skip's range
+ * (pooled_int8), and the first convolution's copied from the photo itself (photo_int16). */
 static bool
-forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *pool,
+forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_pool *pool, const float *photo,
                  const bd_run_options *opts, int *done, int total)
 {
 	uint32_t D = m->depth;
@@ -370,10 +394,13 @@ forward_blocked (cpu_state *state, const bd_model *m, cpu_plan *p, bd_thread_poo
 		bd_cpu_view dst = l + 1 < D ? bd_cpu_planes_of (&p->cat[l], 0) : p->out[l].view;
 		bd_range *written = l + 1 < D ? &cat[l] : &out[l];
 		tmp = *written = (bd_range) { 0, 0 };
-		if (l > 0 && pooled_int8 (pool, state, p, l, cat_found[l - 1] ? &cat[l - 1] : NULL, &tmp)) {
+		if (l > 0 ? pooled_int8 (pool, state, p, l, cat_found[l - 1] ? &cat[l - 1] : NULL, &tmp)
+		          : photo_int16 (pool, state, p, photo, &tmp)) {
 			tmp_found = true;
 		} else {
-			if (l > 0) {
+			if (l == 0) {
+				fill_input (pool, &p->input.view, photo);
+			} else {
 				bd_cpu_view skip = bd_cpu_planes_of (&p->cat[l - 1], 0);
 				bd_maxpool2x2 (pool, p->pooled[l].planes, &skip, &p->pooled[l].view);
 				x = &p->pooled[l];
@@ -504,8 +531,7 @@ cpu_forward_one (bd_session *session, const float *input, uint32_t height, uint3
 	else
 #endif
 	{
-		fill_input (session->pool, &p->input.view, input);
-		finished = forward_blocked (state, m, p, session->pool, opts, &done, total);
+		finished = forward_blocked (state, m, p, session->pool, input, opts, &done, total);
 		if (finished)
 			bd_head_sigmoid (session->pool, state->head_weight, state->head_bias, m->widths[0], &p->out[0].view,
 			                 output);

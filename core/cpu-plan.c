@@ -153,7 +153,8 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, ui
 		 * bf16 all but the first), a block's buffers are dead once copied: tmp lies over the
 		 * skip half, which the block's second convolution writes only after copying tmp, and
 		 * which the decoder's first convolution has copied before writing tmp. The level 0
-		 * photo, in floats, lies over the up half. */
+		 * photo, in floats, lies over the up half (integer sessions use only its shape: their
+		 * first convolution's copy is made from the photo itself). */
 		else if (st == BD_OK && (kernel == CPU_BF16 || kernel == CPU_VNNI) && has_cat)
 			buffer_alias (&s->tmp[l], &s->cat[l], 0, c, halves);
 		else if (st == BD_OK)
@@ -182,14 +183,15 @@ plan_layout (cpu_plan *s, const bd_model *m, uint32_t height, uint32_t width, ui
 	 * pairs to each other (forward_amx) and nothing is copied. */
 	for (uint32_t l = 0; (kernel == CPU_BF16 || kernel == CPU_VNNI) && l < m->depth; l++) {
 		/* The level's 3x3 convolutions' inputs, and out[l], which the up-convolution of the
-		 * level above reads (in 8 bits; the head reads out[0] as it is). Only tmp[0] is
-		 * copied to 16 bits, for the encoder's second convolution (sixteen_bits,
-		 * cpu-backend.c). */
-		const cpu_buffer *in[] = { &s->pooled[l], &s->tmp[l], &s->cat[l], l > 0 ? &s->out[l] : NULL };
+		 * level above reads (in 8 bits; the head reads out[0] as it is). Only the photo and
+		 * tmp[0] are copied to 16 bits, for the encoder's two convolutions at full
+		 * resolution (sixteen_bits, cpu-backend.c). */
+		const cpu_buffer *in[] = { l > 0 ? &s->pooled[l] : kernel == CPU_VNNI ? &s->input : NULL, &s->tmp[l],
+		                           &s->cat[l], l > 0 ? &s->out[l] : NULL };
 		for (int i = 0; i < 4; i++) {
 			if (!in[i])
 				continue;
-			size_t floats = in[i]->floats, bytes = bd_cpu_copy_bytes (in[i], l == 0 && i == 1);
+			size_t floats = in[i]->floats, bytes = bd_cpu_copy_bytes (in[i], l == 0 && i < 2);
 			if (kernel == CPU_VNNI)
 				floats = copy_room (s, l + 1, bytes) ? 0 : (bytes + 1) / 2;
 			s->half_floats = floats > s->half_floats ? floats : s->half_floats;
