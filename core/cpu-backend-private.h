@@ -50,8 +50,9 @@ typedef struct {
 	 * mirror pass), which leaves one for a folder's other shape; fewer plans would be
 	 * remade for every photo of a folder. Their buffers share one arena (a forward pass
 	 * keeps nothing for the next): with plan_layout's sharing, about 165 MB instead of
-	 * 480 MB for the shipped model in fp32 (110 MB on AMX, 113 MB beside the bf16 or
-	 * integer copy), and half the page faults of a lone photo (docs/ARCHITECTURE.md). A
+	 * 480 MB for the shipped model in fp32 (110 MB on AMX, 113 MB beside the bf16 copy,
+	 * 57 MB in integer sessions' halves), and half the page faults of a lone photo
+	 * (docs/ARCHITECTURE.md). A
 	 * smaller size is laid out in a larger one's rows and planes (bd_cpu_plan_for), so a
 	 * photo's second pass finds its pages already faulted in. */
 	cpu_plan    plans[6];

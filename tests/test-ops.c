@@ -136,8 +136,9 @@ halves_like (const blocked *like, uint16_t **base)
 	return v;
 }
 
-/* Each element of @h (borders and spare lanes included) against @like's floats rounded; with
- * @chunks, within a few halves' steps (the sums of each chunk but the last kept as halves). */
+/* Each element of @base (borders and spare lanes included) against @like's floats rounded;
+ * with @chunks, within a few halves' steps (the sums of each chunk but the last kept as
+ * halves). */
 static void
 check_halves (const blocked *like, const uint16_t *base, bool chunks, const char *what)
 {
